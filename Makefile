@@ -1,0 +1,36 @@
+PY ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-dev
+
+.PHONY: run test bench venv clean snapshots
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+
+$(VENV)/.installed: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e .
+	touch $@
+
+$(STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@ $(VENV)/.installed
+
+venv: $(VENV)/.installed
+
+run: $(VENV)/.installed
+	$(BIN)/chunktui sample_docs/guide.md
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 tests
+
+snapshots: $(STAMP)
+	$(BIN)/python -m pytest tests -k snapshot --snapshot-update
+
+bench: $(STAMP)
+	$(BIN)/pip install -q -e '.[dev,bench]'
+	$(BIN)/python -m bench.run
+
+clean:
+	rm -rf $(VENV) chunks .pytest_cache

@@ -1,0 +1,208 @@
+"""Documents: decoded text plus the indexes that map offsets to lines and bytes.
+
+Offsets are Python string indexes (code points). Lines end at "\\n" only, so a
+CRLF file keeps its "\\r" inside the line and every offset still counts it.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+from bisect import bisect_right
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import DocumentError
+
+BINARY_PROBE = 8192
+_BYTE_CHECKPOINT = 4096
+
+CODE_LANGUAGES = {
+    ".py": "python", ".pyi": "python",
+    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".rs": "rust", ".go": "go", ".java": "java",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".cs": "csharp", ".rb": "ruby", ".sh": "bash", ".bash": "bash",
+}
+
+KIND_BY_EXTENSION = {
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".txt": "prose", ".rst": "prose",
+    ".log": "log", ".jsonl": "jsonl", ".ndjson": "jsonl",
+    ".csv": "csv", ".tsv": "tsv",
+    ".vtt": "subtitles", ".srt": "subtitles",
+    ".mbox": "email", ".eml": "email",
+    ".yaml": "config", ".yml": "config", ".toml": "config", ".ini": "config", ".conf": "config",
+    ".json": "config", ".xml": "config", ".html": "markup", ".htm": "markup", ".sql": "config",
+}
+
+KINDS = ("markdown", "prose", "code", "log", "jsonl", "csv", "tsv", "subtitles", "email", "config", "markup")
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+@dataclass
+class Document:
+    """The text being chunked, with where it came from and how to find lines in it."""
+
+    text: str
+    path: str | None = None
+    kind: str = "prose"
+    language: str | None = None
+    sha256: str = ""
+    encoding: str = "utf-8"
+    warnings: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.sha256:
+            self.sha256 = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+        starts = [0]
+        find = self.text.find
+        pos = find("\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find("\n", pos + 1)
+        self._line_starts = starts
+        self._ascii = self.text.isascii()
+        self._byte_marks: list[int] | None = None
+
+    @classmethod
+    def from_text(cls, text: str, path: str | None = None, kind: str | None = None,
+                  language: str | None = None) -> "Document":
+        if kind is None:
+            kind, detected = detect_kind(path, text)
+            language = language or detected
+        return cls(text=text, path=path, kind=kind, language=language)
+
+    @property
+    def name(self) -> str:
+        return Path(self.path).name if self.path else "<text>"
+
+    @property
+    def line_count(self) -> int:
+        """Lines as an editor counts them: a trailing newline does not open a new line."""
+        n = len(self._line_starts)
+        if n > 1 and self._line_starts[-1] == len(self.text):
+            return n - 1
+        return n if self.text else 0
+
+    @property
+    def line_starts(self) -> list[int]:
+        return self._line_starts
+
+    def line_of(self, offset: int) -> int:
+        """1-based line holding the character at `offset` (O(log n))."""
+        return bisect_right(self._line_starts, offset)
+
+    def line_start(self, line: int) -> int:
+        """Character offset where 1-based `line` starts; past the end gives len(text)."""
+        if line < 1:
+            return 0
+        if line > len(self._line_starts):
+            return len(self.text)
+        return self._line_starts[line - 1]
+
+    def line_end(self, line: int) -> int:
+        """Offset just past `line`, its newline included."""
+        return self.line_start(line + 1)
+
+    def line_range(self, start: int, end: int) -> tuple[int, int]:
+        """1-based inclusive lines spanned by the non-empty range [start, end)."""
+        return self.line_of(start), self.line_of(max(start, end - 1))
+
+    def byte_offset(self, offset: int) -> int:
+        """UTF-8 byte offset of character `offset`, via checkpoints so it stays O(1) amortised."""
+        if self._ascii:
+            return offset
+        if self._byte_marks is None:
+            marks = [0]
+            text = self.text
+            for i in range(_BYTE_CHECKPOINT, len(text) + 1, _BYTE_CHECKPOINT):
+                marks.append(marks[-1] + len(text[i - _BYTE_CHECKPOINT:i].encode("utf-8", "surrogatepass")))
+            self._byte_marks = marks
+        k = offset // _BYTE_CHECKPOINT
+        base = k * _BYTE_CHECKPOINT
+        return self._byte_marks[k] + len(self.text[base:offset].encode("utf-8", "surrogatepass"))
+
+
+def detect_kind(path: str | None, text: str = "") -> tuple[str, str | None]:
+    """Kind and code language from the extension, else from the content."""
+    if path:
+        p = Path(path)
+        ext = p.suffix.lower()
+        if ext in CODE_LANGUAGES:
+            return "code", CODE_LANGUAGES[ext]
+        if ext in KIND_BY_EXTENSION:
+            return KIND_BY_EXTENSION[ext], None
+        if p.name in ("Makefile", "Dockerfile"):
+            return "config", None
+    head = text[:4096].lstrip("\ufeff")
+    if head.startswith("WEBVTT"):
+        return "subtitles", None
+    if head.startswith("From ") and "\nSubject:" in head or head.startswith(("Message-ID:", "Return-Path:", "Received:")):
+        return "email", None
+    if head.startswith("#!") and ("python" in head.split("\n", 1)[0]):
+        return "code", "python"
+    lines = head.splitlines()
+    if lines and all(l.lstrip().startswith("{") for l in lines[:5] if l.strip()):
+        return "jsonl", None
+    if any(l.startswith(("# ", "## ", "### ")) for l in lines) or "\n```" in head:
+        return "markdown", None
+    return "prose", None
+
+
+def decode_bytes(data: bytes, path: str) -> tuple[str, str, list[str]]:
+    """Decode by BOM, else UTF-8, else Latin-1 with a warning. Refuse binary data."""
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data.decode(codec), codec, []
+            except UnicodeDecodeError as exc:
+                raise DocumentError(path, f"invalid {codec} after its byte order mark at byte {exc.start}") from None
+    if b"\x00" in data[:BINARY_PROBE]:
+        raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
+    try:
+        return data.decode("utf-8"), "utf-8", []
+    except UnicodeDecodeError as exc:
+        warning = (f"{path}: not valid UTF-8 (first bad byte at {exc.start}); "
+                   "read as Latin-1, byte offsets may differ from the file")
+        return data.decode("latin-1"), "latin-1", [warning]
+
+
+def load_document(path, kind: str | None = None, language: str | None = None) -> Document:
+    """Read a file into a Document; bad input raises DocumentError naming the file."""
+    p = Path(path)
+    if not p.exists():
+        raise DocumentError(p, "no such file")
+    if p.is_dir():
+        raise DocumentError(p, "is a folder, not a file")
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
+    text, encoding, warnings = decode_bytes(data, str(p))
+    detected_kind, detected_lang = detect_kind(str(p), text)
+    return Document(
+        text=text,
+        path=str(p),
+        kind=kind or detected_kind,
+        language=language or detected_lang,
+        sha256=hashlib.sha256(data).hexdigest(),
+        encoding=encoding,
+        warnings=warnings,
+    )
+
+
+def file_sha256(path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -1,0 +1,37 @@
+"""Errors the engine raises; the CLI turns each into a one-line message and exit code 2."""
+
+
+class ChunktuiError(Exception):
+    """Base of every error caused by bad input rather than a bug."""
+
+
+class DocumentError(ChunktuiError):
+    """A file cannot be read as a document (missing, binary, undecodable)."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+class ParamError(ChunktuiError):
+    """A strategy parameter is missing, of the wrong type or out of range."""
+
+    def __init__(self, name: str, problem: str):
+        self.name = name
+        self.problem = problem
+        super().__init__(f"--{name.replace('_', '-')}: {problem}")
+
+
+class UnknownStrategyError(ChunktuiError):
+    def __init__(self, name: str, known):
+        self.name = name
+        super().__init__(f"unknown strategy {name!r} (known: {', '.join(sorted(known))})")
+
+
+class ChunkingError(ChunktuiError):
+    """A strategy could not chunk this document (malformed input it must parse)."""
+
+
+class Cancelled(Exception):
+    """Raised inside a strategy when the caller no longer wants the result."""

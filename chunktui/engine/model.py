@@ -1,0 +1,258 @@
+"""The chunk model: every chunk knows its exact place in the source.
+
+Strategies only propose spans (start, end, boundary, metadata); `build_chunkset`
+turns them into frozen Chunks, so lines, overlaps, token counts, hashes and gaps
+are always derived from offsets in one place and cannot drift from the text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+from .documents import Document
+
+BOUNDARY_TYPES = (
+    "start", "heading", "section", "function", "class", "method", "import", "paragraph",
+    "sentence", "delimiter", "size", "line", "cue", "message", "sample", "record", "row",
+    "statement", "entity", "block", "word", "char", "end",
+)
+
+
+@dataclass(frozen=True)
+class Span:
+    """What a strategy proposes: a half-open character range and why it starts there."""
+
+    start: int
+    end: int
+    boundary_type: str = "size"
+    boundary_label: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    context_text: str | None = None
+
+
+@dataclass(frozen=True)
+class Gap:
+    """Source text no chunk covers, and why (sampling, boilerplate, or uncovered)."""
+
+    start: int
+    end: int
+    start_line: int
+    end_line: int
+    reason: str
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+    def to_dict(self) -> dict:
+        return {"start_char": self.start, "end_char": self.end, "start_line": self.start_line,
+                "end_line": self.end_line, "chars": self.chars, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One chunk. Invariant: text == document.text[start:end]."""
+
+    index: int
+    start: int
+    end: int
+    start_line: int
+    end_line: int
+    text: str
+    tokens: int
+    sha256: str
+    boundary_type: str = "size"
+    boundary_label: str = ""
+    overlap_prev_chars: int = 0
+    overlap_next_chars: int = 0
+    overlap_prev_lines: int = 0
+    overlap_next_lines: int = 0
+    start_byte: int = 0
+    end_byte: int = 0
+    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    context_text: str | None = None
+
+    @property
+    def id(self) -> str:
+        return chunk_id(self.index)
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+    @property
+    def line_count(self) -> int:
+        return self.end_line - self.start_line + 1
+
+    @property
+    def label(self) -> str:
+        """Where the chunk lives: scope chain or header path when known, else its boundary label."""
+        for key in ("scope_chain", "header_path"):
+            value = self.metadata.get(key)
+            if value:
+                return " > ".join(value) if isinstance(value, (list, tuple)) else str(value)
+        return self.boundary_label
+
+
+def chunk_id(index: int) -> str:
+    return f"chunk-{index + 1:04d}"
+
+
+@dataclass(frozen=True)
+class Stats:
+    count: int
+    total_chars: int
+    total_tokens: int
+    chars_min: int
+    chars_median: float
+    chars_p95: float
+    chars_max: int
+    tokens_min: int
+    tokens_median: float
+    tokens_p95: float
+    tokens_max: int
+    coverage: float
+    overlap_chars: int
+    overlap_share: float
+    gap_chars: int
+    gap_count: int
+    over_budget: int
+    budget: int | None
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class ChunkSet:
+    """The result of one chunking run: the chunks, what they miss, and how it was made."""
+
+    document: Document
+    strategy: str
+    params: dict
+    tokenizer: str
+    chunks: list[Chunk]
+    gaps: list[Gap]
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def stats(self, budget: int | None = None) -> Stats:
+        from .stats import compute_stats
+
+        return compute_stats(self, budget)
+
+    def chunk_at(self, offset: int) -> Chunk | None:
+        """The chunk whose span holds `offset`; inside an overlap, the later one."""
+        from bisect import bisect_right
+
+        starts = getattr(self, "_starts", None)
+        if starts is None or len(starts) != len(self.chunks):
+            starts = self._starts = [c.start for c in self.chunks]
+        i = bisect_right(starts, offset) - 1
+        for j in range(i, max(-1, i - 64), -1):
+            if self.chunks[j].end > offset:
+                return self.chunks[j]
+        return None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _overlap_lines(doc: Document, start: int, end: int) -> int:
+    if end <= start:
+        return 0
+    a, b = doc.line_range(start, end)
+    return b - a + 1
+
+
+def build_chunkset(
+    doc: Document,
+    spans: list[Span],
+    *,
+    strategy: str,
+    params: dict,
+    tokenizer: str,
+    declared_gaps: list[tuple[int, int, str]] = (),
+    warnings: list[str] = (),
+    notes: list[str] = (),
+    counter=None,
+) -> ChunkSet:
+    """Freeze spans into Chunks (sorted by start), counting tokens and finding gaps."""
+    from .tokens import get_counter
+
+    text = doc.text
+    spans = sorted((s for s in spans if s.end > s.start), key=lambda s: (s.start, s.end))
+    for s in spans:
+        if s.start < 0 or s.end > len(text):
+            raise ValueError(f"span {s.start}:{s.end} outside document of {len(text)} chars")
+    counter = counter or get_counter(tokenizer)
+    token_counts = counter.count_spans(text, [(s.start, s.end) for s in spans])
+    chunks: list[Chunk] = []
+    n = len(spans)
+    for i, s in enumerate(spans):
+        body = text[s.start:s.end]
+        prev_end = spans[i - 1].end if i else s.start
+        next_start = spans[i + 1].start if i + 1 < n else s.end
+        ov_prev = max(0, min(prev_end, s.end) - s.start) if i else 0
+        ov_next = max(0, s.end - max(next_start, s.start)) if i + 1 < n else 0
+        start_line, end_line = doc.line_range(s.start, s.end)
+        chunks.append(Chunk(
+            index=i,
+            start=s.start,
+            end=s.end,
+            start_line=start_line,
+            end_line=end_line,
+            text=body,
+            tokens=token_counts[i],
+            sha256=_sha(body),
+            boundary_type=s.boundary_type,
+            boundary_label=s.boundary_label,
+            overlap_prev_chars=ov_prev,
+            overlap_next_chars=ov_next,
+            overlap_prev_lines=_overlap_lines(doc, s.start, s.start + ov_prev),
+            overlap_next_lines=_overlap_lines(doc, s.end - ov_next, s.end),
+            start_byte=doc.byte_offset(s.start),
+            end_byte=doc.byte_offset(s.end),
+            metadata=MappingProxyType(dict(s.metadata)),
+            context_text=s.context_text,
+        ))
+    gaps = find_gaps(doc, chunks, declared_gaps)
+    return ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
+                    chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))
+
+
+def find_gaps(doc: Document, chunks: list[Chunk], declared=()) -> list[Gap]:
+    """Every uncovered range, labelled with the reason a strategy declared for it."""
+    reasons = sorted(declared)
+    gaps: list[Gap] = []
+    pos = 0
+    ranges = []
+    for c in chunks:
+        if c.start > pos:
+            ranges.append((pos, c.start))
+        pos = max(pos, c.end)
+    if pos < len(doc.text):
+        ranges.append((pos, len(doc.text)))
+    for a, b in ranges:
+        # split the uncovered range along declared reasons; the rest is plain "uncovered"
+        cur = a
+        for ds, de, reason in reasons:
+            ds, de = max(ds, a), min(de, b)
+            if de <= ds or ds < cur:
+                continue
+            if ds > cur:
+                gaps.append(_gap(doc, cur, ds, "uncovered"))
+            gaps.append(_gap(doc, ds, de, reason))
+            cur = de
+        if cur < b:
+            gaps.append(_gap(doc, cur, b, "uncovered"))
+    return gaps
+
+
+def _gap(doc: Document, start: int, end: int, reason: str) -> Gap:
+    a, b = doc.line_range(start, end)
+    return Gap(start=start, end=end, start_line=a, end_line=b, reason=reason)

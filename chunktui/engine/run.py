@@ -1,0 +1,34 @@
+"""One entry point for the app and the CLI: document + strategy + params -> ChunkSet."""
+
+from __future__ import annotations
+
+from .documents import Document
+from .model import ChunkSet, build_chunkset
+from .strategies import Context, get_strategy
+from .tokens import DEFAULT_TOKENIZER, get_counter
+
+
+def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
+                   tokenizer: str = DEFAULT_TOKENIZER, is_cancelled=None, progress=None) -> ChunkSet:
+    """Validate params, run the strategy, and freeze its spans into a ChunkSet.
+
+    Raises ParamError / UnknownStrategyError / ChunkingError for bad input and
+    Cancelled when `is_cancelled()` turns true mid-run.
+    """
+    strat = get_strategy(strategy)
+    values = strat.validate(params)
+    counter = get_counter(tokenizer)
+    ctx = Context(tokenizer=tokenizer, is_cancelled=is_cancelled, progress=progress)
+    proposal = strat.run(doc, values, ctx)
+    ctx.check()
+    return build_chunkset(
+        doc,
+        proposal.spans,
+        strategy=strat.name,
+        params=proposal.params if proposal.params is not None else values,
+        tokenizer=tokenizer,
+        declared_gaps=proposal.gaps,
+        warnings=proposal.warnings,
+        notes=proposal.notes,
+        counter=counter,
+    )

@@ -1,0 +1,195 @@
+"""Strategy registry: every strategy is a module here, registered by name with a typed spec.
+
+The spec (`Param`) is the single source the app builds its controls from and the
+CLI builds its flags from, so both always agree on names, types, defaults and ranges.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from ..errors import ParamError, UnknownStrategyError
+
+_TRUE = {"1", "true", "yes", "on", "y"}
+_FALSE = {"0", "false", "no", "off", "n"}
+
+
+@dataclass(frozen=True)
+class Param:
+    """One strategy parameter: type is int, float, str, bool or choice."""
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    min: float | None = None
+    max: float | None = None
+    choices: tuple[str, ...] = ()
+    step: float | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+    def coerce(self, value: Any) -> Any:
+        """Value converted to this param's type and checked against its range."""
+        if value is None:
+            return self.default
+        try:
+            if self.type == "int":
+                if isinstance(value, bool):
+                    raise ValueError
+                if isinstance(value, float) and not value.is_integer():
+                    raise ValueError
+                value = int(str(value).strip()) if isinstance(value, str) else int(value)
+            elif self.type == "float":
+                value = float(value)
+            elif self.type == "bool":
+                if isinstance(value, str):
+                    low = value.strip().lower()
+                    if low not in _TRUE | _FALSE:
+                        raise ValueError
+                    value = low in _TRUE
+                else:
+                    value = bool(value)
+            elif self.type == "choice":
+                value = str(value)
+                if value not in self.choices:
+                    raise ParamError(self.name, f"must be one of {', '.join(self.choices)}, not {value!r}")
+            else:
+                value = str(value)
+        except (TypeError, ValueError):
+            raise ParamError(self.name, f"expected {'a whole number' if self.type == 'int' else 'a number' if self.type == 'float' else 'true or false' if self.type == 'bool' else 'text'}, got {value!r}") from None
+        if self.type in ("int", "float"):
+            if self.min is not None and value < self.min:
+                raise ParamError(self.name, f"must be at least {self.min:g}, got {value:g}")
+            if self.max is not None and value > self.max:
+                raise ParamError(self.name, f"must be at most {self.max:g}, got {value:g}")
+        return value
+
+    def to_dict(self) -> dict:
+        d = {"name": self.name, "type": self.type, "default": self.default, "help": self.help}
+        if self.min is not None:
+            d["min"] = self.min
+        if self.max is not None:
+            d["max"] = self.max
+        if self.choices:
+            d["choices"] = list(self.choices)
+        return d
+
+
+@dataclass
+class Proposal:
+    """What a strategy returns: spans, declared gaps with reasons, warnings, notes."""
+
+    spans: list
+    gaps: list[tuple[int, int, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    params: dict | None = None
+
+
+class Context:
+    """What a running strategy may ask of its caller: a counter, cancellation, progress."""
+
+    def __init__(self, tokenizer: str = "cl100k_base", is_cancelled: Callable[[], bool] | None = None,
+                 progress: Callable[[float], None] | None = None):
+        self.tokenizer = tokenizer
+        self._is_cancelled = is_cancelled
+        self._progress = progress
+
+    def counter(self, unit: str):
+        """The size measure for `unit`: chars, bytes, lines, or tokens (the run's tokenizer)."""
+        from ..tokens import get_counter
+
+        return get_counter(self.tokenizer if unit == "tokens" else unit)
+
+    def check(self) -> None:
+        """Raise Cancelled when the caller dropped this run (call it in long loops)."""
+        from ..errors import Cancelled
+
+        if self._is_cancelled is not None and self._is_cancelled():
+            raise Cancelled()
+
+    def progress(self, fraction: float) -> None:
+        if self._progress is not None:
+            self._progress(fraction)
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """A named chunking strategy: its spec and the function that proposes spans."""
+
+    name: str
+    summary: str
+    params: tuple[Param, ...]
+    run: Callable[..., Proposal]
+    kinds: tuple[str, ...] = ()
+    aliases: tuple[str, ...] = ()
+    validate_extra: Callable[[dict], None] | None = None
+    covering: bool = True
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def defaults(self) -> dict:
+        return {p.name: p.default for p in self.params}
+
+    def validate(self, values: dict | None) -> dict:
+        """Complete, typed and checked params; unknown names are an error naming them."""
+        values = dict(values or {})
+        unknown = [k for k in values if self.param(k) is None]
+        if unknown:
+            raise ParamError(unknown[0], f"not a parameter of strategy {self.name!r}")
+        out = {p.name: p.coerce(values.get(p.name)) for p in self.params}
+        if self.validate_extra is not None:
+            self.validate_extra(out)
+        return out
+
+
+_REGISTRY: dict[str, Strategy] = {}
+_ALIASES: dict[str, str] = {}
+_loaded = False
+
+
+def register(strategy: Strategy) -> Strategy:
+    _REGISTRY[strategy.name] = strategy
+    for alias in strategy.aliases:
+        _ALIASES[alias] = strategy.name
+    return strategy
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    for info in pkgutil.iter_modules(__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{info.name}")
+
+
+def get_strategy(name: str) -> Strategy:
+    _load_all()
+    key = _ALIASES.get(name, name)
+    if key not in _REGISTRY:
+        raise UnknownStrategyError(name, _REGISTRY)
+    return _REGISTRY[key]
+
+
+def all_strategies() -> list[Strategy]:
+    _load_all()
+    return sorted(_REGISTRY.values(), key=lambda s: s.name)
+
+
+def check_overlap_below_size(size_key: str = "size", overlap_key: str = "overlap"):
+    """A validate_extra hook: overlap must be smaller than size."""
+
+    def check(values: dict) -> None:
+        if values.get(overlap_key, 0) >= values.get(size_key, 1):
+            raise ParamError(overlap_key, f"must be smaller than {size_key} ({values[size_key]}), got {values[overlap_key]}")
+
+    return check

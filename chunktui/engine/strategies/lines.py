@@ -1,0 +1,41 @@
+"""`lines` (fixed-count): N lines a chunk, each also carrying `overlap` lines on both sides.
+
+From aiwg's fixed-count: a question that spans a boundary is answerable from
+either side, because chunk k holds the last `overlap` lines of chunk k-1's core
+and the first `overlap` lines of chunk k+1's core.
+"""
+
+from __future__ import annotations
+
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ..model import Span
+
+
+def run(doc, params, ctx) -> Proposal:
+    size, overlap = params["size"], params["overlap"]
+    total = doc.line_count
+    spans = []
+    for core_first in range(1, total + 1, size):
+        ctx.check()
+        core_last = min(total, core_first + size - 1)
+        first = max(1, core_first - overlap)
+        last = min(total, core_last + overlap)
+        start, end = doc.line_start(first), doc.line_end(last)
+        spans.append(Span(
+            start, end, "line", f"lines {core_first}-{core_last}",
+            metadata={"core_start_line": core_first, "core_end_line": core_last},
+        ))
+    return Proposal(spans)
+
+
+register(Strategy(
+    name="lines",
+    summary="A fixed number of lines per chunk, with overlapping lines on both sides of each boundary.",
+    params=(
+        Param("size", "int", 200, "Lines per chunk (the core, before overlap).", min=1, max=1_000_000, step=10),
+        Param("overlap", "int", 20, "Lines borrowed from each neighbour on both sides.", min=0, max=1_000_000, step=5),
+    ),
+    run=run,
+    aliases=("fixed-count",),
+    validate_extra=check_overlap_below_size(),
+))

@@ -1,0 +1,176 @@
+"""Token counters: chars, bytes, lines and the two tiktoken encodings, loaded offline.
+
+The BPE ranks come from the `bpe-openai` wheel and are checked against the sha256
+that tiktoken publishes for them, so no count is ever made with a tampered or
+truncated vocabulary, and nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import threading
+from base64 import b64decode
+from importlib import resources
+
+from .errors import ChunktuiError
+
+TIKTOKEN_EXPECTED_SHA256 = {
+    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+}
+
+_CL100K_PAT = (
+    r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
+    r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+)
+_O200K_PAT = "|".join([
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+    r"""\p{N}{1,3}""",
+    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+    r"""\s*[\r\n]+""",
+    r"""\s+(?!\S)""",
+    r"""\s+""",
+])
+
+ENCODING_SPECS = {
+    "cl100k_base": {
+        "pat_str": _CL100K_PAT,
+        "special_tokens": {
+            "<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276,
+        },
+    },
+    "o200k_base": {
+        "pat_str": _O200K_PAT,
+        "special_tokens": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
+    },
+}
+
+COUNTER_NAMES = ("chars", "bytes", "lines", "cl100k_base", "o200k_base")
+DEFAULT_TOKENIZER = "cl100k_base"
+
+
+class TokenizerError(ChunktuiError):
+    pass
+
+
+def load_ranks(name: str) -> dict[bytes, int]:
+    """Mergeable ranks of `name` from the bundled copy, refusing it if its hash is wrong."""
+    try:
+        ref = resources.files("bpe_openai") / "data" / f"{name}.tiktoken.gz"
+        raw = gzip.decompress(ref.read_bytes())
+    except (FileNotFoundError, ModuleNotFoundError, OSError) as exc:
+        raise TokenizerError(f"{name}: local BPE file not found (install bpe-openai==0.1.4): {exc}") from None
+    digest = hashlib.sha256(raw).hexdigest()
+    if digest != TIKTOKEN_EXPECTED_SHA256[name]:
+        raise TokenizerError(f"{name}: local BPE file hash {digest} differs from tiktoken's published hash")
+    ranks: dict[bytes, int] = {}
+    for line in raw.splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[b64decode(token)] = int(rank)
+    return ranks
+
+
+_lock = threading.Lock()
+_encodings: dict = {}
+
+
+def get_encoding(name: str):
+    """The tiktoken Encoding `name`, built once per process on first use."""
+    enc = _encodings.get(name)
+    if enc is not None:
+        return enc
+    if name not in ENCODING_SPECS:
+        raise TokenizerError(f"unknown tokenizer {name!r} (known: {', '.join(COUNTER_NAMES)})")
+    with _lock:
+        enc = _encodings.get(name)
+        if enc is None:
+            import tiktoken
+
+            spec = ENCODING_SPECS[name]
+            enc = tiktoken.Encoding(
+                name=name,
+                pat_str=spec["pat_str"],
+                mergeable_ranks=load_ranks(name),
+                special_tokens=spec["special_tokens"],
+            )
+            _encodings[name] = enc
+    return enc
+
+
+class Counter:
+    """Counts the size of text in one unit; `count_spans` lets big inputs share work."""
+
+    name = "chars"
+
+    def count(self, text: str) -> int:
+        return len(text)
+
+    def count_spans(self, text: str, spans) -> list[int]:
+        """Sizes of text[s:e] for each (s, e); subclasses may reuse work across spans."""
+        return [self.count(text[s:e]) for s, e in spans]
+
+
+class CharCounter(Counter):
+    name = "chars"
+
+    def count_spans(self, text, spans):
+        return [e - s for s, e in spans]
+
+
+class ByteCounter(Counter):
+    name = "bytes"
+
+    def count(self, text: str) -> int:
+        return len(text.encode("utf-8", "surrogatepass"))
+
+
+class LineCounter(Counter):
+    """Lines as an editor shows them: a final line without a newline still counts."""
+
+    name = "lines"
+
+    def count(self, text: str) -> int:
+        if not text:
+            return 0
+        return text.count("\n") + (0 if text.endswith("\n") else 1)
+
+
+class TiktokenCounter(Counter):
+    def __init__(self, name: str):
+        if name not in ENCODING_SPECS:
+            raise TokenizerError(f"unknown tokenizer {name!r} (known: {', '.join(COUNTER_NAMES)})")
+        self.name = name
+
+    @property
+    def encoding(self):
+        return get_encoding(self.name)
+
+    def count(self, text: str) -> int:
+        return len(self.encoding.encode_ordinary(text))
+
+    def count_spans(self, text, spans):
+        enc = self.encoding
+        return [len(x) for x in enc.encode_ordinary_batch([text[s:e] for s, e in spans], num_threads=1)]
+
+
+_counters: dict[str, Counter] = {}
+
+
+def get_counter(name: str) -> Counter:
+    """The counter for `name` (chars, bytes, lines, cl100k_base, o200k_base)."""
+    counter = _counters.get(name)
+    if counter is None:
+        if name == "chars":
+            counter = CharCounter()
+        elif name == "bytes":
+            counter = ByteCounter()
+        elif name == "lines":
+            counter = LineCounter()
+        else:
+            counter = TiktokenCounter(name)
+        _counters[name] = counter
+    return counter
