@@ -24,7 +24,7 @@ def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
     return build_chunkset(
         doc,
         proposal.spans,
-        strategy=strat.name,
+        strategy=proposal.strategy or strat.name,
         params=proposal.params if proposal.params is not None else values,
         tokenizer=tokenizer,
         declared_gaps=proposal.gaps,

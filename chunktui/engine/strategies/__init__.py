@@ -90,6 +90,7 @@ class Proposal:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     params: dict | None = None
+    strategy: str | None = None  # set by `auto` to the strategy it delegated to
 
 
 class Context:
@@ -130,7 +131,11 @@ class Strategy:
     kinds: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     validate_extra: Callable[[dict], None] | None = None
-    covering: bool = True
+    covering: bool = True  # False for sampling strategies whose gaps are by design
+    size_param: str | None = "size"  # what the app's [ / ] keys change
+    overlap_param: str | None = "overlap"  # what the app's { / } keys change
+    # (unit, limit) every chunk must fit unless its metadata says "oversized": True
+    max_size: Callable[[dict], tuple[str, int]] | None = None
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)

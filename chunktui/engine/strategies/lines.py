@@ -38,4 +38,5 @@ register(Strategy(
     run=run,
     aliases=("fixed-count",),
     validate_extra=check_overlap_below_size(),
+    max_size=lambda p: ("lines", p["size"] + 2 * p["overlap"]),
 ))
