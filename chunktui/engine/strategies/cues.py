@@ -1,0 +1,81 @@
+"""`cues`: consecutive subtitle cues grouped into chunks that keep their timestamps.
+
+From ai_chunk's cues mode: a cue is never split and a cue longer than `size` is a
+chunk of its own. `size` counts the characters of cue text (tags stripped, cues
+joined by a newline), which is also each chunk's context_text: the text to embed
+without timing lines. The chunk's offsets span its cue blocks in the file, up to
+the next block, so the file is covered except the WEBVTT header and NOTE, STYLE
+and REGION blocks, which are declared gaps ("header", "note", ...), not chunks.
+"""
+
+from __future__ import annotations
+
+from . import Param, Proposal, Strategy, register
+from ..model import Span
+from ..subtitles import parse_subtitles
+
+
+def _groups(cues, size: int):
+    group: list = []
+    chars = 0
+    for cue in cues:
+        added = len(cue.text) + (1 if group else 0)
+        if group and chars + added > size:
+            yield group
+            group, added = [], len(cue.text)
+            chars = 0
+        group.append(cue)
+        chars += added
+    if group:
+        yield group
+
+
+def run(doc, params, ctx) -> Proposal:
+    subs = parse_subtitles(doc)
+    # a chunk runs to the start of the next block, so blank separator lines stay covered
+    block_starts = sorted([c.block_start for c in subs.cues] + [s for s, _, _ in subs.blocks])
+    next_block = {a: b for a, b in zip(block_starts, block_starts[1:])}
+    spans = []
+    for group in _groups(subs.cues, params["size"]):
+        ctx.check()
+        first, last = group[0], group[-1]
+        text = "\n".join(c.text for c in group)
+        meta = {
+            "ts_start": first.start, "ts_end": last.end,
+            "start_ms": first.start_ms, "end_ms": last.end_ms,
+            "cue_count": len(group), "cue_text_chars": len(text), "format": subs.format,
+            "cue_ids": [c.identifier or f"#{c.index + 1}" for c in group],
+        }
+        voices = list(dict.fromkeys(c.voice for c in group if c.voice))
+        if voices:
+            meta["speakers"] = voices
+        if len(group) == 1 and len(text) > params["size"]:
+            meta["oversized"] = True
+        end = next_block.get(last.block_start, len(doc.text))
+        spans.append(Span(first.block_start, end, "cue", f"{first.start} --> {last.end}", meta, context_text=text))
+    gaps = []
+    for start, end, kind in subs.blocks:
+        gaps.append((start, next_block.get(start, len(doc.text)), kind))
+    notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]
+    if subs.header:
+        spans[:1] = [_with_header(s, subs.header) for s in spans[:1]]
+    return Proposal(spans, gaps=gaps, notes=notes)
+
+
+def _with_header(span: Span, header: dict) -> Span:
+    return Span(span.start, span.end, span.boundary_type, span.boundary_label,
+                {**span.metadata, "header": dict(header)}, span.context_text)
+
+
+register(Strategy(
+    name="cues",
+    summary="Subtitle cues (WebVTT/SRT) grouped up to a size, keeping each chunk's start and end timestamps.",
+    params=(
+        Param("size", "int", 1200, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
+              min=1, max=10_000_000, step=100),
+    ),
+    run=run,
+    kinds=("subtitles",),
+    aliases=("subtitles",),
+    overlap_param=None,
+))
