@@ -1,0 +1,65 @@
+"""`data`: the header row plus `rows` evenly spaced rows (step = max(1, total // rows)).
+
+From autowiki's data chunking: schema plus a sample gives the structure of a big
+table for a fraction of its tokens. The header is a chunk of its own; sampled rows
+that are adjacent in the file share a chunk, and each row chunk's context_text
+repeats the header so it reads on its own. Rows left out are declared gaps
+("sampled out"), so the app and the manifest show exactly what was skipped.
+"""
+
+from __future__ import annotations
+
+from . import Param, Proposal, Strategy, register
+from ..model import Span
+from ..tables import read_table
+
+
+def sample_indexes(total: int, wanted: int) -> list[int]:
+    step = max(1, total // wanted)
+    return list(range(0, total, step))[:wanted]
+
+
+def run(doc, params, ctx) -> Proposal:
+    table = read_table(doc, ctx)
+    if table.header is None:
+        return Proposal([], notes=["data: no rows"])
+    text = doc.text
+    header_text = text[table.header.start:table.header.end]
+    columns = table.columns
+    base = {"columns": columns, "rows_total": len(table.rows), "dialect": table.dialect_info()}
+    spans = [Span(0, table.header.end, "row", "header", {**base, "row_numbers": [], "section": "header"})]
+    picked = sample_indexes(len(table.rows), params["rows"])
+    runs: list[list[int]] = []
+    for i in picked:
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    for run_ in runs:
+        first, last = table.rows[run_[0]], table.rows[run_[-1]]
+        numbers = [i + 1 for i in run_]
+        label = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {numbers[0]}-{numbers[-1]}"
+        body = text[first.start:last.end]
+        spans.append(Span(first.start, last.end, "sample", label, {**base, "row_numbers": numbers, "section": "sample"},
+                          context_text=header_text + body))
+    gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
+    if spans[-1].end < len(text):
+        gaps.append((spans[-1].end, len(text), "sampled out"))
+    step = max(1, len(table.rows) // params["rows"])
+    notes = [f"data: header + {len(picked)} of {len(table.rows)} rows (step {step}), "
+             f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]
+    return Proposal(spans, gaps=gaps, notes=notes)
+
+
+register(Strategy(
+    name="data",
+    summary="Header row plus evenly spaced sample rows of a CSV/TSV file; skipped rows are declared gaps.",
+    params=(
+        Param("rows", "int", 20, "How many evenly spaced rows to sample besides the header.", min=1, max=1_000_000, step=5),
+    ),
+    run=run,
+    kinds=("csv", "tsv"),
+    covering=False,
+    size_param="rows",
+    overlap_param=None,
+))

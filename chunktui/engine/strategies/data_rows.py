@@ -1,0 +1,70 @@
+"""`data-rows`: every row of a CSV/TSV file, in chunks of whole rows.
+
+For users who want the whole table: a chunk never splits a row (a quoted field
+with newlines stays whole), holds at most `size` rows and, when `max_chars` is
+set, at most that many characters; a single row longer than that is a chunk of
+its own, flagged oversized. Chunks after the first repeat the header row in
+their context_text, so each one can be embedded on its own.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from . import Param, Proposal, Strategy, register
+from ..model import Span
+from ..tables import read_table
+
+
+def run(doc, params, ctx) -> Proposal:
+    table = read_table(doc, ctx)
+    if table.header is None:
+        return Proposal([], notes=["data-rows: no rows"])
+    text = doc.text
+    size, max_chars = params["size"], params["max_chars"] or sys.maxsize
+    header_text = text[table.header.start:table.header.end]
+    base = {"columns": table.columns, "rows_total": len(table.rows), "dialect": table.dialect_info()}
+    # each group is [start offset, first row index, last row index]; the first holds the header
+    groups: list[list[int]] = []
+    start, first = 0, 0
+    rows = table.rows
+    for i, row in enumerate(rows):
+        if i % 4096 == 0:
+            ctx.check()
+        count = i - first
+        stop = rows[i + 1].start if i + 1 < len(rows) else len(text)
+        if count and (count >= size or stop - start > max_chars):
+            groups.append([start, first, i - 1])
+            start, first = row.start, i
+    if rows:
+        groups.append([start, first, len(rows) - 1])
+    spans = []
+    for k, (s, a, b) in enumerate(groups):
+        end = rows[groups[k + 1][1]].start if k + 1 < len(groups) else len(text)
+        meta = {**base, "row_numbers": list(range(a + 1, b + 2))}
+        if a == b and end - s > max_chars:
+            meta["oversized"] = True
+        label = f"rows {a + 1}-{b + 1}" if b > a else f"row {a + 1}"
+        spans.append(Span(s, end, "row", label, meta, context_text=None if k == 0 else header_text + text[s:end]))
+    if not spans:
+        spans.append(Span(0, len(text), "row", "header", {**base, "row_numbers": []}))
+    return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"])
+
+
+def _max_size(p):
+    return "chars", p["max_chars"] or sys.maxsize
+
+
+register(Strategy(
+    name="data-rows",
+    summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
+    params=(
+        Param("size", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10),
+        Param("max_chars", "int", 0, "Most characters per chunk (0 = no limit); a longer row is its own chunk.",
+              min=0, max=1_000_000_000, step=500),
+    ),
+    run=run,
+    kinds=("csv", "tsv"),
+    overlap_param=None,
+    max_size=_max_size,
+))

@@ -1,0 +1,128 @@
+"""`data` samples rows of a table and declares the rest as gaps; `data-rows` covers every row whole."""
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chunktui.engine import ChunkingError, Document, chunk_document, get_strategy, load_document
+
+SAMPLES = Path(__file__).parent.parent / "sample_docs"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def reference_rows(path: Path, delimiter: str) -> list[list[str]]:
+    with open(path, newline="", encoding="utf-8") as fh:
+        return [r for r in csv.reader(fh, delimiter=delimiter) if r]
+
+
+def rows_in(text: str, delimiter: str) -> list[list[str]]:
+    return [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if r]
+
+
+def check_offsets(cs):
+    text = cs.document.text
+    assert all(text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
+
+
+@pytest.mark.parametrize("name, delimiter", [("orders.csv", ","), ("orders.tsv", "\t")])
+def test_data_samples_header_and_evenly_spaced_rows(name, delimiter):
+    path = SAMPLES / name
+    ref = reference_rows(path, delimiter)
+    header, rows = ref[0], ref[1:]
+    cs = chunk_document(load_document(path), "data")
+    check_offsets(cs)
+    assert rows_in(cs.chunks[0].text, delimiter) == [header]
+    assert cs.chunks[0].metadata["columns"] == header
+    step = max(1, len(rows) // 20)
+    want = list(range(1, len(rows) + 1, step))[:20]
+    got = [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]]
+    assert got == want
+    for chunk in cs.chunks[1:]:
+        assert rows_in(chunk.text, delimiter) == [rows[n - 1] for n in chunk.metadata["row_numbers"]]
+        assert chunk.context_text == cs.chunks[0].text + chunk.text
+        assert chunk.metadata["dialect"]["delimiter"] == delimiter
+    # everything not sampled is a declared gap; nothing else is missing
+    assert cs.gaps and {g.reason for g in cs.gaps} == {"sampled out"}
+    covered = sum(c.chars for c in cs.chunks) + sum(g.chars for g in cs.gaps)
+    assert covered == len(cs.document.text)
+    assert get_strategy("data").covering is False
+
+
+def test_data_keeps_a_quoted_field_with_newlines_in_one_row():
+    path = SAMPLES / "orders.csv"
+    ref = reference_rows(path, ",")[1:]
+    cs = chunk_document(load_document(path), "data", {"rows": len(ref)})
+    assert cs.gaps == []  # every row sampled: the whole table, adjacent rows in one chunk
+    assert [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]] == list(range(1, len(ref) + 1))
+    assert rows_in(cs.chunks[1].text, ",") == ref
+    multiline = [r for r in ref if any("\n" in f for f in r)]
+    assert multiline
+
+
+def test_sniffed_semicolon_dialect_with_crlf_and_quoted_newlines():
+    path = FIXTURES / "quoted_newlines.csv"
+    ref = reference_rows(path, ";")
+    cs = chunk_document(load_document(path), "data-rows", {"size": 1})
+    check_offsets(cs)
+    assert cs.gaps == []
+    assert cs.chunks[0].metadata["dialect"]["delimiter"] == ";"
+    assert rows_in(cs.chunks[0].text, ";") == ref[:2]  # header travels with the first row
+    assert [rows_in(c.text, ";") for c in cs.chunks[1:]] == [[r] for r in ref[2:]]
+    assert all(c.context_text.startswith("id;name;comment\r\n") for c in cs.chunks[1:])
+
+
+def test_data_rows_respects_size_and_max_chars():
+    path = SAMPLES / "orders.csv"
+    ref = reference_rows(path, ",")
+    cs = chunk_document(load_document(path), "data-rows", {"size": 25, "max_chars": 1500})
+    check_offsets(cs)
+    assert cs.gaps == [] and cs.chunks[0].start == 0 and cs.chunks[-1].end == len(cs.document.text)
+    assert [r for c in cs.chunks for r in rows_in(c.text, ",")] == ref
+    for c in cs.chunks:
+        assert len(c.metadata["row_numbers"]) <= 25
+        assert c.chars <= 1500 or c.metadata.get("oversized")
+
+
+def test_unterminated_quote_is_one_row_not_a_crash():
+    doc = Document.from_text('a,b\n1,"open\n2,3\n', path="bad.csv")
+    cs = chunk_document(doc, "data-rows")
+    check_offsets(cs)
+    assert cs.gaps == []
+
+
+def test_stray_carriage_return_is_an_error_naming_the_line():
+    doc = Document.from_text("a,b\n1,2\n3,x\ry\n", path="cr.csv")
+    with pytest.raises(ChunkingError, match=r"^cr.csv: line 3: "):
+        chunk_document(doc, "data-rows")
+
+
+field = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x00"), max_size=12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(table=st.lists(st.lists(field, min_size=3, max_size=3), min_size=1, max_size=30),
+       size=st.integers(1, 8), max_chars=st.integers(0, 120), sample=st.integers(1, 12))
+def test_generated_tables_round_trip(table, size, max_chars, sample):
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC).writerows([["h1", "h2", "h3"], *table])
+    doc = Document.from_text(out.getvalue(), path="gen.csv")
+    expected = rows_in(out.getvalue(), ",")
+    rows_cs = chunk_document(doc, "data-rows", {"size": size, "max_chars": max_chars})
+    check_offsets(rows_cs)
+    assert rows_cs.gaps == []
+    assert [r for c in rows_cs.chunks for r in rows_in(c.text, ",")] == expected
+    for c in rows_cs.chunks:
+        assert len(c.metadata["row_numbers"]) <= size
+        assert not max_chars or c.chars <= max_chars or len(c.metadata["row_numbers"]) == 1
+    data_cs = chunk_document(doc, "data", {"rows": sample})
+    check_offsets(data_cs)
+    numbers = [n for c in data_cs.chunks[1:] for n in c.metadata["row_numbers"]]
+    total = len(expected) - 1
+    assert len(numbers) == min(sample, total)
+    assert numbers == [1 + i * max(1, total // sample) for i in range(len(numbers))]
+    for c in data_cs.chunks[1:]:
+        assert rows_in(c.text, ",") == [expected[n] for n in c.metadata["row_numbers"]]
