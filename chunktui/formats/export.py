@@ -1,0 +1,224 @@
+"""Export a ChunkSet to a folder: chunk files in one format plus manifest.json, all or nothing.
+
+Everything is written into a temporary folder beside the target and renamed into
+place at the end, so an interrupted or failed export never leaves half a folder.
+The CLI and the app's export dialog both call `export_chunkset`.
+
+Writers register by name: `@register_writer("brain")` on a function
+`(cs, folder: Path) -> list[str]` that writes into `folder` and returns, for each
+chunk in order, the name of the file holding it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import pkgutil
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from chunktui.engine.errors import ChunktuiError
+
+from .manifest import MANIFEST_NAME, build_manifest
+from .records import chunk_record, display_path, to_plain
+from .store import STORE_NAME, save_chunkset
+
+DEFAULT_ROOT = "chunks"
+
+Writer = Callable[..., list]
+WRITERS: dict[str, Writer] = {}
+
+
+class ExportError(ChunktuiError):
+    """The output folder cannot be written (not empty, not a folder, no permission)."""
+
+    def __init__(self, path, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+@dataclass
+class ExportResult:
+    out_dir: Path
+    manifest_path: Path
+    files: list[Path]
+
+
+def register_writer(name: str):
+    """Decorator adding a writer under `name` (a `--format` choice and an export dialog option)."""
+
+    def add(fn: Writer) -> Writer:
+        WRITERS[name] = fn
+        return fn
+
+    return add
+
+
+_loaded = False
+
+
+def writer_names() -> list[str]:
+    """Every format, after importing the formats modules that register more writers."""
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        package = importlib.import_module("chunktui.formats")
+        for info in pkgutil.iter_modules(package.__path__):
+            if not info.name.startswith("_"):
+                importlib.import_module(f"chunktui.formats.{info.name}")
+    builtin = ["text", "json", "yaml", "jsonl"]
+    return builtin + sorted(n for n in WRITERS if n not in builtin)
+
+
+def default_output_dir(source_path) -> Path:
+    """`chunks/<file-name-with-dots-as-dashes>/`: `src/auth/middleware.ts` -> `chunks/middleware-ts`."""
+    name = Path(source_path).name if source_path else "text"
+    return Path(DEFAULT_ROOT) / (name.replace(".", "-").strip("-") or "text")
+
+
+def check_target(out_dir, force: bool = False) -> Path:
+    """Refuse a target we must not write: a file, or a non-empty folder without `force`.
+
+    Even with `force` only an earlier export (it holds a manifest.json) is replaced,
+    so a mistyped `--output .` can never wipe a project.
+    """
+    target = Path(out_dir)
+    if target.exists() or target.is_symlink():
+        if not target.is_dir() or target.is_symlink():
+            raise ExportError(target, "exists and is not a folder")
+        if any(target.iterdir()):
+            if not force:
+                raise ExportError(target, "output folder is not empty (use --force to replace it)")
+            if not (target / MANIFEST_NAME).is_file():
+                raise ExportError(target, "output folder is not empty and holds no manifest.json, "
+                                          "so it is not an earlier export; refusing to replace it even with --force")
+    return target
+
+
+def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) -> ExportResult:
+    """Write `cs` in `fmt` plus manifest.json to `out_dir` (default: `default_output_dir`)."""
+    names = writer_names()
+    if fmt not in WRITERS:
+        raise ExportError(out_dir or "export", f"unknown format {fmt!r} (known: {', '.join(names)})")
+    target = check_target(out_dir if out_dir is not None else default_output_dir(cs.document.path), force)
+    parent = target.absolute().parent
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+    except OSError as exc:
+        raise ExportError(target, f"cannot create the output folder ({exc.strerror or exc})") from None
+    try:
+        chunk_files = WRITERS[fmt](cs, tmp)
+        manifest = build_manifest(cs, target, fmt, chunk_files)
+        _write_json(tmp / MANIFEST_NAME, manifest)
+        written = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
+        _move_into_place(tmp, target, force)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ExportError(target, f"cannot write ({exc.strerror or exc})") from None
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return ExportResult(out_dir=target, manifest_path=target / MANIFEST_NAME, files=[target / p for p in written])
+
+
+def _move_into_place(tmp: Path, target: Path, force: bool) -> None:
+    """Rename the finished folder onto `target`; an old one is set aside until the swap succeeds."""
+    old = None
+    if target.exists():
+        check_target(target, force)  # the folder may have changed while we were writing
+        old = tmp.with_name(tmp.name[:-4] + ".old")
+        os.rename(target, old)
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        os.rename(tmp, target)
+    except OSError:
+        if old is not None:
+            os.rename(old, target)
+        raise
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _write_json(path: Path, data) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        json.dump(data, fh, ensure_ascii=False, indent=2)
+        fh.write("\n")
+
+
+@register_writer("text")
+def write_text(cs, folder: Path) -> list[str]:
+    """One file per chunk, `chunk-0001.txt`, holding exactly the chunk's text (CRLF kept)."""
+    names = []
+    for c in cs.chunks:
+        name = f"{c.id}.txt"
+        with open(folder / name, "w", encoding="utf-8", newline="") as fh:
+            fh.write(c.text)
+        names.append(name)
+    return names
+
+
+@register_writer("json")
+def write_json(cs, folder: Path) -> list[str]:
+    """`chunks.json`: the run's settings and every chunk's fields with its content embedded."""
+    doc = cs.document
+    chunks = [{**chunk_record(c), "context_text": c.context_text, "content": c.text} for c in cs.chunks]
+    _write_json(folder / "chunks.json", {
+        "source": display_path(doc.path) if doc.path else None,
+        "source_sha256": doc.sha256,
+        "strategy": cs.strategy,
+        "params": to_plain(cs.params),
+        "tokenizer": cs.tokenizer,
+        "chunks": chunks,
+    })
+    return ["chunks.json"] * len(cs.chunks)
+
+
+@register_writer("yaml")
+def write_yaml(cs, folder: Path) -> list[str]:
+    """`chunks.yaml`, the store format the app and `chunktui inspect` reload."""
+    save_chunkset(cs, folder / STORE_NAME)
+    return [STORE_NAME] * len(cs.chunks)
+
+
+@register_writer("jsonl")
+def write_jsonl(cs, folder: Path) -> list[str]:
+    """`chunks.jsonl`: one `{"id", "text", "metadata"}` a line, the shape vector stores ingest."""
+    source = display_path(cs.document.path) if cs.document.path else None
+    with open(folder / "chunks.jsonl", "w", encoding="utf-8", newline="\n") as fh:
+        for c in cs.chunks:
+            line = {"id": c.id, "text": c.text}
+            if c.context_text is not None:
+                line["context_text"] = c.context_text
+            line["metadata"] = {
+                **to_plain(c.metadata),
+                "source": source,
+                "source_sha256": cs.document.sha256,
+                "strategy": cs.strategy,
+                "chunk_index": c.index,
+                "start_char": c.start,
+                "end_char": c.end,
+                "start_line": c.start_line,
+                "end_line": c.end_line,
+                "lines": f"{c.start_line}-{c.end_line}",
+                "chars": c.chars,
+                "tokens": c.tokens,
+                "tokenizer": cs.tokenizer,
+                "sha256": c.sha256,
+                "boundary": c.boundary_type,
+                "boundary_label": c.boundary_label,
+                "label": c.label,
+            }
+            fh.write(json.dumps(line, ensure_ascii=False) + "\n")
+    return ["chunks.jsonl"] * len(cs.chunks)

@@ -1,0 +1,182 @@
+"""`chunktui inspect`: a sanity check of saved chunks (cgft's ChunkInspector) without the app.
+
+Reads a chunks.yaml or a manifest.json (with the chunk files beside it) and
+reports count, size distribution, a histogram, duplicates and one sample chunk.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chunktui.engine.errors import DocumentError
+from chunktui.engine.stats import percentile, text_histogram
+
+from .manifest import MANIFEST_NAME
+from .store import load_chunkset
+from .yamlio import read_yaml
+
+SAMPLE_LINES = 20
+
+
+@dataclass
+class ChunkInfo:
+    id: str
+    start_line: int
+    end_line: int
+    chars: int
+    tokens: int
+    sha256: str
+    boundary_type: str
+    boundary_label: str
+    text: str | None = None
+
+
+@dataclass
+class Inspection:
+    path: Path
+    kind: str  # "chunks.yaml" or "manifest.json"
+    source: str | None
+    strategy: str
+    tokenizer: str
+    params: dict
+    chunks: list[ChunkInfo]
+    gaps: int = 0
+    source_status: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def inspect_file(path) -> Inspection:
+    """Read a chunks.yaml, a manifest.json, or a folder holding a manifest.json."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / MANIFEST_NAME
+    if not path.exists():
+        raise DocumentError(path, "no such file")
+    if path.suffix.lower() == ".json":
+        return _from_manifest(path)
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return _from_store(path)
+    raise DocumentError(path, "expected a chunks.yaml or a manifest.json")
+
+
+def _from_store(path: Path) -> Inspection:
+    loaded = load_chunkset(path)
+    cs = loaded.chunkset
+    status = ("found, unchanged" if loaded.source_matches else
+              "found, CHANGED since the chunks were saved" if loaded.source_found else "not found")
+    chunks = [ChunkInfo(c.id, c.start_line, c.end_line, c.chars, c.tokens, c.sha256, c.boundary_type,
+                        c.boundary_label, c.text) for c in cs.chunks]
+    return Inspection(path, "chunks.yaml", cs.document.path, cs.strategy, cs.tokenizer, cs.params, chunks,
+                      len(cs.gaps), status, list(cs.warnings))
+
+
+def _from_manifest(path: Path) -> Inspection:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DocumentError(path, f"not a readable manifest.json ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
+        raise DocumentError(path, "not a chunktui manifest (needs 'chunks')")
+    try:
+        texts = _manifest_texts(path.parent, data)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, DocumentError):
+        texts = {}  # unreadable chunk files: report sizes from the manifest, texts as missing
+    try:
+        chunks = [ChunkInfo(str(r["id"]), int(r["start_line"]), int(r["end_line"]), int(r["chars"]),
+                            int(r["tokens"]), str(r["sha256"]), str(r.get("boundary_type", "")),
+                            str(r.get("boundary_label") or ""), texts.get(str(r["id"])))
+                  for r in data["chunks"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DocumentError(path, f"malformed chunk entry in the manifest ({exc})") from None
+    missing = sum(1 for c in chunks if c.text is None)
+    warnings = [f"{path}: {missing} chunk text(s) not found beside the manifest"] if missing else []
+    return Inspection(path, "manifest.json", data.get("source"), str(data.get("strategy", "")),
+                      str(data.get("tokenizer", "")), dict(data.get("params") or {}), chunks,
+                      len(data.get("gaps") or []), "", warnings)
+
+
+def _manifest_texts(folder: Path, data: dict) -> dict[str, str]:
+    """Chunk texts by id from the files beside the manifest, whatever format wrote them."""
+    texts: dict[str, str] = {}
+    names = {Path(str(r.get("file", ""))).name for r in data["chunks"]}
+    for name in names:
+        f = folder / name
+        if not f.is_file():
+            continue
+        if name == "chunks.json":
+            for r in json.loads(f.read_text(encoding="utf-8")).get("chunks", []):
+                texts[r["id"]] = r.get("content")
+        elif name == "chunks.jsonl":
+            for line in f.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    r = json.loads(line)
+                    texts[r["id"]] = r.get("text")
+        elif name.endswith((".yaml", ".yml")):
+            for r in (read_yaml(f) or {}).get("chunks", []):
+                texts[r["id"]] = r.get("text")
+        elif name.endswith(".txt"):
+            with open(f, encoding="utf-8", newline="") as fh:
+                texts[Path(name).stem] = fh.read()
+    return texts
+
+
+def duplicates(chunks: list[ChunkInfo]) -> list[list[str]]:
+    """Ids of chunks sharing a sha256, one group per repeated text."""
+    groups: dict[str, list[str]] = {}
+    for c in chunks:
+        groups.setdefault(c.sha256, []).append(c.id)
+    return [ids for ids in groups.values() if len(ids) > 1]
+
+
+def pick_sample(chunks: list[ChunkInfo], which: str | None = None) -> ChunkInfo | None:
+    """The chunk named by id or 1-based number, else the one of median token size."""
+    if not chunks:
+        return None
+    if which:
+        for i, c in enumerate(chunks, 1):
+            if which in (c.id, str(i)):
+                return c
+        raise DocumentError(which, f"no such chunk (have chunk-0001 .. {chunks[-1].id})")
+    return sorted(chunks, key=lambda c: (c.tokens, c.id))[(len(chunks) - 1) // 2]
+
+
+def _dist(values: list[int]) -> str:
+    if not values:
+        return "-"
+    return (f"min {min(values):,}  median {percentile(values, 50):,.0f}  "
+            f"p95 {percentile(values, 95):,.0f}  max {max(values):,}")
+
+
+def summary_lines(insp: Inspection, sample: str | None = None, full: bool = False) -> list[str]:
+    """The report `chunktui inspect` prints, as plain lines (no colour, pipes well)."""
+    chunks = insp.chunks
+    lines = [f"{insp.path} ({insp.kind})",
+             f"  source     {insp.source or '-'}" + (f"  [{insp.source_status}]" if insp.source_status else ""),
+             f"  strategy   {insp.strategy}  " + " ".join(f"{k}={v}" for k, v in insp.params.items()),
+             f"  tokenizer  {insp.tokenizer}",
+             f"  chunks     {len(chunks)}" + (f"  ({insp.gaps} gap{'s' if insp.gaps != 1 else ''})" if insp.gaps else ""),
+             f"  chars      {_dist([c.chars for c in chunks])}",
+             f"  tokens     {_dist([c.tokens for c in chunks])}"]
+    if chunks:
+        lines.append("  histogram (tokens)")
+        lines += ["    " + row for row in text_histogram([c.tokens for c in chunks])]
+    dups = duplicates(chunks)
+    lines.append("  duplicates " + ("none" if not dups else
+                                    "; ".join(" = ".join(ids) for ids in dups)))
+    chosen = pick_sample(chunks, sample)
+    if chosen is not None:
+        lines.append(f"  sample     {chosen.id}: lines {chosen.start_line}-{chosen.end_line}, "
+                     f"{chosen.chars:,} chars, {chosen.tokens:,} tokens, {chosen.boundary_type}"
+                     + (f" {chosen.boundary_label}" if chosen.boundary_label else ""))
+        if chosen.text is None:
+            lines.append("    (text not available)")
+        else:
+            body = chosen.text.splitlines()
+            shown = body if full else body[:SAMPLE_LINES]
+            lines += ["    | " + line for line in shown]
+            if len(shown) < len(body):
+                lines.append(f"    | ... {len(body) - len(shown)} more lines (--full shows all)")
+    lines += [f"  warning    {w}" for w in insp.warnings]
+    return lines

@@ -1,0 +1,54 @@
+"""manifest.json: where every chunk came from and where it was written (aiwg's schema, extended).
+
+The aiwg fields come first (source, source_lines, strategy, chunk_size, overlap,
+format, output_dir, created_at, chunks[id, file, lines, overlap, boundary]) so
+fan-out tools that read aiwg manifests read ours; the rest makes it reproducible.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import chunktui
+
+from .records import chunk_record, display_path, folder_display, size_params, to_plain
+
+MANIFEST_NAME = "manifest.json"
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def build_manifest(cs, out_dir, fmt: str, files) -> dict:
+    """The manifest of `cs` exported to `out_dir`; `files[i]` is the file name holding chunk i."""
+    out_dir = Path(out_dir)
+    doc = cs.document
+    chunk_size, overlap = size_params(cs)
+    chunks = []
+    for chunk, name in zip(cs.chunks, files):
+        record = chunk_record(chunk)
+        chunks.append({"id": record.pop("id"), "file": display_path(out_dir / name), **record})
+    return {
+        "source": display_path(doc.path) if doc.path else None,
+        "source_lines": doc.line_count,
+        "strategy": cs.strategy,
+        "chunk_size": chunk_size,
+        "overlap": overlap,
+        "format": fmt,
+        "output_dir": folder_display(out_dir),
+        "created_at": utc_now(),
+        "chunks": chunks,
+        "source_sha256": doc.sha256,
+        "source_kind": doc.kind,
+        "source_encoding": doc.encoding,
+        "source_chars": len(doc.text),
+        "params": to_plain(cs.params),
+        "tokenizer": cs.tokenizer,
+        "chunktui_version": chunktui.__version__,
+        "gaps": [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
+                  "end_line": g.end_line, "reason": g.reason} for g in cs.gaps],
+        "warnings": list(cs.warnings),
+        "notes": list(cs.notes),
+    }

@@ -1,0 +1,61 @@
+"""Profiles: a strategy, its params and a tokenizer saved as YAML, shared by the app and the CLI.
+
+A profile is checked against the strategy's spec when it is loaded, so a typo or
+an out-of-range value is reported with the profile's name before anything runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.strategies import get_strategy
+from chunktui.engine.tokens import DEFAULT_TOKENIZER, ENCODING_SPECS
+
+from .records import to_plain
+from .yamlio import dump_yaml, read_yaml
+
+TOKENIZERS = tuple(ENCODING_SPECS)
+
+
+@dataclass
+class Profile:
+    strategy: str
+    params: dict = field(default_factory=dict)
+    tokenizer: str = DEFAULT_TOKENIZER
+
+
+def check_profile(strategy: str, params: dict | None, tokenizer: str) -> Profile:
+    """The profile with the strategy's canonical name and complete, typed params."""
+    strat = get_strategy(strategy)
+    if tokenizer not in TOKENIZERS:
+        raise ChunktuiError(f"tokenizer: unknown tokenizer {tokenizer!r} (known: {', '.join(TOKENIZERS)})")
+    return Profile(strat.name, strat.validate(params), tokenizer)
+
+
+def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFAULT_TOKENIZER) -> Path:
+    path = Path(path)
+    profile = check_profile(strategy, params, tokenizer)
+    data = {"strategy": profile.strategy, "tokenizer": profile.tokenizer, "params": to_plain(profile.params)}
+    with open(path, "w", encoding="utf-8", newline="\n") as fh:
+        fh.write("# chunktui profile: use with `chunktui chunk --profile` or `chunktui FILE --profile`\n")
+        dump_yaml(data, fh)
+    return path
+
+
+def load_profile(path) -> Profile:
+    """Read and validate a profile; any problem raises DocumentError naming the file."""
+    data = read_yaml(path)
+    if not isinstance(data, dict) or not isinstance(data.get("strategy"), str):
+        raise DocumentError(path, "not a chunktui profile (needs 'strategy')")
+    params = data.get("params") or {}
+    if not isinstance(params, dict):
+        raise DocumentError(path, "'params' must be a mapping of parameter names to values")
+    unknown = sorted(set(data) - {"strategy", "params", "tokenizer"})
+    if unknown:
+        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer)")
+    try:
+        return check_profile(data["strategy"], params, str(data.get("tokenizer") or DEFAULT_TOKENIZER))
+    except ChunktuiError as exc:
+        raise DocumentError(path, str(exc)) from None
