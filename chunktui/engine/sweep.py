@@ -1,0 +1,216 @@
+"""Parameter sweep: run a grid of strategy x size x overlap and score every cell.
+
+Cells run in worker processes (tokenizing a large document is CPU-bound, threads would
+share one core); the document crosses to each worker once, through the pool
+initializer, instead of being pickled with every cell. Tiny grids run in-process,
+where starting workers would cost more than it saves.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from .documents import Document
+from .errors import Cancelled, ChunktuiError, ParamError
+from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
+from .run import chunk_document
+from .strategies import get_strategy
+from .tokens import DEFAULT_TOKENIZER
+
+DEFAULT_WORKERS = 2
+IN_PROCESS_BELOW = 4  # cells; fewer than this run without a pool
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One configuration's outcome, in the shape of `chunktui sweep --format json`."""
+
+    strategy: str
+    size: int | float | None
+    overlap: int | float | None
+    count: int
+    median_tokens: float
+    p95_tokens: float
+    over_budget_pct: float
+    flags: dict[str, int]
+    score: float
+
+    def to_dict(self) -> dict:
+        return {"strategy": self.strategy, "size": self.size, "overlap": self.overlap, "count": self.count,
+                "median_tokens": self.median_tokens, "p95_tokens": self.p95_tokens,
+                "over_budget_pct": self.over_budget_pct, "flags": dict(self.flags), "score": self.score}
+
+    def params(self) -> dict:
+        """The size/overlap values this cell set, keyed by the strategy's own param names."""
+        return cell_params(self.strategy, self.size, self.overlap)
+
+
+@dataclass(frozen=True)
+class Skipped:
+    strategy: str
+    size: int | float | None
+    overlap: int | float | None
+    reason: str
+
+
+@dataclass
+class SweepResult:
+    cells: list[Cell] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"cells": [c.to_dict() for c in self.cells]}
+
+    def best(self) -> Cell | None:
+        return max(self.cells, key=lambda c: c.score, default=None)
+
+
+def parse_range(spec: str, name: str = "size") -> list[int]:
+    """`200:2000:200` (inclusive), `200,400,800`, or a single number -> sorted unique ints."""
+    spec = str(spec).strip()
+    try:
+        if ":" in spec:
+            parts = [int(p) for p in spec.split(":")]
+            if len(parts) not in (2, 3):
+                raise ValueError
+            lo, hi = parts[0], parts[1]
+            step = parts[2] if len(parts) == 3 else max(1, (hi - lo) // 9 or 1)
+            if step <= 0 or hi < lo:
+                raise ParamError(name, f"range {spec!r} needs start <= stop and a positive step")
+            values = list(range(lo, hi + 1, step))
+        else:
+            values = [int(p) for p in spec.split(",") if p.strip()]
+    except ValueError:
+        raise ParamError(name, f"expected START:STOP[:STEP] or comma-separated whole numbers, got {spec!r}") from None
+    if not values:
+        raise ParamError(name, f"no values in {spec!r}")
+    if len(values) > 1000:
+        raise ParamError(name, f"{spec!r} makes {len(values)} values; at most 1000")
+    return sorted(set(values))
+
+
+def cell_params(strategy: str, size, overlap) -> dict:
+    strat = get_strategy(strategy)
+    out = {}
+    if strat.size_param and size is not None:
+        out[strat.size_param] = size
+    if strat.overlap_param and overlap is not None:
+        out[strat.overlap_param] = overlap
+    return out
+
+
+def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
+    """(strategy, size, overlap, params) for every valid cell, and the skipped ones with why."""
+    cells, skipped = [], []
+    for name in strategies:
+        strat = get_strategy(name)
+        size_values = sizes if strat.size_param else [None]
+        overlap_values = overlaps if strat.overlap_param else [None]
+        for size in size_values:
+            for overlap in overlap_values:
+                params = {k: v for k, v in (base_params or {}).items() if strat.param(k) is not None}
+                params.update(cell_params(strat.name, size, overlap))
+                try:
+                    strat.validate(params)
+                except ParamError as exc:
+                    skipped.append(Skipped(strat.name, size, overlap, str(exc)))
+                    continue
+                cells.append((strat.name, size, overlap, params))
+    return cells, skipped
+
+
+def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, tokenizer: str = DEFAULT_TOKENIZER,
+             budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
+             structure: Structure | None = None, is_cancelled=None) -> Cell:
+    """Chunk and assess one configuration: exactly what a sweep cell holds."""
+    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled)
+    stats = cs.stats(budget)
+    quality = assess(cs, budget, min_tokens, structure)
+    return Cell(
+        strategy=strategy, size=size, overlap=overlap, count=stats.count,
+        median_tokens=stats.tokens_median, p95_tokens=round(stats.tokens_p95, 2),
+        over_budget_pct=round(100.0 * stats.over_budget / stats.count, 2) if stats.count else 0.0,
+        flags={name: quality.score.counts[name] for name in FLAG_NAMES},
+        score=quality.score.score,
+    )
+
+
+# --- worker side: the document arrives once, through the initializer -----------------------
+
+_worker: dict = {}
+
+
+def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens):
+    doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+    _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
+                   structure=scan_structure(doc))
+
+
+def _run_cell(job):
+    strategy, size, overlap, params = job
+    w = _worker
+    try:
+        return evaluate(w["doc"], strategy, size, overlap, params, tokenizer=w["tokenizer"], budget=w["budget"],
+                        min_tokens=w["min_tokens"], structure=w["structure"])
+    except ChunktuiError as exc:
+        return Skipped(strategy, size, overlap, str(exc))
+
+
+def _context():
+    """fork is fastest (the tokenizer is already loaded) but unsafe once threads exist (the app)."""
+    methods = multiprocessing.get_all_start_methods()
+    if "fork" in methods and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+
+
+def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | None = None,
+          tokenizer: str = DEFAULT_TOKENIZER, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
+          workers: int = DEFAULT_WORKERS, progress=None, is_cancelled=None) -> SweepResult:
+    """Every valid cell of the grid, in grid order; `progress(done, total)` after each cell.
+
+    Raises Cancelled when `is_cancelled()` turns true; pending cells are dropped.
+    """
+    jobs, skipped = plan_grid(strategies, sizes, overlaps, base_params)
+    results: list = [None] * len(jobs)
+    total = len(jobs)
+
+    def check():
+        if is_cancelled is not None and is_cancelled():
+            raise Cancelled()
+
+    if workers <= 1 or total < IN_PROCESS_BELOW:
+        _init_worker(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens)
+        try:
+            for i, job in enumerate(jobs):
+                check()
+                results[i] = _run_cell(job)
+                if progress:
+                    progress(i + 1, total)
+        finally:
+            _worker.clear()
+    else:
+        pool = ProcessPoolExecutor(
+            max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
+            initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens))
+        try:
+            futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
+            pending = set(futures)
+            done_count = 0
+            while pending:
+                check()
+                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    results[futures[fut]] = fut.result()
+                    done_count += 1
+                    if progress:
+                        progress(done_count, total)
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+    out = SweepResult(skipped=list(skipped))
+    for r in results:
+        (out.cells if isinstance(r, Cell) else out.skipped).append(r)
+    return out

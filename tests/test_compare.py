@@ -1,0 +1,42 @@
+"""Comparing two chunkings shows where each one cuts the same document."""
+
+import pytest
+
+from chunktui.engine import Document, Span, build_chunkset, chunk_document
+from chunktui.engine.compare import CompareError, boundaries_of, compare
+from chunktui.engine.quality import assess
+
+TEXT = "".join(f"line {i} of a plain text file.\n" for i in range(40))
+
+
+def test_boundaries_only_in_a_only_in_b_and_in_both():
+    doc = Document.from_text(TEXT, kind="prose")
+    a = chunk_document(doc, "lines", {"size": 10, "overlap": 0})
+    b = chunk_document(doc, "lines", {"size": 20, "overlap": 0})
+    c = compare(a, b)
+    at = lambda line: doc.line_start(line)
+    assert c.both == [at(21)]
+    assert c.only_a == [at(11), at(31)]
+    assert c.only_b == []
+    assert [x.line for x in c.boundaries] == [11, 21, 31]
+    assert c.a.stats.count == 4 and c.b.stats.count == 2
+    assert "1 in both, 2 only in A, 0 only in B" in c.summary()
+
+
+def test_overlap_moves_boundaries_and_each_side_is_scored():
+    doc = Document.from_text(TEXT, kind="prose")
+    a = chunk_document(doc, "lines", {"size": 10, "overlap": 0})
+    b = chunk_document(doc, "lines", {"size": 10, "overlap": 2})
+    c = compare(b, a)
+    assert set(c.only_a) == boundaries_of(b) and set(c.only_b) == boundaries_of(a)
+    assert c.a.quality.score == assess(b).score and c.b.quality.score == assess(a).score
+    assert c.a.name.startswith("lines") and "overlap=2" in c.a.name
+
+
+def test_different_documents_are_refused():
+    one = Document.from_text("abc def\n", kind="prose")
+    two = Document.from_text("xyz uvw\n", kind="prose")
+    a = build_chunkset(one, [Span(0, 8)], strategy="lines", params={}, tokenizer="chars")
+    b = build_chunkset(two, [Span(0, 8)], strategy="lines", params={}, tokenizer="chars")
+    with pytest.raises(CompareError):
+        compare(a, b)

@@ -1,0 +1,253 @@
+"""Quality flags fire exactly where a chunking hurts retrieval, and the score follows them."""
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunktui.engine import Document, Span, build_chunkset, chunk_document
+from chunktui.engine.quality import FLAG_NAMES, assess, find_flags, scan_structure
+
+
+def chunked(text, cuts, kind="prose", strategy="lines", params=None, metadata=None, spans=None, gaps=()):
+    """A contiguous chunk set of `text` cut at the given offsets (or at explicit spans)."""
+    doc = Document.from_text(text, kind=kind, language="python" if kind == "code" else None)
+    if spans is None:
+        edges = [0, *cuts, len(text)]
+        spans = [Span(a, b, "size", metadata=(metadata or {}).get(i, {})) for i, (a, b) in enumerate(zip(edges, edges[1:]))]
+    return build_chunkset(doc, spans, strategy=strategy, params=params if params is not None else {"size": 10, "overlap": 0},
+                          tokenizer="cl100k_base", declared_gaps=gaps)
+
+
+def names(cs, **kw):
+    kw.setdefault("min_tokens", 0)
+    return [f.name for f in find_flags(cs, **kw) if f.severity == "warning"]
+
+
+def cut_at(text, marker, offset=0):
+    return text.index(marker) + offset
+
+
+def test_over_budget_and_tiny_follow_token_counts():
+    text = "alpha beta gamma delta. " * 40 + "\nend."
+    cs = chunked(text, [cut_at(text, "\nend")])
+    big, small = cs.chunks
+    flags = find_flags(cs, budget=big.tokens - 1, min_tokens=small.tokens + 1)
+    assert [(f.name, f.chunk_index) for f in flags if f.name in ("over_budget", "tiny")] == [("over_budget", 0), ("tiny", 1)]
+    assert str(big.tokens) in flags[0].reason
+    at_limits = find_flags(cs, budget=big.tokens, min_tokens=small.tokens)
+    assert not [f for f in at_limits if f.name in ("over_budget", "tiny")]
+
+
+def test_mid_word_fires_inside_a_word_only():
+    text = "The quick brown fox jumps over the lazy dog.\n"
+    inside = chunked(text, [cut_at(text, "brown", 2)])
+    flags = [f for f in find_flags(inside, min_tokens=0) if f.name == "mid_word"]
+    assert len(flags) == 1 and "br|own" in flags[0].reason and flags[0].chunk_index == 0
+    assert "mid_word" not in names(chunked(text, [cut_at(text, " brown")]))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.text(alphabet="ab .\n", min_size=2, max_size=60), st.data())
+def test_mid_word_iff_word_characters_on_both_sides(text, data):
+    pos = data.draw(st.integers(1, len(text) - 1))
+    cs = chunked(text, [pos])
+    expected = text[pos - 1].isalnum() and text[pos].isalnum()
+    assert ("mid_word" in names(cs)) == expected
+
+
+def test_mid_sentence_for_prose_but_not_at_sentence_or_line_ends():
+    text = "First sentence here. Second one follows and goes on.\nA new line starts here.\n"
+    assert "mid_sentence" in names(chunked(text, [cut_at(text, " follows")]))
+    assert "mid_sentence" not in names(chunked(text, [cut_at(text, " Second")]))
+    assert "mid_sentence" not in names(chunked(text, [cut_at(text, "A new")]))
+    assert "mid_sentence" not in names(chunked(text, [cut_at(text, "\nA new")]))
+    code = "x = compute(a, b)\nprint(x)\n"
+    assert "mid_sentence" not in names(chunked(code, [cut_at(code, ", b")], kind="code"))
+
+
+MARKDOWN = """# Guide
+
+Intro paragraph for the guide.
+
+```python
+# not a heading
+x = 1
+y = 2
+```
+
+| name | value |
+|------|-------|
+| a    | 1     |
+| b    | 2     |
+
+- first item
+  continues here
+- second item
+
+## Setup
+
+Setup body with enough words to be a real section of the guide, so it is content.
+More setup text follows on this line.
+"""
+
+
+def test_structure_scan_finds_fences_tables_items_and_headings():
+    doc = Document.from_text(MARKDOWN, kind="markdown")
+    s = scan_structure(doc)
+    lines = lambda ranges: [(doc.line_of(a), doc.line_of(b - 1)) for a, b in ranges]
+    assert lines(s.fences) == [(5, 9)]
+    assert lines(s.tables) == [(11, 14)]
+    assert lines(s.items) == [(16, 17), (18, 18)]
+    assert [(h.line, h.level) for h in s.headings] == [(1, 1), (20, 2)]  # "# not a heading" is code
+    assert scan_structure(Document.from_text(MARKDOWN, kind="code", language="python")).headings == []
+
+
+def test_cut_inside_code_block_table_and_list_item_fires():
+    md = MARKDOWN
+    assert "in_code_block" in names(chunked(md, [cut_at(md, "y = 2")], kind="markdown"))
+    assert "in_table" in names(chunked(md, [cut_at(md, "| b ")], kind="markdown"))
+    assert "in_list_item" in names(chunked(md, [cut_at(md, "  continues")], kind="markdown"))
+
+
+def test_cuts_around_blocks_do_not_fire():
+    md = MARKDOWN
+    cuts = [cut_at(md, "```python"), cut_at(md, "| name"), cut_at(md, "- first"), cut_at(md, "- second"),
+            cut_at(md, "## Setup")]
+    got = names(chunked(md, cuts, kind="markdown"))
+    for name in ("in_code_block", "in_table", "in_list_item", "mid_word", "orphan_heading"):
+        assert name not in got
+
+
+def test_orphan_heading_fires_when_heading_is_cut_from_its_body():
+    md = MARKDOWN
+    cs = chunked(md, [cut_at(md, "Setup body")], kind="markdown")
+    flags = [f for f in find_flags(cs, min_tokens=0) if f.name == "orphan_heading"]
+    assert len(flags) == 1 and flags[0].line == 20 and "## Setup" in flags[0].reason
+    # the same heading at the start of its chunk, with its body, is fine
+    assert "orphan_heading" not in names(chunked(md, [cut_at(md, "## Setup")], kind="markdown"))
+    # a heading whose whole (short) section fits in the chunk is not orphaned
+    short = "# A\n\nShort.\n\n# B\n\nBody of B goes here and is long enough to matter a lot.\n"
+    assert "orphan_heading" not in names(chunked(short, [cut_at(short, "# B")], kind="markdown"))
+
+
+CODE = """class Store:
+    def get(self, key):
+        value = self.data[key]
+        return value
+
+    def put(self, key, value):
+        self.data[key] = value
+
+
+def helper():
+    return 42
+"""
+ENTITIES = [
+    {"name": "Store", "kind": "class", "start_line": 1, "end_line": 7},
+    {"name": "get", "kind": "method", "start_line": 2, "end_line": 4},
+    {"name": "put", "kind": "method", "start_line": 6, "end_line": 7},
+    {"name": "helper", "kind": "function", "start_line": 10, "end_line": 11},
+]
+
+
+def test_split_entity_fires_for_cuts_inside_functions_not_between_them():
+    meta = {0: {"entities": ENTITIES}}
+    inside = chunked(CODE, [cut_at(CODE, "        return value")], kind="code", metadata=meta)
+    flags = [f for f in find_flags(inside, min_tokens=0) if f.name == "split_entity"]
+    assert len(flags) == 1 and "method get" in flags[0].reason
+    between_methods = chunked(CODE, [cut_at(CODE, "    def put")], kind="code", metadata=meta)
+    assert "split_entity" not in names(between_methods)  # a cut inside the class, between methods
+    between_top = chunked(CODE, [cut_at(CODE, "def helper")], kind="code", metadata=meta)
+    assert "split_entity" not in names(between_top)
+
+
+def test_split_entity_from_strategy_metadata():
+    cs = chunked(CODE, [cut_at(CODE, "def helper")], kind="code", metadata={1: {"split_entity": True}})
+    assert [(f.name, f.chunk_index) for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"] == [("split_entity", 1)]
+
+
+def test_duplicate_names_the_first_copy():
+    text = "same words here\n" * 3
+    cs = chunked(text, [16, 32])
+    dups = [f for f in find_flags(cs, min_tokens=0) if f.name == "duplicate"]
+    assert [f.chunk_index for f in dups] == [1, 2]
+    assert all("chunk-0001" in f.reason for f in dups)
+
+
+def test_overlap_as_requested_is_not_flagged():
+    text = "".join(f"line {i} of the file.\n" for i in range(60))
+    doc = Document.from_text(text, kind="prose")
+    cs = chunk_document(doc, "lines", {"size": 10, "overlap": 2})
+    assert "overlap" not in names(cs)
+
+
+def test_missing_overlap_is_flagged_at_each_boundary():
+    text = "".join(f"line {i} of the file.\n" for i in range(30))
+    doc = Document.from_text(text, kind="prose")
+    cuts = [doc.line_start(11), doc.line_start(21)]
+    cs = chunked(text, cuts, params={"size": 10, "overlap": 2})
+    flags = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
+    assert [f.chunk_index for f in flags] == [1, 2]
+    assert all("no overlap" in f.reason and "2 lines requested" in f.reason for f in flags)
+    assert "overlap" not in names(chunked(text, cuts, params={"size": 10, "overlap": 0}))
+
+
+def test_overlap_where_none_was_requested_and_structural_boundaries():
+    text = "".join(f"line {i} of the file.\n" for i in range(30))
+    doc = Document.from_text(text, kind="prose")
+    spans = [Span(0, doc.line_end(12)), Span(doc.line_start(9), len(text))]
+    cs = chunked(text, None, spans=spans, params={"size": 10, "overlap": 0})
+    flags = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
+    assert len(flags) == 1 and "4 lines of overlap where none was requested" in flags[0].reason
+    # a heading boundary without overlap is only information (markdown adds none there)
+    heading_spans = [Span(0, doc.line_end(10)), Span(doc.line_end(10), len(text), "heading")]
+    cs = chunked(text, None, spans=heading_spans, params={"size": 10, "overlap": 2})
+    (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
+    assert flag.severity == "info"
+
+
+def test_gaps_warn_unless_declared_or_blank():
+    text = "first part of text.\n\nsecond part that nobody covers.\nthird part.\n"
+    a = text.index("second")
+    b = text.index("third")
+    cs = chunked(text, None, spans=[Span(0, a), Span(b, len(text))])
+    (gap,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "gap"]
+    assert gap.severity == "warning" and gap.chunk_index is None and gap.line == 3
+    declared = chunked(text, None, spans=[Span(0, a), Span(b, len(text))], gaps=[(a, b, "sampled out")])
+    assert [f.severity for f in find_flags(declared, min_tokens=0) if f.name == "gap"] == ["info"]
+    blank = chunked(text, None, spans=[Span(0, text.index("\n") + 1), Span(text.index("second"), len(text))])
+    assert [f.severity for f in find_flags(blank, min_tokens=0) if f.name == "gap"] == ["info"]
+
+
+def test_score_is_100_for_a_clean_even_chunking_and_drops_with_flags():
+    text = "".join(f"Sentence number {i} is here.\n" for i in range(40))
+    doc = Document.from_text(text, kind="prose")
+    clean = chunk_document(doc, "lines", {"size": 10, "overlap": 0})
+    q = assess(clean, min_tokens=0)
+    assert q.flags == [] and q.score.score == 100.0 and q.score.flagged_share == 0
+    bad = chunked(text, [c.start + 5 for c in clean.chunks[1:]], params={"size": 10, "overlap": 0})
+    qb = assess(bad, min_tokens=0)
+    assert qb.score.counts["mid_word"] == 3 and qb.score.counts["mid_sentence"] == 3
+    assert qb.score.flagged_share > 0.5
+    assert 0 <= qb.score.score < q.score.score
+    worse = assess(bad, budget=1, min_tokens=0)
+    assert worse.score.score < qb.score.score and worse.score.counts["over_budget"] == len(bad.chunks)
+
+
+def test_info_flags_do_not_lower_the_score():
+    text = "first part of text.\n\nsecond part.\n"
+    a = text.index("second")
+    gapped = chunked(text, None, spans=[Span(0, text.index("\n") + 1), Span(a, len(text))])
+    q = assess(gapped, min_tokens=0)
+    assert q.score.info_counts["gap"] == 1 and q.score.counts["gap"] == 0 and q.score.score == 100.0
+
+
+def test_quality_of_a_sample_doc_names_every_flag_with_location():
+    md = MARKDOWN
+    cs = chunked(md, [cut_at(md, "y = 2"), cut_at(md, "Setup body"), cut_at(md, "| b ")], kind="markdown")
+    q = assess(cs, min_tokens=0)
+    assert set(q.score.counts) == set(FLAG_NAMES)
+    for f in q.flags:
+        assert f.reason and "\n" not in f.reason
+        assert cs.document.line_of(f.start) == f.line
+    assert q.flagged_indexes() == sorted({f.chunk_index for f in q.flags if f.chunk_index is not None})
+    assert "score" in q.summary()

@@ -1,0 +1,72 @@
+"""A sweep runs the grid in worker processes and reports what the engine reports cell by cell."""
+
+import pytest
+
+from chunktui.engine import Document, ParamError, chunk_document
+from chunktui.engine.quality import assess
+from chunktui.engine.sweep import evaluate, parse_range, plan_grid, sweep
+
+TEXT = "".join(
+    f"## Part {i}\n\nParagraph {i} talks about chunking, boundaries and budgets at some length.\n"
+    f"```\ncode line {i}\nmore code {i}\n```\n\n" for i in range(80)
+)
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return Document.from_text(TEXT, path="parts.md")
+
+
+def test_parse_range_forms():
+    assert parse_range("200:1000:200") == [200, 400, 600, 800, 1000]
+    assert parse_range("0,50,100") == [0, 50, 100]
+    assert parse_range("7") == [7]
+    for bad in ("a:b", "10:5:1", "1:10:0", "", "1:2:3:4"):
+        with pytest.raises(ParamError):
+            parse_range(bad)
+
+
+def test_parallel_cells_equal_the_engine_run_one_by_one(doc):
+    result = sweep(doc, ["lines"], [5, 8, 12], [0, 1, 3], budget=150, min_tokens=8, workers=2)
+    assert [(c.size, c.overlap) for c in result.cells] == [(s, o) for s in (5, 8, 12) for o in (0, 1, 3)]
+    for cell in result.cells:
+        cs = chunk_document(doc, "lines", {"size": cell.size, "overlap": cell.overlap})
+        stats = cs.stats(150)
+        q = assess(cs, 150, 8)
+        assert cell.count == stats.count == len(cs.chunks)
+        assert cell.median_tokens == stats.tokens_median
+        assert cell.p95_tokens == pytest.approx(stats.tokens_p95, abs=0.005)
+        assert cell.over_budget_pct == pytest.approx(100 * stats.over_budget / stats.count, abs=0.005)
+        assert cell.flags == q.score.counts
+        assert cell.score == q.score.score
+    assert result.cells == sweep(doc, ["lines"], [5, 8, 12], [0, 1, 3], budget=150, min_tokens=8, workers=1).cells
+
+
+def test_invalid_cells_are_skipped_with_a_reason(doc):
+    result = sweep(doc, ["lines"], [2, 4], [0, 2, 3], workers=1)
+    assert [(c.size, c.overlap) for c in result.cells] == [(2, 0), (4, 0), (4, 2), (4, 3)]
+    assert [(s.size, s.overlap) for s in result.skipped] == [(2, 2), (2, 3)]
+    assert all("overlap" in s.reason for s in result.skipped)
+
+
+def test_grid_maps_size_and_overlap_to_the_strategy_params():
+    cells, skipped = plan_grid(["lines"], [10], [1], base_params={"size": 99})
+    assert cells == [("lines", 10, 1, {"size": 10, "overlap": 1})] and skipped == []
+
+
+def test_cells_serialise_to_the_documented_json(doc):
+    cell = evaluate(doc, "lines", 10, 2, {"size": 10, "overlap": 2})
+    d = cell.to_dict()
+    assert list(d) == ["strategy", "size", "overlap", "count", "median_tokens", "p95_tokens",
+                       "over_budget_pct", "flags", "score"]
+    assert d["strategy"] == "lines" and d["count"] > 0 and isinstance(d["flags"], dict)
+
+
+def test_progress_and_cancel(doc):
+    seen = []
+    sweep(doc, ["lines"], [5, 10], [0, 1], workers=2, progress=lambda done, total: seen.append((done, total)))
+    assert seen[-1] == (4, 4) and len(seen) == 4
+    from chunktui.engine import Cancelled
+
+    with pytest.raises(Cancelled):
+        sweep(doc, ["lines"], [5, 10], [0, 1], workers=2, is_cancelled=lambda: True)
