@@ -1,0 +1,359 @@
+"""Chunk source code along its syntax tree.
+
+The file becomes a row-ordered list of atoms: groups of sibling nodes that share
+a line (or a comment glued to what it documents). A group that does not fit the
+limit is opened up: entities, blocks and compound statements are replaced by
+their children and grouped again, so cuts land between statements of a body,
+never inside one. Atoms are then merged greedily up to the limit, overlap lines
+are borrowed from the previous chunk while the limit allows, and each chunk is
+told where it lives (scope chain, entities, siblings, imports).
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass
+
+from ..model import Span
+from ..strategies import Proposal
+from .entities import extract
+from .languages import MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
+from .parse import ParsedFile, last_row, parse
+from .scope import ScopeTree
+
+_IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_NON_WS = re.compile(r"\S")
+_SIBLINGS_EACH_SIDE = 3
+_JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
+                        "function_expression", "function", "generator_function", "expression_statement"}
+_BOUNDARY = {"function": "function", "method": "method", "import": "import", "class": "class", "struct": "class",
+             "interface": "class", "trait": "class", "impl": "class", "enum": "class", "module": "class",
+             "namespace": "class"}
+
+
+@dataclass
+class Atom:
+    """An indivisible run of whole lines [start, end) in characters."""
+
+    start: int
+    end: int
+    oversized: bool = False
+    blank: bool = False
+    imports_only: bool = False
+
+
+def _is_comment(node) -> bool:
+    return "comment" in node.type or node.type in ("attribute_item", "decorator")
+
+
+class _Atomizer:
+    """Turns the tree into atoms no bigger than the limit where the syntax allows."""
+
+    def __init__(self, pf: ParsedFile, fits, imports: set[str]):
+        self.pf, self.fits, self.imports = pf, fits, imports
+        spec = pf.grammar.spec
+        self.openable = set(pf.grammar.known) | set(spec.entities) | {"ERROR"}
+        if spec.name in ("javascript", "typescript", "tsx"):
+            self.openable |= _JS_FUNCTION_HOLDERS
+        self.rows: list[tuple[int, int, list]] = []
+
+    def groups(self, nodes) -> list[list]:
+        """Siblings on a shared line stay together, and a comment sticks to the line below it."""
+        out: list[list] = []
+        own_line = False  # does the last node of the current group start its own line?
+        for n in nodes:
+            if out:
+                prev = out[-1][-1]
+                row, prev_last = n.start_point[0], last_row(prev)
+                if row <= prev_last or (own_line and _is_comment(prev) and row == prev_last + 1):
+                    out[-1].append(n)
+                    own_line = own_line and row > prev_last
+                    continue
+            out.append([n])
+            own_line = True
+        return out
+
+    def split(self, nodes) -> None:
+        for g in self.groups(nodes):
+            first, last = g[0].start_point[0], last_row(g[-1])
+            if self.fits(first, last):
+                self.rows.append((first, last, g, False))
+                continue
+            opened, changed = [], False
+            for n in g:
+                if n.child_count and (n.type in self.openable or is_control(n.type)):
+                    opened.extend(n.children)
+                    changed = True
+                else:
+                    opened.append(n)
+            if changed:
+                self.split(opened)
+            else:
+                self.rows.append((first, last, g, True))
+
+    def atoms(self) -> list[Atom]:
+        doc = self.pf.doc
+        root = self.pf.root
+        if root.child_count:
+            self.split(root.children)
+        out: list[Atom] = []
+        pos = 0
+        for first, last, nodes, oversized in self.rows:
+            s, e = doc.line_start(first + 1), doc.line_end(last + 1)
+            if s > pos:
+                out.append(Atom(pos, s, blank=True))
+            only_imports = all(n.type in self.imports or _is_comment(n) for n in nodes) and \
+                any(n.type in self.imports for n in nodes)
+            out.append(Atom(s, e, oversized=oversized, imports_only=only_imports))
+            pos = e
+        if pos < len(doc.text):
+            out.append(Atom(pos, len(doc.text), blank=True))
+        return out
+
+
+def _runs(atoms: list[Atom], filter_imports: bool):
+    """Contiguous runs of atoms to chunk, and the import ranges left out as declared gaps."""
+    runs, gaps, cur = [], [], []
+    for a in atoms:
+        if filter_imports and a.imports_only:
+            if cur:
+                runs.append(cur)
+            cur = []
+            if gaps and gaps[-1][1] == a.start:
+                gaps[-1] = (gaps[-1][0], a.end, gaps[-1][2])
+            else:
+                gaps.append((a.start, a.end, "imports (filtered; listed in each chunk's imports)"))
+        elif filter_imports and a.blank and gaps and gaps[-1][1] == a.start and not cur:
+            gaps[-1] = (gaps[-1][0], a.end, gaps[-1][2])
+        else:
+            cur.append(a)
+    if cur:
+        runs.append(cur)
+    return runs, gaps
+
+
+def _merge(run: list[Atom], fits_span) -> list[tuple[int, int, bool]]:
+    """Greedy merge of adjacent atoms while the result fits; blank lines join a neighbour."""
+    out: list[list] = []  # [start, end, oversized]
+    pending: Atom | None = None  # blank lines the previous chunk had no room for
+    for a in run:
+        if pending is None and out and not out[-1][2] and not a.oversized and fits_span(out[-1][0], a.end):
+            out[-1][1] = a.end
+        elif a.blank and out and out[-1][2]:
+            out[-1][1] = a.end  # an oversized chunk may as well keep the blank lines after it
+        elif a.blank:
+            pending = a if pending is None else Atom(pending.start, a.end, blank=True)
+        elif pending is not None and (a.oversized or fits_span(pending.start, a.end)):
+            out.append([pending.start, a.end, a.oversized])
+            pending = None
+        else:
+            if pending is not None:
+                out.append([pending.start, pending.end, False])
+                pending = None
+            out.append([a.start, a.end, a.oversized])
+    if pending is not None:
+        out.append([pending.start, pending.end, False])
+    return [(s, e, o) for s, e, o in out]
+
+
+class CodeChunker:
+    """One parsed file and everything needed to chunk it and describe each chunk."""
+
+    def __init__(self, doc, params: dict, ctx):
+        self.doc, self.params, self.ctx = doc, params, ctx
+        language = params.get("language", "auto")
+        if language != "auto":
+            self.language = detect_language(None, language)
+        else:
+            self.language = doc.language if doc.language in SPECS else detect_language(doc.path)
+        self.pf = parse(doc, self.language)
+        self.defs, self.imports = extract(self.pf)
+        self.tree = ScopeTree(self.defs)
+        self._import_starts = [i.start for i in self.imports]
+        unit = params.get("unit", "bytes")
+        text = doc.text
+        if unit == "chars":
+            self.measure = lambda s, e: e - s
+        elif unit == "bytes":
+            self.measure = lambda s, e: doc.byte_offset(e) - doc.byte_offset(s)
+        else:
+            counter = ctx.counter("tokens")
+            self.measure = lambda s, e: counter.count(text[s:e])
+
+    # -- boundaries --------------------------------------------------------------------
+    def atoms(self, limit: int | None) -> list[Atom]:
+        doc = self.doc
+        if limit is None:
+            fits = lambda a, b: True  # noqa: E731
+        else:
+            fits = lambda a, b: self.measure(doc.line_start(a + 1), doc.line_end(b + 1)) <= limit  # noqa: E731
+        return _Atomizer(self.pf, fits, set(self.pf.grammar.spec.imports)).atoms()
+
+    def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
+        limit = self.params["max_chunk_size"]
+        runs, gaps = _runs(self.atoms(limit), self.params.get("filter_imports", False))
+        cores = []
+        for run in runs:
+            self.ctx.check()
+            cores += _merge(run, lambda s, e: self.measure(s, e) <= limit)
+        return cores, gaps
+
+    def toplevel_cores(self) -> list[tuple[int, int, bool]]:
+        """One chunk per top-level definition; the preamble joins the first one."""
+        doc = self.doc
+        top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
+        atomizer = _Atomizer(self.pf, lambda a, b: True, set())
+        groups = atomizer.groups(self.pf.root.children) if self.pf.root.child_count else []
+        starts, seen_first = [], False
+        for g in groups:
+            first, last = g[0].start_point[0], last_row(g[-1])
+            if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):
+                if seen_first:
+                    starts.append(doc.line_start(first + 1))
+                seen_first = True
+        bounds = [0] + starts + [len(doc.text)]
+        return [(a, b, False) for a, b in zip(bounds, bounds[1:]) if b > a]
+
+    # -- spans -------------------------------------------------------------------------
+    def spans(self, cores, overlap_lines: int = 0, limit: int | None = None) -> list[Span]:
+        doc = self.doc
+        spans = []
+        for i, (s, e, oversized) in enumerate(cores):
+            self.ctx.check()
+            start = s
+            if i and overlap_lines and not oversized and cores[i - 1][1] == s:
+                first = doc.line_of(s)
+                lo = max(doc.line_of(cores[i - 1][0]), first - overlap_lines)
+                while lo < first and limit is not None and self.measure(doc.line_start(lo), e) > limit:
+                    lo += 1
+                start = doc.line_start(lo)
+            spans.append(self.describe(i, start, s, e, limit is not None and self.measure(s, e) > limit))
+            if i % 64 == 0:
+                self.ctx.progress(0.5 + 0.5 * i / max(1, len(cores)))
+        return spans
+
+    def describe(self, index: int, start: int, core_s: int, core_e: int, oversized: bool) -> Span:
+        doc, text = self.doc, self.doc.text
+        m = _NON_WS.search(text, core_s, core_e)
+        s2 = m.start() if m else core_s
+        e2 = core_e
+        while e2 > s2 and text[e2 - 1].isspace():
+            e2 -= 1
+        chain = self.tree.chain_for(s2, e2) if e2 > s2 else []
+        defined = self.tree.defined_in(core_s, core_e)
+        lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
+        local_imports = self.imports[lo:hi]
+        used = self._used_imports(start, core_e, local_imports)
+        siblings = self._siblings(chain, defined)
+        split = e2 > s2 and self._splits(s2, e2, chain)
+        btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
+        meta = {
+            "language": self.language,
+            "scope_chain": [c.name for c in chain],
+            "entities": [d.to_dict() for d in defined] + [i.to_dict() for i in local_imports],
+            "siblings": siblings,
+            "imports": [i.signature for i in used],
+            "split_entity": split,
+            "core_start_line": doc.line_of(core_s),
+            "core_end_line": doc.line_range(core_s, core_e)[1],
+        }
+        if oversized:
+            meta["oversized"] = True
+        context = self._context(chain, defined, siblings, used, text[start:core_e])
+        return Span(start, core_e, btype, label, metadata=meta, context_text=context)
+
+    def _used_imports(self, s: int, e: int, local) -> list:
+        if not self.imports:
+            return []
+        body = self.doc.text[s:e]
+        for imp in local:  # an import statement does not "use" the names it binds
+            a, b = max(imp.start, s) - s, min(imp.end, e) - s
+            if b > a:
+                body = body[:a] + " " * (b - a) + body[b:]
+        names = set(_IDENT.findall(body))
+        return [i for i in self.imports if any(n in names for n in i.bound)]
+
+    def _siblings(self, chain, defined) -> list[str]:
+        detail = self.params.get("sibling_detail", "signatures")
+        if detail == "none":
+            return []
+        scope = chain[-1] if chain else None
+        focus = [d for d in defined if d.parent is scope]
+        if not focus and scope is not None:
+            focus, scope = [scope], scope.parent
+        level = scope.children if scope is not None else self.tree.roots
+        if not focus or not level:
+            return []
+        ids = {id(f) for f in focus}
+        idx = [k for k, x in enumerate(level) if id(x) in ids]
+        if not idx:
+            return []
+        a, b = idx[0], idx[-1]
+        picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
+        return [x.name if detail == "names" else x.signature for x in picked]
+
+    def _splits(self, s2: int, e2: int, chain) -> bool:
+        """Does this chunk hold part, but not all, of a definition other than a class-like scope?
+
+        Classes, impls, traits and namespaces are cut between their members all the
+        time; a cut inside a function, type, enum or interface is what users must see.
+        """
+        holders = list(chain)
+        for p in (s2, e2 - 1):
+            holders += self.tree.chain_for(p, p + 1)
+        return any(e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2) for e in holders)
+
+    def _boundary(self, index, s2, chain, defined, local_imports, split) -> tuple[str, str]:
+        for d in defined:
+            if d.extent_start <= s2 <= d.start or d.start == s2:
+                return _BOUNDARY.get(d.kind, "entity"), d.signature
+        if local_imports and local_imports[0].start <= s2 + 1:
+            return "import", local_imports[0].signature
+        if chain:
+            return "statement", " > ".join(c.name for c in chain)
+        first_line = self.doc.text[s2:self.doc.text.find("\n", s2) if "\n" in self.doc.text[s2:s2 + 200] else s2 + 80]
+        return ("start" if index == 0 else "block"), first_line.strip()[:80]
+
+    def _context(self, chain, defined, siblings, used, code: str) -> str | None:
+        mode = self.params.get("context_mode", "full")
+        if mode == "none":
+            return None
+        c = self.pf.grammar.spec.comment
+        lines = [f"{c} {self.doc.path or '<text>'}"]
+        if chain:
+            lines.append(f"{c} Scope: {' > '.join(x.name for x in chain)}")
+        if mode == "full":
+            if chain and chain[-1] not in defined:
+                lines.append(f"{c} Inside: {chain[-1].signature}")
+            sigs = [d.signature for d in defined if d.kind in SCOPE_KINDS]
+            if sigs:
+                lines.append(f"{c} Defines: " + "; ".join(sigs))
+            if siblings:
+                lines.append(f"{c} Siblings: " + "; ".join(siblings))
+            for imp in used:
+                lines.append(f"{c} Uses: {imp.signature}")
+        return "\n".join(lines) + "\n\n" + code
+
+    def warnings(self) -> list[str]:
+        if not self.pf.root.has_error:
+            return []
+        lines = self.pf.error_lines()
+        where = f"near line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:10]))}" if lines \
+            else "(missing tokens)"
+        return [f"{self.doc.path or '<text>'}: syntax errors {where}; chunked along the parts that parsed"]
+
+
+def run_code(doc, params: dict, ctx, *, toplevel: bool = False) -> Proposal:
+    """The `code` and `code-toplevel` strategies."""
+    ck = CodeChunker(doc, params, ctx)
+    ctx.progress(0.2)
+    if toplevel:
+        cores, gaps = ck.toplevel_cores(), []
+        spans = ck.spans(cores)
+    else:
+        cores, gaps = ck.sized_cores()
+        spans = ck.spans(cores, params["overlap_lines"], params["max_chunk_size"])
+    notes = [f"{ck.language}: {len(ck.defs)} definitions, {len(ck.imports)} imports"]
+    return Proposal(spans, gaps=gaps, warnings=ck.warnings(), notes=notes)
+

@@ -1,0 +1,276 @@
+"""Entities of a source file: what is defined where, with its signature and documentation.
+
+Entity nodes are found with one tree-sitter query (run in C), so the cost is in
+the number of definitions, not the number of syntax nodes.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass, field
+
+from .parse import ParsedFile, last_row
+from .scope import nest
+
+_WS = re.compile(r"\s+")
+_STRING = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')(.*)\1$", re.S)
+_COMMENT_MARKS = re.compile(r"^\s*(///?!?|#!?|/\*\*?|\*/|\*(?!/))\s?")
+_SIGNATURE_MAX = 240
+_NAME_TYPES = {"identifier", "field_identifier", "type_identifier", "qualified_identifier", "operator_name",
+               "destructor_name", "namespace_identifier", "constant", "scoped_identifier", "property_identifier"}
+
+
+@dataclass(eq=False)
+class Entity:
+    """One definition (or import) with its place in the file and in the scope tree."""
+
+    name: str
+    kind: str
+    signature: str
+    docstring: str
+    start: int  # char offsets of the definition, decorators/export included
+    end: int
+    extent_start: int  # where its leading comments begin (they travel with it)
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    node: object = field(repr=False, default=None)
+    outer: object = field(repr=False, default=None)
+    parent: "Entity | None" = field(repr=False, default=None)
+    children: list = field(repr=False, default_factory=list)
+    bound: tuple[str, ...] = ()  # names an import binds
+
+    @property
+    def chain(self) -> list[str]:
+        out, e = [], self
+        while e is not None:
+            out.append(e.name)
+            e = e.parent
+        return out[::-1]
+
+    @property
+    def is_import(self) -> bool:
+        return self.kind == "import"
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "kind": self.kind, "signature": self.signature, "docstring": self.docstring,
+                "start_line": self.start_line, "end_line": self.end_line, "start_byte": self.start_byte,
+                "end_byte": self.end_byte, "parent": self.parent.name if self.parent else None}
+
+
+def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
+    """(definitions nested into a scope tree, imports), both in file order."""
+    from tree_sitter import QueryCursor
+
+    g = pf.grammar
+    nodes = QueryCursor(g.entity_query).captures(pf.root).get("entity", [])
+    seen, defs = set(), []
+    for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
+        if node.id in seen:
+            continue
+        seen.add(node.id)
+        defs.append(_entity(pf, node, g.spec.entities.get(node.type, "function")))
+    nest(defs)
+    imports = []
+    if g.import_query is not None:
+        for node in sorted(QueryCursor(g.import_query).captures(pf.root).get("import", []), key=lambda n: n.start_byte):
+            e = _entity(pf, node, "import")
+            e.name = e.signature
+            e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
+            imports.append(e)
+    return defs, imports
+
+
+def _entity(pf: ParsedFile, node, kind: str) -> Entity:
+    outer = _outer(pf, node)
+    leading = _leading_comments(outer)
+    extent = pf.start(leading[0]) if leading else pf.start(outer)
+    if node.type == "function_definition" and _declarator_name_node(node) is not None \
+            and _declarator_name_node(node).type == "qualified_identifier":
+        kind = "method"
+    return Entity(
+        name=_name(pf, node), kind=kind, signature=_signature(pf, node), docstring=_docstring(pf, node, leading),
+        start=pf.start(outer), end=pf.end(outer), extent_start=extent,
+        start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
+        start_byte=outer.start_byte, end_byte=outer.end_byte, node=node, outer=outer,
+    )
+
+
+def _outer(pf: ParsedFile, node):
+    """The node a definition really starts at: its decorators, `export`, `template<>`, `const x =`."""
+    wrappers = pf.grammar.spec.wrappers
+    if node.type == "variable_declarator" and node.parent is not None and node.parent.named_child_count == 1:
+        node = node.parent
+    while node.parent is not None and node.parent.type in wrappers:
+        node = node.parent
+    return node
+
+
+def _leading_comments(node) -> list:
+    """Comments (and Rust attributes) directly above a node, with no blank line between."""
+    out, cur = [], node
+    prev = node.prev_sibling
+    while prev is not None and ("comment" in prev.type or prev.type == "attribute_item") \
+            and last_row(prev) + 1 >= cur.start_point[0]:
+        before = prev.prev_sibling
+        if before is not None and last_row(before) == prev.start_point[0]:
+            break  # a trailing comment of the statement before
+        out.append(prev)
+        cur, prev = prev, before
+    return out[::-1]
+
+
+def _declarator_name_node(node):
+    d = node.child_by_field_name("declarator")
+    while d is not None and d.type not in _NAME_TYPES:
+        nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
+        d = nxt
+    return d
+
+
+def _name(pf: ParsedFile, node) -> str:
+    if node.type == "impl_item":
+        typ, trait = node.child_by_field_name("type"), node.child_by_field_name("trait")
+        return f"{pf.text(trait)} for {pf.text(typ)}" if trait is not None else pf.text(typ) if typ is not None else "impl"
+    name = node.child_by_field_name("name")
+    if name is None:
+        name = _declarator_name_node(node)
+    if name is None and node.type == "type_definition":
+        name = node.child_by_field_name("declarator")
+    return _WS.sub(" ", pf.text(name)) if name is not None else "<anonymous>"
+
+
+def _body(node):
+    body = node.child_by_field_name("body")
+    if body is None and node.type == "variable_declarator":
+        value = node.child_by_field_name("value")
+        body = value.child_by_field_name("body") if value is not None else None
+    if body is None and node.type == "type_spec":
+        typ = node.child_by_field_name("type")
+        if typ is not None and typ.named_child_count:
+            body = typ.children[-1] if typ.type == "struct_type" else next(
+                (c for c in typ.children if c.type == "{"), None)
+    return body
+
+
+def _signature(pf: ParsedFile, node) -> str:
+    """The declaration up to its body, on one line: `async getUser(id: string): Promise<User>`."""
+    start = node.parent if node.type == "variable_declarator" and node.parent is not None else node
+    body = _body(node)
+    end = node.end_byte
+    if body is not None and body.start_byte > start.start_byte:
+        # stop before the body and before any comment that precedes it (`def f():  # note`)
+        head = [c for c in (body.parent or node).children if c.end_byte <= body.start_byte and "comment" not in c.type]
+        end = max((c.end_byte for c in head), default=body.start_byte) if body.parent == node else body.start_byte
+    text = _WS.sub(" ", pf.source[start.start_byte:end].decode("utf-8", "replace")).strip()
+    if body is not None:
+        text = text.rstrip("{:").rstrip()
+    if node.type == "type_spec":
+        text = "type " + text
+    return text if len(text) <= _SIGNATURE_MAX else text[:_SIGNATURE_MAX - 1] + "…"
+
+
+def _docstring(pf: ParsedFile, node, leading) -> str:
+    if pf.grammar.spec.docstring_in_body:
+        doc = python_docstring(pf, node.child_by_field_name("body"))
+        if doc:
+            return doc
+    lines = []
+    for c in leading:
+        if "comment" not in c.type:
+            continue
+        for line in pf.text(c).splitlines():
+            line = _COMMENT_MARKS.sub("", line).rstrip()
+            if line.endswith("*/"):
+                line = line[:-2].rstrip()
+            lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def python_docstring(pf: ParsedFile, body) -> str:
+    """The string literal that opens a Python module, class or function body, cleaned."""
+    if body is None or body.named_child_count == 0:
+        return ""
+    first = body.named_children[0]
+    if first.type != "expression_statement" or first.named_child_count != 1 or first.named_children[0].type != "string":
+        return ""
+    m = _STRING.match(pf.text(first.named_children[0]))
+    return inspect.cleandoc(m.group(2)) if m else ""
+
+
+def _bound_names(pf: ParsedFile, node) -> list[str]:
+    """Names an import statement makes available in the file."""
+    lang, t = pf.grammar.spec.name, node.type
+    text = pf.text
+    if lang == "python":
+        out = []
+        for child in node.children_by_field_name("name"):
+            if child.type == "aliased_import":
+                out.append(text(child.child_by_field_name("alias")))
+            elif t == "import_statement":
+                out.append(text(child).split(".")[0])
+            else:
+                out.append(text(child).split(".")[-1])
+        return out
+    if lang in ("javascript", "typescript", "tsx"):
+        out = []
+        clause = next((c for c in node.children if c.type == "import_clause"), None)
+        for c in (clause.children if clause is not None else []):
+            if c.type == "identifier":
+                out.append(text(c))
+            elif c.type == "namespace_import":
+                out += [text(x) for x in c.children if x.type == "identifier"]
+            elif c.type == "named_imports":
+                for spec in c.named_children:
+                    n = spec.child_by_field_name("alias") or spec.child_by_field_name("name")
+                    if n is not None:
+                        out.append(text(n))
+        return out
+    if lang == "rust":
+        return _rust_use(pf, node.child_by_field_name("argument"))
+    if lang == "go":
+        out = []
+        for spec in _descendants(node, "import_spec"):
+            alias, path = spec.child_by_field_name("name"), spec.child_by_field_name("path")
+            if alias is not None and text(alias) not in ("_", "."):
+                out.append(text(alias))
+            elif alias is None and path is not None:
+                out.append(text(path).strip('"`').rsplit("/", 1)[-1])
+        return out
+    if t in ("import_declaration", "using_directive", "using_declaration"):
+        if "*" in text(node) or "static" in text(node).split()[:2] and t == "using_directive":
+            return []
+        alias = node.child_by_field_name("name")
+        if alias is not None and "=" in text(node):
+            return [text(alias)]
+        words = re.findall(r"[A-Za-z_]\w*", text(node).rstrip(";"))
+        return words[-1:] if words else []
+    return []
+
+
+def _rust_use(pf: ParsedFile, node) -> list[str]:
+    if node is None:
+        return []
+    t = node.type
+    if t == "use_as_clause":
+        return [pf.text(node.child_by_field_name("alias"))]
+    if t in ("identifier", "type_identifier"):
+        return [pf.text(node)]
+    if t == "scoped_identifier":
+        name = pf.text(node.child_by_field_name("name"))
+        return [pf.text(node.child_by_field_name("path")).rsplit("::", 1)[-1]] if name == "self" else [name]
+    if t == "scoped_use_list":
+        return _rust_use(pf, node.child_by_field_name("list"))
+    if t == "use_list":
+        return [n for c in node.named_children for n in _rust_use(pf, c)]
+    return []
+
+
+def _descendants(node, node_type: str):
+    for c in node.named_children:
+        if c.type == node_type:
+            yield c
+        else:
+            yield from _descendants(c, node_type)

@@ -1,0 +1,67 @@
+"""Parse a document with tree-sitter and map the tree's byte points back to character offsets.
+
+Tree-sitter speaks UTF-8 bytes and (row, byte column) points; the engine speaks
+code-point offsets. Converting through the row keeps it cheap: only the bytes of
+one line are ever decoded, and pure-ASCII lines need no decoding at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..documents import Document
+from .languages import Grammar, load_grammar
+
+
+@dataclass
+class ParsedFile:
+    doc: Document
+    grammar: Grammar
+    tree: object
+    source: bytes
+
+    @property
+    def root(self):
+        return self.tree.root_node
+
+    def char_at(self, point) -> int:
+        """Character offset of a tree-sitter (row, byte column) point."""
+        row, col = point
+        base = self.doc.line_start(row + 1)
+        if col == 0 or self.doc._ascii:
+            return base + col
+        line = self.doc.text[base:self.doc.line_end(row + 1)]
+        if line.isascii():
+            return base + col
+        return base + len(line.encode("utf-8", "surrogatepass")[:col].decode("utf-8", "ignore"))
+
+    def start(self, node) -> int:
+        return self.char_at(node.start_point)
+
+    def end(self, node) -> int:
+        return self.char_at(node.end_point)
+
+    def text(self, node) -> str:
+        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+
+    def error_lines(self) -> list[int]:
+        """1-based lines of ERROR nodes (syntax the grammar could not parse)."""
+        from tree_sitter import QueryCursor
+
+        nodes = QueryCursor(self.grammar.error_query).captures(self.root).get("error", [])
+        return sorted({n.start_point[0] + 1 for n in nodes})
+
+
+def last_row(node) -> int:
+    """The row of a node's last character (a node ending with a newline ends on the row before)."""
+    row, col = node.end_point
+    return row - 1 if col == 0 and row > node.start_point[0] else row
+
+
+def parse(doc: Document, language: str) -> ParsedFile:
+    import tree_sitter as ts
+
+    grammar = load_grammar(language)
+    source = doc.text.encode("utf-8", "surrogatepass")
+    tree = ts.Parser(grammar.language).parse(source)
+    return ParsedFile(doc, grammar, tree, source)
