@@ -1,0 +1,646 @@
+"""The chunktui app: tune chunking live and see every chunk.
+
+The app computes nothing the engine does not: every change is validated with the
+strategy's own spec, then re-chunked by `chunk_document` in an exclusive thread
+worker after a short debounce. Each run carries a generation number, so a result
+that arrives after a newer request is dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.timer import Timer
+from textual.widgets import DataTable, Footer, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
+                      chunk_document, get_strategy, load_document)
+from ..engine.tokens import DEFAULT_TOKENIZER
+from .commands import ChunktuiCommands
+from .samples import demo_files, find_sample_docs
+from .widgets.chunk_detail import ChunkDetail
+from .widgets.chunk_table import ChunkTable
+from .widgets.controls import ControlsPane
+from .widgets.document_view import DocumentView
+from .widgets.histogram import SizeHistogram
+from .widgets.stats_panel import StatsPanel
+
+DEFAULT_BUDGET = 512
+DEBOUNCE_SECONDS = 0.15
+
+
+def default_strategy(doc: Document | None) -> str:
+    """`auto` when present; else a strategy made for this kind of document; else semantic, else lines."""
+    strategies = all_strategies()
+    names = {s.name for s in strategies}
+    if "auto" in names:
+        return "auto"
+    if doc is not None:
+        for s in strategies:
+            if doc.kind in s.kinds:
+                return s.name
+    return "semantic" if "semantic" in names else "lines"
+
+
+def is_chunk_store(path: Path) -> bool:
+    """A saved chunks.yaml (by name, or a YAML file that declares the chunktui schema)."""
+    if path.name == "chunks.yaml":
+        return True
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return "chunktui.chunks/" in head
+
+
+class ChunksReady(Message):
+    def __init__(self, generation: int, chunkset: ChunkSet) -> None:
+        super().__init__()
+        self.generation, self.chunkset = generation, chunkset
+
+
+class ChunkingFailed(Message):
+    def __init__(self, generation: int, error: str, param: str | None = None) -> None:
+        super().__init__()
+        self.generation, self.error, self.param = generation, error, param
+
+
+class ChunkingProgress(Message):
+    def __init__(self, generation: int, fraction: float) -> None:
+        super().__init__()
+        self.generation, self.fraction = generation, fraction
+
+
+class ChunktuiApp(App):
+    """Document view in the centre, controls and stats on the left, histogram and chunk table on the right."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "chunktui"
+    COMMANDS = App.COMMANDS | {ChunktuiCommands}
+
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
+        Binding("e", "export", "Export", id="export", tooltip="Export the chunks: format, folder, overwrite"),
+        Binding("ctrl+s", "save_profile", "Save profile", id="save_profile",
+                tooltip="Save strategy, params and tokenizer as a YAML profile"),
+        Binding("question_mark", "help", "Help", key_display="?", id="help", tooltip="Show every key binding"),
+        Binding("left_square_bracket", "size(-1)", "Size-", key_display="[", id="size_down",
+                tooltip="Smaller chunks: one step down on the strategy's size parameter"),
+        Binding("right_square_bracket", "size(1)", "Size+", key_display="]", id="size_up",
+                tooltip="Larger chunks: one step up on the strategy's size parameter"),
+        Binding("left_curly_bracket", "overlap(-1)", "Overlap-", key_display="{", id="overlap_down",
+                tooltip="Less overlap: one step down on the strategy's overlap parameter"),
+        Binding("right_curly_bracket", "overlap(1)", "Overlap+", key_display="}", id="overlap_up",
+                tooltip="More overlap: one step up on the strategy's overlap parameter"),
+        Binding("n", "next_chunk", "Next", id="next_chunk", tooltip="Select and show the next chunk"),
+        Binding("p", "prev_chunk", "Prev", id="prev_chunk", tooltip="Select and show the previous chunk"),
+        Binding("t", "toggle_unit", "Tokens/chars", id="toggle_unit",
+                tooltip="Histogram in tokens or characters"),
+        Binding("s", "next_strategy", "Strategy", id="next_strategy",
+                tooltip="Step to the next strategy and show its one-line summary"),
+        Binding("ctrl+t", "tune", "Tune", id="tune",
+                tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
+    ]
+
+    def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
+                 *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
+                 budget: int = DEFAULT_BUDGET, debounce: float = DEBOUNCE_SECONDS) -> None:
+        super().__init__()
+        self.start_path = Path(path) if path else None
+        self.demo = demo
+        self.budget = budget
+        self.debounce = debounce
+        self.initial_strategy = strategy
+        self.initial_params = dict(params or {})
+        self.initial_tokenizer = tokenizer
+        if profile:
+            from ..formats.profiles import load_profile
+
+            loaded = load_profile(profile)
+            self.initial_strategy = strategy or loaded.strategy
+            self.initial_params = dict(loaded.params) | self.initial_params
+            self.initial_tokenizer = tokenizer or loaded.tokenizer
+        self.doc: Document | None = None
+        self.chunkset: ChunkSet | None = None
+        self.mode = "tune"  # or "review" for a loaded chunks.yaml
+        self.review = None
+        self.generation = 0
+        self.done_generation = 0
+        self.selected: int | None = None
+        self.unit = "tokens"
+        self.demo_dir: Path | None = None
+        self._timer: Timer | None = None
+        self._launched: tuple | None = None
+        self._remembered: dict[str, dict] = {}
+        self._idle: asyncio.Event | None = None
+
+    # -- layout -----------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        name = self.initial_strategy or default_strategy(None)
+        yield Static("", id="banner")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield ControlsPane(name, self.initial_params, self.initial_tokenizer or DEFAULT_TOKENIZER,
+                                   self.budget, id="controls")
+                yield StatsPanel(id="stats")
+            with Vertical(id="center"):
+                with Horizontal(id="status-row"):
+                    yield Static("no document", id="status")
+                    yield ProgressBar(total=None, show_eta=False, id="progress")
+                yield DocumentView(id="doc")
+                yield ChunkDetail(id="detail")
+            with Vertical(id="right"):
+                yield SizeHistogram(id="histogram")
+                yield ChunkTable(id="table")
+        yield Footer()
+
+    @property
+    def controls(self) -> ControlsPane:
+        return self.query_one("#controls", ControlsPane)
+
+    @property
+    def view(self) -> DocumentView:
+        return self.query_one("#doc", DocumentView)
+
+    @property
+    def table(self) -> ChunkTable:
+        return self.query_one("#table", ChunkTable)
+
+    async def on_mount(self) -> None:
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self.query_one("#banner").display = False
+        self.view.focus()
+        if self.demo:
+            await self.start_demo()
+        elif self.start_path is not None:
+            await self.open_path(self.start_path)
+        else:
+            self.action_open_picker()
+
+    async def wait_idle(self) -> None:
+        """Wait until no debounce is pending and the latest chunking has been shown (for tests and scripts)."""
+        await self._idle.wait()
+
+    # -- opening ----------------------------------------------------------------------------
+
+    async def open_path(self, path: Path) -> bool:
+        """Open a document for tuning, or a chunks.yaml for review; errors become notifications."""
+        try:
+            if is_chunk_store(path):
+                await self.open_review(path)
+            else:
+                await self.open_document(load_document(path))
+        except ChunktuiError as exc:
+            self.notify(str(exc), title="Cannot open", severity="error", timeout=8)
+            if self.doc is None:
+                self.action_open_picker()
+            return False
+        return True
+
+    async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
+                            tokenizer: str | None = None) -> None:
+        self.doc = doc
+        self.mode, self.review = "tune", None
+        self.chunkset, self.selected, self._launched = None, None, None
+        self.view.set_document(doc)
+        self._show_chunkset(None)
+        self.controls.disabled = False
+        if not self.demo:
+            self._set_banner("")
+        if tokenizer:
+            self.controls.set_tokenizer(tokenizer)
+        name = strategy or self.initial_strategy or default_strategy(doc)
+        self.initial_strategy = None
+        values = params if params is not None else (
+            self.initial_params if name == self.controls.strategy_name else self._remembered.get(name))
+        await self.controls.build_fields(name, values)
+        self._update_status()
+        self.refresh_bindings()
+
+    async def open_review(self, path: Path) -> None:
+        from ..formats.store import load_chunkset
+
+        loaded = load_chunkset(path)
+        cs = loaded.chunkset
+        self.review, self.mode = loaded, "review"
+        self.doc = cs.document
+        self.view.set_document(cs.document)
+        self.controls.disabled = True
+        self._cancel_pending()
+        if cs.strategy in {s.name for s in all_strategies()}:
+            await self.controls.build_fields(cs.strategy, {k: v for k, v in cs.params.items()})
+        self.generation += 1
+        self.done_generation = self.generation
+        self._show_chunkset(cs)
+        source = loaded.source_path or "the source"
+        if loaded.source_matches:
+            note = (f"Reviewing {path.name}: {len(cs.chunks)} chunks as saved by {cs.strategy}. "
+                    f"{source} is unchanged: ctrl+t tunes from these parameters.")
+        elif loaded.source_found:
+            note = (f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
+                    "showing the chunks exactly as stored.")
+        else:
+            note = (f"Reviewing {path.name}: {source} not found; showing the stored chunks over text "
+                    "rebuilt from them.")
+        self._set_banner(note, warn=not loaded.source_matches)
+        self.refresh_bindings()
+
+    def _set_banner(self, text: str, warn: bool = False) -> None:
+        banner = self.query_one("#banner", Static)
+        banner.update(text)
+        banner.display = bool(text)
+        banner.set_class(warn, "-warn")
+
+    def action_open_picker(self) -> None:
+        from .screens.picker import FilePickerScreen
+
+        async def picked(path: Path | None) -> None:
+            if path is not None:
+                await self.open_path(path)
+
+        self.push_screen(FilePickerScreen(Path.cwd()), picked)
+
+    # -- live chunking ----------------------------------------------------------------------
+
+    def current_request(self) -> tuple | None:
+        """(strategy, params, tokenizer) from the controls, or None after marking what is invalid."""
+        controls = self.controls
+        strategy = controls.strategy
+        values, ok = {}, True
+        for field in controls.fields():
+            try:
+                values[field.param.name] = field.param.coerce(field.raw)
+                field.mark(None)
+            except ParamError as exc:
+                field.mark(exc.problem)
+                ok = False
+        if not ok:
+            return None
+        try:
+            values = strategy.validate(values)
+        except ParamError as exc:
+            field = controls.field(exc.name)
+            if field is None:
+                self.notify(str(exc), severity="error")
+            else:
+                field.mark(exc.problem)
+            return None
+        return strategy.name, tuple(values.items()), controls.tokenizer
+
+    def _read_budget(self) -> bool:
+        raw = self.controls.budget_raw.strip()
+        try:
+            value = int(raw)
+            if value < 1:
+                raise ValueError
+        except ValueError:
+            self.controls.mark_budget(f"a whole number of tokens above 0, not {raw!r}")
+            return False
+        self.controls.mark_budget(None)
+        if value != self.budget:
+            self.budget = value
+            self._show_chunkset(self.chunkset, keep_view=True)
+        return True
+
+    def on_controls_pane_changed(self, _message: ControlsPane.Changed) -> None:
+        if self.mode != "tune" or self.doc is None:
+            return
+        self._read_budget()
+        if self.current_request() is None:
+            self._cancel_pending()
+            self._settle()
+            return
+        self._idle.clear()
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.debounce, self._fire)
+
+    def _cancel_pending(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+
+    def _fire(self) -> None:
+        """Debounce elapsed: start a run unless the request is invalid or already running/shown."""
+        self._timer = None
+        request = self.current_request() if self.mode == "tune" and self.doc is not None else None
+        if request is None or request == self._launched:
+            self._settle()
+            return
+        self._launched = request
+        self.generation += 1
+        self._busy(True)
+        strategy, values, tokenizer = request
+        self.chunk_worker(self.doc, strategy, dict(values), tokenizer, self.generation)
+
+    @work(thread=True, exclusive=True, group="chunking", exit_on_error=False)
+    def chunk_worker(self, doc: Document, strategy: str, params: dict, tokenizer: str, generation: int) -> None:
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(fraction: float) -> None:
+            if fraction - last[0] >= 0.02 or fraction >= 1:
+                last[0] = fraction
+                self.post_message(ChunkingProgress(generation, fraction))
+
+        try:
+            cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
+                                is_cancelled=lambda: worker.is_cancelled, progress=progress)
+        except Cancelled:
+            return
+        except ParamError as exc:
+            self.post_message(ChunkingFailed(generation, str(exc), exc.name))
+            return
+        except ChunktuiError as exc:
+            self.post_message(ChunkingFailed(generation, str(exc)))
+            return
+        except Exception as exc:  # a strategy bug must not take the app down with it
+            self.post_message(ChunkingFailed(generation, f"internal error in {strategy}: {exc!r}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(ChunksReady(generation, cs))
+
+    def on_chunks_ready(self, message: ChunksReady) -> None:
+        if message.generation != self.generation or self.mode != "tune":
+            return  # stale: a newer request is on its way
+        self.done_generation = message.generation
+        self._show_chunkset(message.chunkset, keep_view=True)
+        self._settle()
+
+    def on_chunking_failed(self, message: ChunkingFailed) -> None:
+        if message.generation != self.generation:
+            return
+        self.done_generation = message.generation
+        field = self.controls.field(message.param) if message.param else None
+        if field is not None:
+            field.mark(message.error)
+        self.notify(message.error, title="Chunking failed", severity="error", timeout=8)
+        self._settle()
+
+    def on_chunking_progress(self, message: ChunkingProgress) -> None:
+        if message.generation == self.generation:
+            self.query_one("#progress", ProgressBar).update(total=100, progress=100 * message.fraction)
+
+    def _settle(self) -> None:
+        """Mark the app idle once nothing is pending and the latest run is done."""
+        if self._timer is None and self.done_generation == self.generation:
+            self._busy(False)
+            self._idle.set()
+
+    def _busy(self, running: bool) -> None:
+        bar = self.query_one("#progress", ProgressBar)
+        if running:
+            bar.update(total=None, progress=0)
+        bar.set_class(running, "-running")
+        self._update_status(running)
+
+    # -- showing results --------------------------------------------------------------------
+
+    def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
+        self.chunkset = cs
+        stats = cs.stats(self.budget) if cs is not None else None
+        self.query_one("#stats", StatsPanel).show(stats)
+        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
+        self.table.show(cs, self.budget)
+        self._update_status()
+        if cs is None:
+            self.selected = None
+            self.query_one("#detail", ChunkDetail).show(None, None)
+            return
+        self.view.set_chunkset(cs, self.generation)
+        if not cs.chunks:
+            self.selected = None
+            self.query_one("#detail", ChunkDetail).show(None, cs)
+            return
+        index = self._chunk_index_at_line(self.view.cursor_line) if keep_view else 0
+        self.select_chunk(0 if index is None else index, scroll=False)
+
+    def _update_status(self, running: bool = False) -> None:
+        doc, cs = self.doc, self.chunkset
+        if doc is None:
+            text = "no document"
+        else:
+            kind = f"{doc.kind}/{doc.language}" if doc.language else doc.kind
+            text = f"[b]{doc.name}[/b] · {kind} · {doc.line_count:,} lines · {len(doc.text):,} chars"
+            if self.mode == "review":
+                text += " · [reverse] review [/]"
+            if running:
+                text += " · chunking…"
+            elif cs is not None:
+                text += f" · {cs.strategy} → {len(cs.chunks):,} chunks"
+                extra = list(cs.notes) + list(cs.warnings)
+                if extra:
+                    text += "\n[dim]" + " · ".join(extra)[:300].replace("[", r"\[") + "[/]"
+        self.query_one("#status", Static).update(text)
+
+    def _chunk_index_at_line(self, line: int) -> int | None:
+        cs, doc = self.chunkset, self.doc
+        if cs is None or doc is None or not cs.chunks:
+            return None
+        start, end = doc.line_start(line), doc.line_end(line)
+        chunk = cs.chunk_at(start)
+        if chunk is None:
+            from bisect import bisect_left
+
+            i = bisect_left([c.start for c in cs.chunks], start)
+            if i < len(cs.chunks) and cs.chunks[i].start < max(end, start + 1):
+                return i
+            return None
+        return chunk.index
+
+    def select_chunk(self, index: int, scroll: bool = True) -> None:
+        """Select chunk `index` everywhere: document tint (and scroll), table row, detail pane."""
+        cs = self.chunkset
+        if cs is None or not cs.chunks:
+            return
+        index = max(0, min(len(cs.chunks) - 1, index))
+        self.selected = index
+        self.view.select(index, scroll=scroll)
+        if self.table.row_count > index and self.table.cursor_row != index:
+            self.table.move_cursor(row=index, animate=False)
+        self.query_one("#detail", ChunkDetail).show(cs.chunks[index], cs)
+
+    def on_document_view_cursor_moved(self, message: DocumentView.CursorMoved) -> None:
+        index = self._chunk_index_at_line(message.line)
+        if index is not None and index != self.selected:
+            self.select_chunk(index, scroll=False)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        table = self.table
+        # only the user's own moves: programmatic ones happen without focus, stale ones lag the cursor
+        if event.data_table is table and table.has_focus and event.cursor_row == table.cursor_row \
+                and event.cursor_row != self.selected:
+            self.select_chunk(event.cursor_row, scroll=True)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        if event.data_table is self.table:
+            self.select_chunk(event.cursor_row, scroll=True)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def check_action(self, action: str, parameters: tuple) -> bool | None:
+        if action == "tune":
+            return self.mode == "review"
+        return True
+
+    async def action_strategy(self, name: str) -> None:
+        """Switch strategy, keeping what the user had set for each strategy in this session."""
+        if self.mode != "tune":
+            self.notify("Review mode shows saved chunks; ctrl+t switches to tuning first.", severity="warning")
+            return
+        current = self.controls.strategy_name
+        if name == current:
+            return
+        self._remembered[current] = self.controls.raw_values
+        await self.controls.build_fields(name, self._remembered.get(name))
+        self.refresh_bindings()
+
+    async def on_controls_pane_strategy_picked(self, message: ControlsPane.StrategyPicked) -> None:
+        await self.action_strategy(message.name)
+
+    async def action_next_strategy(self) -> None:
+        """Step to the next strategy; in demo mode also to a sample document the strategy is made for."""
+        names = [s.name for s in all_strategies()]
+        current = self.controls.strategy_name
+        name = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        strategy = get_strategy(name)
+        if self.demo and self.demo_dir is not None and strategy.kinds and self.doc is not None \
+                and self.doc.kind not in strategy.kinds:
+            sample = self._demo_sample_for(strategy.kinds)
+            if sample is not None:
+                self._remembered[current] = self.controls.raw_values
+                await self.open_document(load_document(sample), strategy=name)
+                self._demo_banner()
+                return
+        await self.action_strategy(name)
+        if self.demo:
+            self._demo_banner()
+
+    def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
+        from ..engine import detect_kind
+
+        for path in demo_files(self.demo_dir):
+            if detect_kind(str(path))[0] in kinds:
+                return path
+        return None
+
+    async def start_demo(self) -> None:
+        self.demo_dir = find_sample_docs()
+        if self.demo_dir is None or not demo_files(self.demo_dir):
+            self._set_banner("Demo: the bundled sample_docs/ folder was not found next to the chunktui package "
+                             "or in the current folder; run `chunktui demo` from a chunktui checkout.", warn=True)
+            self.notify("sample_docs/ not found", title="Demo", severity="error", timeout=10)
+            return
+        await self.open_document(load_document(demo_files(self.demo_dir)[0]))
+        self._demo_banner()
+
+    def _demo_banner(self) -> None:
+        strategy = self.controls.strategy
+        names = [s.name for s in all_strategies()]
+        position = names.index(strategy.name) + 1 if strategy.name in names else 0
+        self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {self.doc.name}: "
+                         f"{strategy.summary}   (s: next strategy)")
+
+    def _step(self, param_name: str | None, direction: int, what: str) -> None:
+        if self.mode != "tune":
+            self.notify("Review mode: ctrl+t switches to tuning.", severity="warning")
+            return
+        strategy = self.controls.strategy
+        field = self.controls.field(param_name) if param_name else None
+        if field is None:
+            self.notify(f"{strategy.name} has no {what} parameter", severity="warning")
+            return
+        field.step(direction)
+
+    def action_size(self, direction: int) -> None:
+        self._step(self.controls.strategy.size_param, direction, "size")
+
+    def action_overlap(self, direction: int) -> None:
+        self._step(self.controls.strategy.overlap_param, direction, "overlap")
+
+    def action_reset(self) -> None:
+        if self.mode == "tune":
+            self.controls.reset()
+
+    def action_next_chunk(self) -> None:
+        self.select_chunk(0 if self.selected is None else self.selected + 1)
+
+    def action_prev_chunk(self) -> None:
+        self.select_chunk(0 if self.selected is None else self.selected - 1)
+
+    def action_toggle_unit(self) -> None:
+        self.unit = "chars" if self.unit == "tokens" else "tokens"
+        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, self.unit)
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        palette = Binding("ctrl+p", "command_palette", "Palette", id="palette",
+                          tooltip="Every strategy and every action, searchable")
+        groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS)]
+        self.push_screen(HelpScreen(groups))
+
+    def action_export(self) -> None:
+        from .screens.export import ExportScreen
+
+        if self.chunkset is None or not self.chunkset.chunks:
+            self.notify("Nothing to export yet.", severity="warning")
+            return
+
+        def done(result) -> None:
+            if result is not None:
+                self.notify(f"{len(result.files)} files written; manifest: {result.manifest_path}",
+                            title="Exported", timeout=10)
+
+        self.push_screen(ExportScreen(self.chunkset), done)
+
+    def action_save_profile(self) -> None:
+        from .screens.profile import SaveProfileScreen
+
+        if self.mode != "tune" or self.current_request() is None:
+            self.notify("Fix the marked parameters (or switch to tuning) before saving a profile.",
+                        severity="warning")
+            return
+        strategy, values, tokenizer = self.current_request()
+        stem = self.doc.name.replace(".", "-") if self.doc else "chunktui"
+        default = Path.cwd() / f"{stem}.{strategy}.profile.yaml"
+
+        def done(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Profile saved: {path}", title="Saved", timeout=8)
+
+        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer), done)
+
+    async def action_tune(self) -> None:
+        """Leave review mode: re-open the unchanged source and chunk it from the saved parameters."""
+        loaded = self.review
+        if self.mode != "review" or loaded is None:
+            return
+        if not loaded.source_matches:
+            self.notify("The source changed or is missing, so the saved parameters would not reproduce "
+                        "these chunks; open the source file to tune it afresh.", severity="warning", timeout=8)
+            return
+        cs = loaded.chunkset
+        try:
+            doc = load_document(loaded.source_path)
+        except ChunktuiError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        await self.open_document(doc, strategy=cs.strategy, params=dict(cs.params), tokenizer=cs.tokenizer)
+
+
+def run_app(path=None, profile=None, demo: bool = False, **options) -> None:
+    """Entry point for the CLI: `chunktui FILE`, `chunktui` (file picker) and `chunktui demo`."""
+    ChunktuiApp(path=path, profile=profile, demo=demo, **options).run()

@@ -1,0 +1,212 @@
+"""The controls pane: strategy, its parameters (built from the Param spec), tokenizer and budget.
+
+The pane only reports raw values; the app validates them with the engine's own
+`Param.coerce` / `Strategy.validate` and marks the field the engine names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, Input, Label, Select, Static, Switch
+
+from ...engine import COUNTER_NAMES, Param, ParamError, Strategy, all_strategies
+
+
+def step_of(param: Param, value: Any) -> float:
+    """The +/- step: the spec's own step, else 10% of the current value (at least 1 for ints)."""
+    if param.step:
+        return param.step
+    try:
+        base = abs(float(value)) * 0.1
+    except (TypeError, ValueError):
+        base = 1.0
+    return max(1, round(base)) if param.type == "int" else (base or 0.1)
+
+
+def stepped(param: Param, value: Any, direction: int) -> Any:
+    """`value` moved one step up or down, kept inside the spec's min/max."""
+    try:
+        current = param.coerce(value)
+    except ParamError:
+        current = param.default
+    new = current + direction * step_of(param, current)
+    if param.min is not None:
+        new = max(param.min, new)
+    if param.max is not None:
+        new = min(param.max, new)
+    return int(round(new)) if param.type == "int" else round(new, 6)
+
+
+def format_value(param: Param, value: Any) -> str:
+    if param.type == "float":
+        return f"{float(value):g}"
+    return "" if value is None else str(value)
+
+
+class ParamField(Vertical):
+    """One parameter: a label, an editor chosen by type, and an error line shown when invalid."""
+
+    def __init__(self, param: Param, value: Any) -> None:
+        super().__init__(classes="param-field", id=f"field-{param.name}")
+        self.param = param
+        self._value = value
+        self.tooltip = param.help
+
+    def compose(self) -> ComposeResult:
+        p = self.param
+        yield Label(p.name.replace("_", " "), classes="param-label")
+        editor_id = f"param-{p.name}"
+        if p.type in ("int", "float"):
+            with Horizontal(classes="stepper"):
+                yield Button("−", id=f"dec-{p.name}", classes="step", compact=True)
+                yield Input(format_value(p, self._value), id=editor_id, compact=True, select_on_focus=True)
+                yield Button("+", id=f"inc-{p.name}", classes="step", compact=True)
+        elif p.type == "choice":
+            yield Select([(c, c) for c in p.choices], value=self._value, allow_blank=False, id=editor_id,
+                         compact=True)
+        elif p.type == "bool":
+            yield Switch(bool(self._value), id=editor_id)
+        else:
+            yield Input(format_value(p, self._value), id=editor_id, compact=True)
+        yield Static("", classes="param-error")
+
+    @property
+    def raw(self) -> Any:
+        editor = self.query_one(f"#param-{self.param.name}")
+        return editor.value
+
+    def set_value(self, value: Any) -> None:
+        editor = self.query_one(f"#param-{self.param.name}")
+        editor.value = format_value(self.param, value) if isinstance(editor, Input) else value
+
+    def step(self, direction: int) -> None:
+        self.set_value(stepped(self.param, self.raw, direction))
+
+    def mark(self, problem: str | None) -> None:
+        """Show `problem` on this field (CSS class -invalid), or clear it with None."""
+        self.set_class(problem is not None, "-invalid")
+        self.query_one(".param-error", Static).update(problem or "")
+
+    @property
+    def problem(self) -> str | None:
+        return str(self.query_one(".param-error", Static).content) or None if self.has_class("-invalid") else None
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id in (f"dec-{self.param.name}", f"inc-{self.param.name}"):
+            event.stop()
+            self.step(1 if event.button.id.startswith("inc") else -1)
+
+
+class ControlsPane(VerticalScroll):
+    """Strategy selector, parameter fields, tokenizer, budget and reset."""
+
+    class Changed(Message):
+        """Any control changed; the app reads `values` and decides whether to re-chunk."""
+
+    class StrategyPicked(Message):
+        def __init__(self, name: str) -> None:
+            super().__init__()
+            self.name = name
+
+    def __init__(self, strategy: str, values: dict, tokenizer: str, budget: int, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.strategy_name = strategy
+        self._initial = dict(values)
+        self._tokenizer = tokenizer
+        self._budget = budget
+        self._building = False
+
+    def compose(self) -> ComposeResult:
+        yield Label("Strategy", classes="section-title")
+        yield Select([(s.name, s.name) for s in all_strategies()], value=self.strategy_name, allow_blank=False,
+                     id="strategy", compact=True)
+        yield Static("", id="strategy-summary")
+        yield Vertical(id="params")
+        yield Label("Tokenizer", classes="section-title")
+        yield Select([(n, n) for n in COUNTER_NAMES], value=self._tokenizer, allow_blank=False, id="tokenizer",
+                     compact=True)
+        with Vertical(classes="param-field", id="field-budget"):
+            yield Label("token budget", classes="param-label")
+            yield Input(str(self._budget), id="budget", compact=True, select_on_focus=True)
+            yield Static("", classes="param-error")
+        yield Button("Reset to defaults", id="reset", compact=True)
+
+    async def on_mount(self) -> None:
+        await self.build_fields(self.strategy_name, self._initial)
+
+    @property
+    def strategy(self) -> Strategy:
+        return next(s for s in all_strategies() if s.name == self.strategy_name)
+
+    async def build_fields(self, name: str, values: dict | None = None) -> None:
+        """Replace the parameter fields with those of strategy `name`, filled from `values` or defaults."""
+        self._building = True
+        self.strategy_name = name
+        strategy = self.strategy
+        select = self.query_one("#strategy", Select)
+        if select.value != name:
+            select.value = name
+        self.query_one("#strategy-summary", Static).update(strategy.summary)
+        container = self.query_one("#params", Vertical)
+        await container.remove_children()
+        merged = strategy.defaults() | {k: v for k, v in (values or {}).items() if strategy.param(k)}
+        await container.mount_all(ParamField(p, merged[p.name]) for p in strategy.params)
+        self._building = False
+        self.post_message(self.Changed())
+
+    def fields(self) -> list[ParamField]:
+        return list(self.query(ParamField))
+
+    def field(self, name: str) -> ParamField | None:
+        return next((f for f in self.fields() if f.param.name == name), None)
+
+    @property
+    def raw_values(self) -> dict:
+        return {f.param.name: f.raw for f in self.fields()}
+
+    @property
+    def tokenizer(self) -> str:
+        return str(self.query_one("#tokenizer", Select).value)
+
+    def set_tokenizer(self, name: str) -> None:
+        self.query_one("#tokenizer", Select).value = name
+
+    @property
+    def budget_raw(self) -> str:
+        return self.query_one("#budget", Input).value
+
+    def mark_budget(self, problem: str | None) -> None:
+        box = self.query_one("#field-budget")
+        box.set_class(problem is not None, "-invalid")
+        box.query_one(".param-error", Static).update(problem or "")
+
+    def reset(self) -> None:
+        for f in self.fields():
+            f.set_value(f.param.default)
+
+    async def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if event.select.id == "strategy":
+            if event.value != self.strategy_name:
+                self.post_message(self.StrategyPicked(str(event.value)))
+        elif not self._building:
+            self.post_message(self.Changed())
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        if not self._building:
+            self.post_message(self.Changed())
+
+    def on_switch_changed(self, event: Switch.Changed) -> None:
+        event.stop()
+        if not self._building:
+            self.post_message(self.Changed())
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "reset":
+            event.stop()
+            self.reset()

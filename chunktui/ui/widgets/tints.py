@@ -1,0 +1,60 @@
+"""Chunk tints blended onto the current theme's background, so they read on dark and light themes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.style import Style
+from textual.color import Color
+
+# Alternating hues: three, so a chunk never shares a hue with either neighbour.
+CHUNK_HUES = ("#3b82f6", "#f59e0b", "#10b981")
+OVERLAP_HUE = "#e11d48"
+GAP_HUE = "#808080"
+TINT = 0.20
+SELECTED_TINT = 0.42
+OVERLAP_TINT = 0.45
+
+
+@dataclass(frozen=True)
+class Tints:
+    """Rich styles for every kind of span in the document view, for one theme."""
+
+    chunk: tuple[Style, ...]
+    chunk_selected: tuple[Style, ...]
+    overlap: Style
+    overlap_selected: Style
+    gap: Style
+    plain: Style
+    line_number: Style
+    cursor_number: Style
+    gutter: Style
+    more: Style
+
+    def for_chunk(self, index: int, selected: bool) -> Style:
+        return (self.chunk_selected if selected else self.chunk)[index % len(self.chunk)]
+
+    def marker(self, index: int) -> Style:
+        """Gutter mark of a chunk: its hue as the text colour, bold."""
+        return Style(color=self.chunk_selected[index % len(self.chunk)].bgcolor, bold=True) + self.gutter
+
+
+def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
+    def tint(hue: str, amount: float, **extra) -> Style:
+        bg = background.blend(Color.parse(hue), amount)
+        return Style(color=foreground.rich_color, bgcolor=bg.rich_color, **extra)
+
+    dim_fg = background.blend(foreground, 0.55)
+    return Tints(
+        chunk=tuple(tint(h, TINT) for h in CHUNK_HUES),
+        chunk_selected=tuple(tint(h, SELECTED_TINT) for h in CHUNK_HUES),
+        overlap=tint(OVERLAP_HUE, OVERLAP_TINT - 0.12),
+        overlap_selected=tint(OVERLAP_HUE, OVERLAP_TINT),
+        gap=Style(color=dim_fg.rich_color, bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color,
+                  italic=True),
+        plain=Style(color=foreground.rich_color, bgcolor=background.rich_color),
+        line_number=Style(color=dim_fg.rich_color, bgcolor=background.rich_color),
+        cursor_number=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
+        gutter=Style(bgcolor=background.rich_color),
+        more=Style(color=dim_fg.rich_color, bgcolor=background.rich_color, italic=True),
+    )
