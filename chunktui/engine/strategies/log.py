@@ -1,0 +1,95 @@
+"""`log`: three samples of a log: head (format), middle (patterns), tail (recency).
+
+From autowiki's log chunking: the first `head_lines` lines, `middle_lines` lines
+centred in the middle third, and the last `tail_lines` lines; the rest is skipped
+and declared as "sampled out" gaps, so the app and the manifest show what was not
+read. Sections that overlap or touch (a short file) merge into one chunk, so no
+line is sampled twice. For JSONL the head names every top-level key
+seen in the file (`json_keys`), which is the schema an agent needs.
+"""
+
+from __future__ import annotations
+
+from . import Param, Proposal, Strategy, register
+from ..logs import doc_lines, json_keys, level_counts, timestamp_of
+from ..model import Span
+
+
+def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, int, int]]:
+    """(name, first, last) 1-based inclusive line ranges; overlapping or touching ones merge."""
+    out: list[list] = []
+    if head:
+        out.append(["head", 1, min(total, head)])
+    if middle:
+        centre = (total + 1) // 2
+        first = max(1, centre - middle // 2)
+        out.append(["middle", first, min(total, first + middle - 1)])
+    if tail:
+        out.append(["tail", max(1, total - tail + 1), total])
+    merged: list[list] = []
+    for name, first, last in sorted(out, key=lambda s: s[1]):
+        if merged and first <= merged[-1][2] + 1:  # overlapping or touching: one section
+            merged[-1][0] += "+" + name
+            merged[-1][2] = max(merged[-1][2], last)
+        else:
+            merged.append([name, first, last])
+    return [tuple(s) for s in merged]
+
+
+def run(doc, params, ctx) -> Proposal:
+    lines = doc_lines(doc)
+    total = len(lines)
+    spans = []
+    sampled = 0
+    for name, first, last in sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"]):
+        ctx.check()
+        part = lines[first - 1:last]
+        sampled += len(part)
+        meta = {"section": name, "levels": level_counts(part)}
+        stamps = [t for t in (timestamp_of(part[0]), timestamp_of(part[-1])) if t]
+        if stamps:
+            meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
+        spans.append(Span(doc.line_start(first), doc.line_end(last), "sample", f"{name} (lines {first}-{last})", meta))
+    notes = []
+    if doc.kind == "jsonl" and spans:
+        keys, bad = json_keys(lines)
+        extra = {"json_keys": keys, "json_invalid_lines": bad}
+        spans[0] = Span(spans[0].start, spans[0].end, spans[0].boundary_type, spans[0].boundary_label,
+                        {**spans[0].metadata, **extra})
+        notes.append(f"log: JSON keys seen: {', '.join(keys) or 'none'}")
+    gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
+    if spans and spans[-1].end < len(doc.text):
+        gaps.append((spans[-1].end, len(doc.text), "sampled out"))
+    notes.append(f"log: sampled {sampled} of {total} lines")
+    return Proposal(spans, gaps=gaps, notes=notes)
+
+
+def _max_size(p):
+    return "lines", p["head_lines"] + p["middle_lines"] + p["tail_lines"]
+
+
+def _check(values: dict) -> None:
+    from ..errors import ParamError
+
+    if not (values["head_lines"] or values["middle_lines"] or values["tail_lines"]):
+        raise ParamError("head_lines", "head, middle and tail cannot all be 0")
+
+
+register(Strategy(
+    name="log",
+    summary="Head, middle and tail samples of a log or JSONL file; skipped lines are declared gaps.",
+    params=(
+        Param("head_lines", "int", 50, "Lines from the start of the file (the format).", min=0, max=10_000_000, step=10),
+        Param("middle_lines", "int", 100, "Lines centred in the middle third (the patterns).", min=0, max=10_000_000,
+              step=10),
+        Param("tail_lines", "int", 100, "Lines from the end of the file (the most recent events).", min=0,
+              max=10_000_000, step=10),
+    ),
+    run=run,
+    kinds=("log", "jsonl"),
+    validate_extra=_check,
+    covering=False,
+    size_param="middle_lines",
+    overlap_param=None,
+    max_size=_max_size,
+))

@@ -1,0 +1,77 @@
+"""`log-records`: every line of a log, in chunks of whole records.
+
+For users who want everything: a chunk holds consecutive records up to `size`
+(lines, characters or tokens) and never splits a record, so a stack trace stays
+with the line that raised it. A single record larger than `size` is a chunk of its
+own, flagged oversized.
+"""
+
+from __future__ import annotations
+
+from . import Param, Proposal, Strategy, register
+from ..logs import doc_lines, level_counts, record_starts, timestamp_of
+from ..model import Span
+
+
+def run(doc, params, ctx) -> Proposal:
+    lines = doc_lines(doc)
+    if not lines:
+        return Proposal([])
+    starts = record_starts(lines)
+    bounds = [(doc.line_start(a + 1), doc.line_start(b + 1)) for a, b in zip(starts, starts[1:] + [len(lines)])]
+    bounds[-1] = (bounds[-1][0], len(doc.text))
+    unit, size = params["unit"], params["size"]
+    sizes = ctx.counter(unit).count_spans(doc.text, bounds)
+    groups: list[tuple[int, int, int]] = []  # first record, last record, size
+    first, acc = 0, 0
+    for i, n in enumerate(sizes):
+        if i % 4096 == 0:
+            ctx.check()
+        if i > first and acc + n > size:
+            groups.append((first, i - 1, acc))
+            first, acc = i, 0
+        acc += n
+    groups.append((first, len(sizes) - 1, acc))
+    if unit == "tokens":
+        groups = _exact_token_groups(doc.text, bounds, groups, size, ctx.counter(unit))
+    spans = []
+    for a, b, total in groups:
+        start, end = bounds[a][0], bounds[b][1]
+        first_line, last_line = starts[a], (starts[b + 1] if b + 1 < len(starts) else len(lines)) - 1
+        meta = {"record_count": b - a + 1, "levels": level_counts(lines[first_line:last_line + 1])}
+        stamps = [t for t in (timestamp_of(lines[starts[a]]), timestamp_of(lines[starts[b]])) if t]
+        if stamps:
+            meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
+        if a == b and total > size:
+            meta["oversized"] = True
+        spans.append(Span(start, end, "record", lines[starts[a]][:60].strip(), meta))
+    return Proposal(spans, notes=[f"log-records: {len(starts)} records in {len(spans)} chunks"])
+
+
+def _exact_token_groups(text, bounds, groups, size, counter):
+    """Token counts of joined records can exceed the sum of their parts: re-split any group that does."""
+    out = []
+    todo = list(reversed(groups))
+    while todo:
+        a, b, _ = todo.pop()
+        n = counter.count(text[bounds[a][0]:bounds[b][1]])
+        if n > size and b > a:
+            todo.append((b, b, 0))
+            todo.append((a, b - 1, 0))
+            continue
+        out.append((a, b, n))
+    return out
+
+
+register(Strategy(
+    name="log-records",
+    summary="Every log record, grouped up to a size, never splitting a multi-line record (stack traces).",
+    params=(
+        Param("size", "int", 200, "Most lines (or chars/tokens, see unit) per chunk.", min=1, max=100_000_000, step=20),
+        Param("unit", "choice", "lines", "What size counts.", choices=("lines", "chars", "tokens")),
+    ),
+    run=run,
+    kinds=("log", "jsonl"),
+    overlap_param=None,
+    max_size=lambda p: (p["unit"], p["size"]),
+))

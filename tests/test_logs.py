@@ -1,0 +1,137 @@
+"""`log` samples head/middle/tail and declares the rest; `log-records` covers all, never splitting a record."""
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chunktui.engine import Document, ParamError, chunk_document, get_strategy, load_document
+from chunktui.engine.logs import TIMESTAMP
+from chunktui.engine.strategies.log import sections
+
+SAMPLES = Path(__file__).parent.parent / "sample_docs"
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def check_offsets(cs):
+    text = cs.document.text
+    assert all(text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
+
+
+def test_log_samples_head_middle_tail_and_declares_the_rest():
+    doc = load_document(SAMPLES / "service.log")
+    n = doc.line_count
+    cs = chunk_document(doc, "log")
+    check_offsets(cs)
+    assert [c.metadata["section"] for c in cs.chunks] == ["head", "middle", "tail"]
+    head, middle, tail = cs.chunks
+    assert (head.start_line, head.end_line) == (1, 50)
+    assert (tail.start_line, tail.end_line) == (n - 99, n)
+    assert middle.end_line - middle.start_line + 1 == 100
+    assert n / 3 <= middle.start_line and middle.end_line <= 2 * n / 3 + 1
+    assert all(c.boundary_type == "sample" for c in cs.chunks)
+    assert [g.reason for g in cs.gaps] == ["sampled out", "sampled out"]
+    assert (cs.gaps[0].start, cs.gaps[0].end) == (head.end, middle.start)
+    assert (cs.gaps[1].start, cs.gaps[1].end) == (middle.end, tail.start)
+    assert middle.metadata["levels"]["ERROR"] == sum(" ERROR " in line for line in middle.text.splitlines())
+    assert get_strategy("log").covering is False
+
+
+def test_log_sizes_are_configurable():
+    cs = chunk_document(load_document(SAMPLES / "service.log"), "log",
+                        {"head_lines": 5, "middle_lines": 0, "tail_lines": 7})
+    assert [(c.start_line, c.end_line) for c in cs.chunks] == [(1, 5), (cs.document.line_count - 6, cs.document.line_count)]
+    with pytest.raises(ParamError):
+        chunk_document(cs.document, "log", {"head_lines": 0, "middle_lines": 0, "tail_lines": 0})
+
+
+def test_small_log_sections_merge_without_duplicates():
+    text = "".join(f"2025-01-01 00:00:{i % 60:02d} INFO line {i}\n" for i in range(120))
+    cs = chunk_document(Document.from_text(text, path="small.log"), "log")
+    assert len(cs.chunks) == 1 and cs.chunks[0].text == text
+    assert cs.chunks[0].metadata["section"] == "head+middle+tail"
+    assert cs.gaps == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(total=st.integers(0, 600), head=st.integers(0, 80), middle=st.integers(0, 150), tail=st.integers(0, 150))
+def test_sections_never_sample_a_line_twice(total, head, middle, tail):
+    parts = sections(total, head, middle, tail)
+    lines = [ln for _, a, b in parts for ln in range(a, b + 1)]
+    assert lines == sorted(set(lines)) and all(1 <= ln <= total for ln in lines)
+    assert set(range(1, min(head, total) + 1)) <= set(lines)
+    assert set(range(max(1, total - tail + 1), total + 1)) <= set(lines)
+    if total > 2 * max(head, tail) + middle + 2:  # the centred middle clears head and tail
+        assert len(lines) == head + middle + tail
+
+
+def test_jsonl_head_names_every_key_seen():
+    path = SAMPLES / "events.jsonl"
+    seen = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        seen.update(dict.fromkeys(json.loads(line)))
+    cs = chunk_document(load_document(path), "log", {"head_lines": 10, "middle_lines": 10, "tail_lines": 10})
+    check_offsets(cs)
+    assert cs.chunks[0].metadata["json_keys"] == list(seen)
+    assert cs.chunks[0].metadata["json_invalid_lines"] == 0
+    assert all("json_keys" not in c.metadata for c in cs.chunks[1:])
+    assert {g.reason for g in cs.gaps} == {"sampled out"}
+
+
+def starts_a_record(chunk_text: str) -> bool:
+    return bool(TIMESTAMP.match(chunk_text))
+
+
+@pytest.mark.parametrize("size", [1, 5, 40, 200])
+def test_log_records_never_split_a_stack_trace(size):
+    cs = chunk_document(load_document(SAMPLES / "service.log"), "log-records", {"size": size})
+    check_offsets(cs)
+    assert cs.gaps == [] and cs.chunks[-1].end == len(cs.document.text)
+    assert all(starts_a_record(c.text) for c in cs.chunks)
+    for c in cs.chunks:
+        if "Traceback" in c.text:
+            trace = c.text[c.text.index("Traceback"):]
+            assert "Error:" in trace  # the final exception line came along
+        assert c.line_count <= size or (c.metadata["oversized"] and c.metadata["record_count"] == 1)
+
+
+def test_log_records_fixture_with_chained_python_and_java_traces():
+    cs = chunk_document(load_document(FIXTURES / "stacktraces.log"), "log-records", {"size": 1})
+    check_offsets(cs)
+    labels = [c.text.splitlines()[0][21:] for c in cs.chunks]
+    assert labels == ["INFO  worker started", "ERROR job 41 failed", "WARN  retrying job 41",
+                      "ERROR payment call failed", "INFO  job 41 done"]
+    python, java = cs.chunks[1], cs.chunks[3]
+    assert python.text.endswith("jobs.JobError: 41\n") and python.metadata["oversized"]
+    assert "Caused by:" in java.text and java.text.endswith("... 12 more\n")
+    assert java.metadata["levels"] == {"ERROR": 1}
+
+
+@pytest.mark.parametrize("unit, size", [("chars", 500), ("tokens", 120)])
+def test_log_records_in_chars_and_tokens(unit, size):
+    cs = chunk_document(load_document(SAMPLES / "service.log"), "log-records", {"size": size, "unit": unit})
+    check_offsets(cs)
+    for c in cs.chunks:
+        measured = c.chars if unit == "chars" else c.tokens
+        assert measured <= size or c.metadata.get("oversized")
+
+
+def test_log_without_timestamps_is_one_record_per_line():
+    text = "alpha\nbeta\n  indented belongs to beta\ngamma"
+    cs = chunk_document(Document.from_text(text, path="plain.log"), "log-records", {"size": 1})
+    assert [c.text for c in cs.chunks] == ["alpha\n", "beta\n  indented belongs to beta\n", "gamma"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["2025-01-01 10:00:00 INFO ok", "2025-01-01 10:00:01 ERROR bad",
+                                 "Traceback (most recent call last):", "  File 'x.py', line 1", "ValueError: x",
+                                 "\tat a.b(C.java:1)", "", "{\"ts\": 1}"]), max_size=60),
+       st.integers(1, 12), st.booleans())
+def test_generated_logs_are_covered_exactly(lines, size, crlf):
+    text = ("\r\n" if crlf else "\n").join(lines)
+    cs = chunk_document(Document.from_text(text, path="gen.log"), "log-records", {"size": size})
+    check_offsets(cs)
+    assert "".join(c.text for c in cs.chunks) == text
+    assert all(c.line_count <= size or c.metadata.get("oversized") for c in cs.chunks)
