@@ -370,7 +370,8 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
         why = f"declared: {g.reason}" if declared else "whitespace only" if blank else "no chunk covers it"
         add("gap", None, g.start, g.end, f"{g.chars} chars uncovered at lines {g.start_line}-{g.end_line} ({why})",
             "info" if declared or blank else "warning")
-    flags.sort(key=lambda f: (f.start, FLAG_NAMES.index(f.name)))
+    order = {name: i for i, name in enumerate(FLAG_NAMES)}
+    flags.sort(key=lambda f: (f.start, order[f.name]))
     return flags
 
 

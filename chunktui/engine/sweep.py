@@ -2,8 +2,8 @@
 
 Cells run in worker processes (tokenizing a large document is CPU-bound, threads would
 share one core); the document crosses to each worker once, through the pool
-initializer, instead of being pickled with every cell. Tiny grids run in-process,
-where starting workers would cost more than it saves.
+initializer, instead of being pickled with every cell. Small jobs (few cells, or a
+short document) run in-process, where starting workers would cost more than it saves.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from .documents import Document
@@ -22,6 +23,7 @@ from .tokens import DEFAULT_TOKENIZER
 
 DEFAULT_WORKERS = 2
 IN_PROCESS_BELOW = 4  # cells; fewer than this run without a pool
+SMALL_WORK = 2_000_000  # document chars x cells below which starting workers costs more than it saves
 
 
 @dataclass(frozen=True)
@@ -182,34 +184,40 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
         if is_cancelled is not None and is_cancelled():
             raise Cancelled()
 
-    if workers <= 1 or total < IN_PROCESS_BELOW:
-        _init_worker(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens)
-        try:
-            for i, job in enumerate(jobs):
-                check()
-                results[i] = _run_cell(job)
-                if progress:
-                    progress(i + 1, total)
-        finally:
-            _worker.clear()
-    else:
+    done_count = 0
+
+    def finished(i, r):
+        nonlocal done_count
+        results[i] = r
+        done_count += 1
+        if progress:
+            progress(done_count, total)
+
+    if workers > 1 and total >= IN_PROCESS_BELOW and len(doc.text) * total >= SMALL_WORK:
         pool = ProcessPoolExecutor(
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens))
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
             pending = set(futures)
-            done_count = 0
             while pending:
                 check()
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done:
-                    results[futures[fut]] = fut.result()
-                    done_count += 1
-                    if progress:
-                        progress(done_count, total)
+                    finished(futures[fut], fut.result())
+        except BrokenProcessPool:
+            pass  # workers could not start (e.g. no importable __main__): finish in-process
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+    todo = [i for i, r in enumerate(results) if r is None]
+    if todo:
+        _init_worker(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens)
+        try:
+            for i in todo:
+                check()
+                finished(i, _run_cell(jobs[i]))
+        finally:
+            _worker.clear()
     out = SweepResult(skipped=list(skipped))
     for r in results:
         (out.cells if isinstance(r, Cell) else out.skipped).append(r)
