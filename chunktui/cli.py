@@ -1,0 +1,343 @@
+"""The command line: `chunktui FILE` opens the app; `chunk`, `inspect`, `strategies`, `demo` and `open` are commands.
+
+Adding a command: write `@cli.command()` below (the group sends any first word
+that is not a command name to `open`). Strategy flags of `chunk` are generated
+from the strategies' Param specs, so a new strategy parameter needs no edit here.
+Heavy modules (textual, tiktoken, rich, yaml, the strategies) are imported inside
+commands so `chunktui --help` starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from chunktui import __version__
+from chunktui.engine.errors import ChunktuiError, DocumentError, UnknownStrategyError
+
+DEFAULT_BUDGET = 512
+TOKENIZERS = ("cl100k_base", "o200k_base")
+FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
+PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
+EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def fail_line(message: str) -> None:
+    one_line = " ".join(message.split())
+    click.echo(f"chunktui: error: {one_line}", err=True)
+
+
+def warn_line(message: str) -> None:
+    click.echo(f"chunktui: warning: {message}", err=True)
+
+
+class ChunktuiGroup(click.Group):
+    """Routes `chunktui FILE` to `open` and turns every failure into one line and an exit code."""
+
+    def parse_args(self, ctx, args):
+        if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help", "--version")):
+            args = ["open", *args]
+        return super().parse_args(ctx, args)
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        try:
+            rv = super().main(args, prog_name or "chunktui", complete_var, standalone_mode=False, **extra)
+            code = rv if isinstance(rv, int) else EXIT_OK
+        except (click.Abort, KeyboardInterrupt):
+            click.echo("chunktui: interrupted", err=True)
+            code = 130
+        except click.ClickException as exc:  # usage: unknown option, bad value, missing argument
+            where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) else ""
+            fail_line(exc.format_message() + where)
+            code = EXIT_BAD_INPUT
+        except ChunktuiError as exc:
+            fail_line(str(exc))
+            code = EXIT_BAD_INPUT
+        except Exception as exc:  # a bug: keep the traceback for the report
+            traceback.print_exc()
+            click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
+            code = EXIT_INTERNAL
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+class StrategyParamsCommand(click.Command):
+    """A command whose strategy flags are generated, on first use, from every registered strategy's spec."""
+
+    _generated = False
+
+    def get_params(self, ctx):
+        if not self._generated:
+            self._generated = True
+            taken = {opt for p in self.params for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+            self.params += strategy_options(taken)
+        return super().get_params(ctx)
+
+
+def strategy_options(taken: set[str]) -> list[click.Option]:
+    """One flag per distinct parameter name across all strategies (`--min-char`, `--prefix/--no-prefix`)."""
+    from chunktui.engine import all_strategies
+
+    uses: dict[str, list] = {}
+    for strat in all_strategies():
+        for param in strat.params:
+            uses.setdefault(param.name, []).append((strat.name, param))
+    options = []
+    for name, found in sorted(uses.items()):
+        flag = "--" + name.replace("_", "-")
+        if flag in taken:
+            continue
+        owners = ", ".join(s for s, _ in found)
+        first = found[0][1]
+        if len(found) == 1:
+            help_text = f"{first.help} Default {first.default!r}. [{owners}]"
+        else:
+            help_text = f"Parameter of {owners}; meaning and default per strategy in `chunktui strategies`."
+        if all(p.type == "bool" for _, p in found):
+            options.append(click.Option([f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None, help=help_text))
+        else:
+            same_choices = all(p.type == "choice" and p.choices == first.choices for _, p in found)
+            metavar = "|".join(first.choices) if same_choices else {"int": "N", "float": "X"}.get(first.type, "TEXT")
+            options.append(click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text))
+    return options
+
+
+def default_strategy() -> str:
+    """`auto` when it is registered, else the best fallback that is."""
+    from chunktui.engine import get_strategy
+
+    for name in FALLBACK_STRATEGIES:
+        try:
+            return get_strategy(name).name
+        except UnknownStrategyError:
+            continue
+    raise ChunktuiError("no chunking strategy is registered")
+
+
+def run_app(**kwargs):
+    """Start the Textual app; imported here so only the app pays for loading textual."""
+    try:
+        from chunktui.ui.app import run_app as start
+    except ImportError as exc:
+        if exc.name not in ("chunktui.ui", "chunktui.ui.app"):
+            raise
+        click.echo("chunktui: error: the app is not available in this build (chunktui.ui.app.run_app "
+                   "is missing); `chunktui chunk` works without it", err=True)
+        return EXIT_INTERNAL
+    start(**kwargs)
+    return EXIT_OK
+
+
+@click.group(cls=ChunktuiGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="chunktui")
+def cli():
+    """See, tune and export how your documents are chunked.
+
+    `chunktui FILE` opens the app on a document or a saved chunks.yaml;
+    `chunktui chunk PATH...` writes chunks without it.
+    """
+
+
+@cli.command("open")
+@click.argument("path", required=False, type=click.Path(path_type=Path))
+@click.option("--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile.")
+def open_command(path, profile):
+    """Open the app on PATH (a document or a chunks.yaml); without PATH, a file picker.
+
+    The default command: `chunktui PATH` is `chunktui open PATH`.
+    """
+    if path is not None and not path.exists():
+        raise DocumentError(path, "no such file")
+    if profile is not None:
+        from chunktui.formats.profiles import load_profile
+
+        load_profile(profile)  # a bad profile is reported here, before the screen takes over
+    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None)
+
+
+@cli.command()
+def demo():
+    """Open the bundled sample documents and step through every strategy (`s` for the next)."""
+    return run_app(demo=True)
+
+
+@cli.command(cls=StrategyParamsCommand)
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--strategy", "-s", "strategy_name", metavar="NAME",
+              help="Chunking strategy (default: auto, which picks by file type). See `chunktui strategies`.")
+@click.option("--format", "-f", "fmt", default="text", show_default=True, metavar="text|json|yaml|jsonl|...",
+              help="Chunk files: chunk-0001.txt..., chunks.json, chunks.yaml (reloadable) or chunks.jsonl. "
+                   "manifest.json is always written.")
+@click.option("--output", "-o", type=click.Path(path_type=Path),
+              help="Output folder (one file) or the folder below which each file gets its own "
+                   "(several files or a folder). Default: chunks/<file-name-with-dots-as-dashes>/.")
+@click.option("--dry-run", "-n", is_flag=True, help="Print the plan (strategy, chunk count, sizes, gaps); write nothing.")
+@click.option("--force", is_flag=True, help="Replace an output folder that holds an earlier export.")
+@click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default=None,
+              help="Tokenizer for token counts and token sizes. [default: cl100k_base]")
+@click.option("--profile", type=click.Path(path_type=Path),
+              help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+              help="Token budget: chunks above it are reported.")
+def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, **flags):
+    """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
+
+    Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
+    chosen strategy does not have is an error.
+    """
+    from chunktui.engine import get_strategy
+    from chunktui.engine.tokens import DEFAULT_TOKENIZER
+    from chunktui.formats.discover import plan_jobs
+    from chunktui.formats.export import check_target, writer_names
+
+    if fmt not in writer_names():
+        raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
+    prof = None
+    if profile is not None:
+        from chunktui.formats.profiles import load_profile
+
+        prof = load_profile(profile)
+    try:
+        strat = get_strategy(strategy_name or (prof.strategy if prof else default_strategy()))
+    except UnknownStrategyError as exc:
+        raise ChunktuiError(f"--strategy: {exc}") from None
+    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    strat.validate(params)  # bad flags fail before any file is read
+    tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
+    jobs = plan_jobs(paths, output)
+    if not dry_run:
+        for job in jobs:
+            check_target(job.out_dir, force)  # refuse up front rather than after half the files
+    return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget, single=len(paths) == 1 and len(jobs) == 1)
+
+
+def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single) -> int:
+    """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from chunktui.engine import chunk_document, load_document
+    from chunktui.formats.export import check_target, export_chunkset
+    from chunktui.formats.plan import plan_lines, plural, result_line
+    from chunktui.formats.records import folder_display
+
+    console = Console(stderr=True)
+    failures, total_chunks, total_lines, over_total, over_files, outputs = 0, 0, 0, 0, 0, []
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console, transient=True, disable=not console.is_terminal)
+    with progress:
+        task = progress.add_task("chunking", total=len(jobs))
+        for i, job in enumerate(jobs):
+            progress.update(task, description=job.source.name, completed=i)
+            try:
+                doc = load_document(job.source)
+                cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
+                                    progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
+                if dry_run:
+                    try:
+                        check_target(job.out_dir, force)
+                        note = ""
+                    except ChunktuiError as exc:
+                        note = f"would fail: {exc}"
+                    outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note))
+                else:
+                    result = export_chunkset(cs, job.out_dir, fmt, force)
+                    outputs.append([result_line(cs, result.out_dir, result.manifest_path)])
+            except ChunktuiError as exc:
+                if single:
+                    raise
+                failures += 1
+                progress.console.print(f"chunktui: error: {exc}", markup=False, highlight=False, soft_wrap=True)
+                continue
+            for w in cs.warnings:
+                progress.console.print(f"chunktui: warning: {w}", markup=False, highlight=False, soft_wrap=True)
+            over = cs.stats(budget).over_budget
+            over_total, over_files = over_total + over, over_files + (1 if over else 0)
+            total_chunks += len(cs.chunks)
+            total_lines += doc.line_count
+        progress.update(task, completed=len(jobs))
+    if over_total and not dry_run:
+        where = jobs[0].source.name if single else f"{plural(over_files, 'file')}"
+        warn_line(f"{where}: {plural(over_total, 'chunk')} over the {budget:,}-token budget")
+    if dry_run:
+        for block in outputs:
+            click.echo("\n".join(block))
+        click.echo(f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
+                   f"{plural(total_chunks, 'chunk')}. Nothing written.")
+    elif single:
+        click.echo(outputs[0][0])
+    else:
+        root = folder_display(_common_root([j.out_dir for j in jobs]))
+        click.echo(f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
+                   f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
+                   + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
+    return EXIT_BAD_INPUT if failures else EXIT_OK
+
+
+def _common_root(folders) -> Path:
+    import os
+
+    return Path(os.path.commonpath([str(f.absolute()) for f in folders]))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--chunk", "sample", metavar="ID|N", help="Show this chunk (id or 1-based number) instead of the median one.")
+@click.option("--full", is_flag=True, help="Show the whole sample chunk, not its first lines.")
+def inspect(file, sample, full):
+    """Summarise a saved chunks.yaml or manifest.json: sizes, histogram, duplicates, a sample chunk."""
+    from chunktui.formats.inspect import inspect_file, summary_lines
+
+    click.echo("\n".join(summary_lines(inspect_file(file), sample, full)))
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable: every strategy and its parameter spec.")
+def strategies(as_json):
+    """List every strategy with its parameters, defaults, ranges and help."""
+    from chunktui.engine import all_strategies
+
+    found = all_strategies()
+    if as_json:
+        click.echo(json.dumps([{"name": s.name, "aliases": list(s.aliases), "summary": s.summary,
+                                "kinds": list(s.kinds), "params": [p.to_dict() for p in s.params]}
+                               for s in found], indent=2, ensure_ascii=False))
+        return
+    for s in found:
+        aliases = f" (alias: {', '.join(s.aliases)})" if s.aliases else ""
+        click.echo(f"{s.name}{aliases}\n  {s.summary}")
+        if s.kinds:
+            click.echo(f"  for: {', '.join(s.kinds)}")
+        for p in s.params:
+            click.echo(f"  {_param_flag(p)}\n      {p.help} {_param_facts(p)}")
+        click.echo("")
+
+
+def _param_flag(p) -> str:
+    if p.type == "bool":
+        return f"{p.flag}/--no-{p.flag[2:]}"
+    return f"{p.flag} {'|'.join(p.choices) if p.type == 'choice' else {'int': 'N', 'float': 'X'}.get(p.type, 'TEXT')}"
+
+
+def _param_facts(p) -> str:
+    facts = [f"default {p.default!r}"]
+    if p.min is not None or p.max is not None:
+        lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
+        hi = "" if p.max is None else f"{p.max:,g}" if p.type == "float" else f"{int(p.max):,}"
+        facts.append(f"range {lo}..{hi}")
+    return f"[{', '.join(facts)}]"
+
+
+def main(argv=None):
+    """Console script entry point."""
+    return cli.main(args=argv, prog_name="chunktui")
+
+
+if __name__ == "__main__":
+    main()
