@@ -1,0 +1,196 @@
+"""`fixed`: windows of `size` bytes (or chars, or tokens), backed off to the last delimiter.
+
+From ai_chunk's fixed mode: walk the text in windows; in each window search
+backwards for any delimiter character and cut there, else hard-cut at the size.
+Unlike byte-slicing tools, a byte window never ends inside a UTF-8 character,
+and a token window holds exactly as many tokens as the chunk text encodes to.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ._delimiters import decode_delimiters
+from ..model import Span
+
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _utf8(text: str) -> bytes:
+    return text.encode("utf-8", "surrogatepass")
+
+
+class _Chars:
+    def __init__(self, text: str):
+        self.text = text
+
+    def size(self, s: int, e: int) -> int:
+        return e - s
+
+    def fit_end(self, s: int, limit: int) -> int:
+        return min(len(self.text), s + limit)
+
+    def back_start(self, end: int, amount: int, floor: int) -> int:
+        return max(end - amount, floor + 1)
+
+
+class _Bytes:
+    """Byte windows cut back to the last character boundary (a char is 1 to 4 bytes)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def size(self, s: int, e: int) -> int:
+        return len(_utf8(self.text[s:e]))
+
+    def fit_end(self, s: int, limit: int) -> int:
+        window = self.text[s:s + limit]  # every char is >= 1 byte, so this covers `limit` bytes
+        data = _utf8(window)
+        if len(data) <= limit:
+            return s + len(window)
+        cut = limit
+        while cut > 0 and data[cut] & 0xC0 == 0x80:
+            cut -= 1
+        return s + max(1, len(data[:cut].decode("utf-8", "surrogatepass")))
+
+    def back_start(self, end: int, amount: int, floor: int) -> int:
+        first = max(end - amount, floor + 1)
+        data = _utf8(self.text[first:end])
+        if len(data) <= amount:
+            return first
+        skip = len(data) - amount
+        while skip < len(data) and data[skip] & 0xC0 == 0x80:
+            skip += 1
+        return end - len(data[skip:].decode("utf-8", "surrogatepass"))
+
+
+class _Tokens:
+    """Token windows: candidate cuts come from one encoding of the whole text, then each
+    chunk is re-encoded on its own so its count is exact (a substring may encode differently)."""
+
+    def __init__(self, text: str, counter):
+        self.text = text
+        self.counter = counter
+        enc = counter.encoding
+        bounds = []
+        pos = 0
+        for piece in enc.decode_tokens_bytes(enc.encode_ordinary(text)):
+            if piece and piece[0] & 0xC0 != 0x80:  # tokens starting mid-character are no place to cut
+                bounds.append(pos)
+            pos += len(piece.translate(None, _CONTINUATION))
+        bounds.append(len(text))
+        self.bounds = bounds
+
+    def size(self, s: int, e: int) -> int:
+        return self.counter.count(self.text[s:e])
+
+    def fit_end(self, s: int, limit: int) -> int:
+        bounds, size = self.bounds, self.size
+        first = bisect_right(bounds, s)  # bounds[first] ends the (possibly partial) first token
+        j = min(first + limit - 1, len(bounds) - 1)
+        count = size(s, bounds[j])
+        while j > first and count > limit:
+            j -= 1
+            count = size(s, bounds[j])
+        if count > limit:
+            # even one token does not fit from here: take the most characters that do, at least one
+            e = bounds[j] - 1
+            while e > s + 1 and size(s, e) > limit:
+                e -= 1
+            return max(e, s + 1)
+        while count < limit and j + 1 < len(bounds):
+            ahead = size(s, bounds[j + 1])
+            if ahead > limit:
+                break
+            j, count = j + 1, ahead
+        return bounds[j]
+
+    def back_start(self, end: int, amount: int, floor: int) -> int:
+        bounds, size = self.bounds, self.size
+        lowest = bisect_right(bounds, floor)  # first cut strictly after the previous start
+        k = bisect_left(bounds, end)
+        i = max(lowest, k - amount)
+        while i < k and size(bounds[i], end) > amount:
+            i += 1
+        while i - 1 >= lowest and size(bounds[i - 1], end) <= amount:
+            i -= 1
+        return bounds[i] if i < k else end
+
+
+def _last_delimiter(text: str, delimiters: str, lo: int, hi: int) -> int:
+    """Highest index in [lo, hi) holding any delimiter character, or -1."""
+    return max((text.rfind(d, lo, hi) for d in delimiters), default=-1)
+
+
+def run(doc, params, ctx) -> Proposal:
+    text, n = doc.text, len(doc.text)
+    size, unit, overlap, prefix = params["size"], params["unit"], params["overlap"], params["prefix"]
+    delimiters = decode_delimiters("delimiters", params["delimiters"])
+    if unit == "tokens":
+        walker = _Tokens(text, ctx.counter("tokens"))
+    elif unit == "bytes":
+        walker = _Bytes(text)
+    else:
+        walker = _Chars(text)
+    spans: list[Span] = []
+    start, prev_end = 0, 0
+    boundary, label = "start", "start of text"
+    while start < n:
+        ctx.check()
+        hard = walker.fit_end(start, size)
+        if hard <= prev_end:
+            # the overlap left no room for the next character: give up just enough overlap
+            start = min(prev_end, walker.back_start(prev_end + 1, size, start - 1))
+            hard = walker.fit_end(start, size)
+        end, cut_type, cut_label = hard, "size", f"{size} {unit}"
+        if hard < n and delimiters:
+            # the cut must move past the previous chunk's end, or overlap would make no progress
+            lo = max(start, prev_end)
+            if prefix:
+                p = _last_delimiter(text, delimiters, lo + 1, hard + 1)
+                cut = p
+            else:
+                p = _last_delimiter(text, delimiters, lo, hard)
+                cut = p + 1
+            if p >= 0 and (unit != "tokens" or walker.size(start, cut) <= size):
+                end = cut
+                cut_type = "delimiter"
+                cut_label = f"{'before' if prefix else 'after'} {text[p]!r}"
+        metadata = {}
+        if end - start == 1 and walker.size(start, end) > size:
+            metadata["oversized"] = True
+        spans.append(Span(start, end, boundary, label, metadata=metadata))
+        if end >= n:
+            break
+        boundary, label = cut_type, cut_label
+        prev_end = end
+        start = walker.back_start(end, overlap, start) if overlap else end
+        ctx.progress(end / n)
+    return Proposal(spans)
+
+
+def _validate(values: dict) -> None:
+    check_overlap_below_size()(values)
+    decode_delimiters("delimiters", values["delimiters"])
+
+
+register(Strategy(
+    name="fixed",
+    summary="Windows of `size` bytes, chars or tokens, each cut back to its last delimiter "
+            "character if there is one; never splits a UTF-8 character.",
+    params=(
+        Param("size", "int", 4096, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=256),
+        Param("unit", "choice", "bytes", "What `size` and `overlap` count: UTF-8 bytes, characters "
+              "or tokens of the run's tokenizer.", choices=("bytes", "chars", "tokens")),
+        Param("delimiters", "str", "", "Characters to cut after, searched backwards from the window "
+              "end (\\n \\t \\r \\\\ are escapes); empty: hard cut at `size`."),
+        Param("prefix", "bool", False, "Put the delimiter at the start of the next chunk instead of "
+              "the end of this one."),
+        Param("overlap", "int", 0, "How much of the end of a chunk the next one repeats, in `unit`s "
+              "(smaller than size).", min=0, max=100_000_000, step=64),
+    ),
+    run=run,
+    validate_extra=_validate,
+    max_size=lambda p: (p["unit"], p["size"]),
+))

@@ -1,0 +1,161 @@
+"""`recursive`: LangChain's RecursiveCharacterTextSplitter, with offsets that are never guessed.
+
+Same algorithm (separators "\\n\\n", "\\n", " ", "" tried in order, each kept at
+the start of the piece it opens; pieces smaller than `size` are merged up to
+`size`, the next chunk restarting at the trailing pieces that fit in `overlap`;
+larger pieces are split again with the next separator), so boundaries match
+LangChain's. But every piece is a span of the source from the walk itself:
+no whitespace is stripped, repeated text cannot be mislocated, and overlap is
+exactly the source the neighbours share. As in LangChain, a piece that had to
+be split further starts a new run of chunks, so no overlap crosses its edges.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ..model import Span
+
+SEPARATORS = ("\n\n", "\n", " ", "")
+_BOUNDARY = {"\n\n": ("paragraph", "blank line"), "\n": ("line", "line break"),
+             " ": ("word", "space"), "": ("char", "character")}
+_PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
+
+
+class _Splitter:
+    def __init__(self, text: str, size: int, overlap: int, counter, ctx):
+        self.text, self.size, self.overlap = text, size, overlap
+        self.counter, self.ctx = counter, ctx
+        self.exact = counter.name == "chars"
+        self.spans: list[Span] = []
+        self._char_counts: dict[str, int] = {}
+
+    def lengths(self, pieces: list[tuple[int, int]], sep: str) -> list[int]:
+        if self.exact:
+            return [e - s for s, e in pieces]
+        if sep == "":  # one character a piece: count each distinct character once
+            cache, text, count = self._char_counts, self.text, self.counter.count
+            out = []
+            for s, _ in pieces:
+                ch = text[s]
+                if ch not in cache:
+                    cache[ch] = count(ch)
+                out.append(cache[ch])
+            return out
+        return self.counter.count_spans(self.text, pieces)
+
+    def split(self, start: int, end: int, separators: tuple[str, ...]) -> None:
+        """LangChain's `_split_text` on text[start:end], emitting spans in order."""
+        self.ctx.check()
+        text = self.text
+        sep, rest = separators[-1], ()
+        for i, candidate in enumerate(separators):
+            if candidate == "":
+                sep = candidate
+                break
+            if text.find(candidate, start, end) != -1:
+                sep, rest = candidate, separators[i + 1:]
+                break
+        if sep == "" and self.exact and self.size > 1:
+            self._char_windows(start, end)
+            return
+        pieces = self._pieces(start, end, sep)
+        lengths = self.lengths(pieces, sep)
+        good: list[int] = []
+        for k, length in enumerate(lengths):
+            if length < self.size:
+                good.append(k)
+                continue
+            if good:
+                self._merge([pieces[g] for g in good], [lengths[g] for g in good])
+                good = []
+            if rest:
+                self.split(*pieces[k], rest)
+            else:
+                self._emit(*pieces[k], oversized=length > self.size)
+        if good:
+            self._merge([pieces[g] for g in good], [lengths[g] for g in good])
+
+    def _pieces(self, start: int, end: int, sep: str) -> list[tuple[int, int]]:
+        """Pieces of text[start:end], each separator opening the piece after it; no empty pieces."""
+        if sep == "":
+            return [(i, i + 1) for i in range(start, end)]
+        cuts = [start]
+        for m in _PATTERNS[sep].finditer(self.text, start, end):
+            if m.start() > cuts[-1]:
+                cuts.append(m.start())
+        cuts.append(end)
+        return list(zip(cuts, cuts[1:]))
+
+    def _merge(self, pieces, lengths) -> None:
+        """LangChain's `_merge_splits`: grow a run of pieces up to `size`, keep at most
+        `overlap` of its tail for the next chunk."""
+        size, overlap = self.size, self.overlap
+        first, total = 0, 0
+        for k, length in enumerate(lengths):
+            if total + length > size and k > first:
+                self._emit_run(pieces, first, k)
+                while total > overlap or (total + length > size and total > 0):
+                    total -= lengths[first]
+                    first += 1
+            total += length
+        if first < len(pieces):
+            self._emit_run(pieces, first, len(pieces))
+
+    def _emit_run(self, pieces, a: int, b: int) -> None:
+        """Emit pieces[a:b] as one chunk; with tokens, re-count the joined text and split
+        the run if it encodes longer than the sum of its pieces (BPE is not additive)."""
+        start, end = pieces[a][0], pieces[b - 1][1]
+        if self.exact or b - a == 1 or self.counter.count(self.text[start:end]) <= self.size:
+            self._emit(start, end)
+            return
+        k = a + 1
+        while k < b - 1 and self.counter.count(self.text[start:pieces[k][1]]) <= self.size:
+            k += 1
+        self._emit(start, pieces[k - 1][1])
+        self._emit_run(pieces, k, b)
+
+    def _char_windows(self, start: int, end: int) -> None:
+        """The merge of one-character pieces in closed form: windows of `size`, stepping
+        `size - overlap` (what `_merge` computes, without a Python object per character)."""
+        pos = start
+        while True:
+            stop = min(pos + self.size, end)
+            self._emit(pos, stop)
+            if stop >= end:
+                return
+            pos = stop - self.overlap
+
+    def _emit(self, start: int, end: int, oversized: bool = False) -> None:
+        if start == 0:
+            boundary, label = "start", "start of text"
+        else:  # separators open the piece they precede, so the chunk's first characters say which
+            sep = next(s for s in SEPARATORS if self.text.startswith(s, start))
+            boundary, label = _BOUNDARY[sep]
+        self.spans.append(Span(start, end, boundary, label, metadata={"oversized": True} if oversized else {}))
+
+
+def run(doc, params, ctx) -> Proposal:
+    counter = ctx.counter(params["unit"])
+    splitter = _Splitter(doc.text, params["size"], params["overlap"], counter, ctx)
+    if doc.text:
+        splitter.split(0, len(doc.text), SEPARATORS)
+    return Proposal(splitter.spans)
+
+
+register(Strategy(
+    name="recursive",
+    summary="LangChain's recursive character splitter (paragraphs, then lines, words, characters) "
+            "with exact offsets and no stripped whitespace.",
+    params=(
+        Param("size", "int", 1000, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=100),
+        Param("overlap", "int", 200, "Most of a chunk's tail the next chunk repeats, in whole pieces "
+              "(smaller than size).", min=0, max=100_000_000, step=50),
+        Param("unit", "choice", "chars", "What size and overlap count: characters or tokens of the "
+              "run's tokenizer.", choices=("chars", "tokens")),
+    ),
+    run=run,
+    validate_extra=check_overlap_below_size(),
+    max_size=lambda p: (p["unit"], p["size"]),
+))
