@@ -1,0 +1,299 @@
+"""`markdown` (cgft MarkdownChunker): sections by H1-H3, small ones fused, large ones split.
+
+Three stages, all on offsets of the untouched source so repeated text and
+whitespace never shift a chunk:
+
+1. Split at H1/H2/H3 headings (ATX `#` outside fenced code, and setext
+   `===` / `---` underlines); each section keeps its header path.
+2. Fuse adjacent sections while the running chunk or the next section is
+   shorter than `min_char` and the result still fits `max_char`; the fused
+   chunk keeps the first section's header path and lists every fused heading.
+3. Split sections longer than `max_char`: cut at the last paragraph break in the
+   second half of the allowed window, else a line break, else a space, else a
+   character; the next piece starts at the first word boundary at most
+   `chunk_overlap` characters before the cut. Cuts never fall inside a fenced
+   code block unless the block alone is longer than `max_char`; such a block is
+   cut at line breaks and its pieces carry `cut_code_block` and `oversized`.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+from . import Param, Proposal, Strategy, register
+from ..errors import ParamError
+from ..model import Span
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
+_WORD_START = re.compile(r"(?<=\s)\S")
+_PARAGRAPH_START = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\S)")
+
+
+@dataclass
+class MarkdownScan:
+    """Headings and fenced blocks of a markdown text, by 1-based line number."""
+
+    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, title)
+    fences: list[tuple[int, int]] = field(default_factory=list)  # (first line, last line), inclusive
+    in_fence: bytearray = field(default_factory=bytearray)  # index 1..n: 1 inside a fence or front matter
+
+
+def split_lines(text: str, line_count: int) -> list[str]:
+    """The document's lines without "\\n" or a trailing "\\r" (index 0 is line 1)."""
+    lines = text.split("\n")[:line_count]
+    return [l[:-1] if l.endswith("\r") else l for l in lines]
+
+
+def scan_markdown(lines: list[str]) -> MarkdownScan:
+    """One pass over the lines: fences (unclosed ones run to the end), front matter, headings."""
+    n = len(lines)
+    scan = MarkdownScan(in_fence=bytearray(n + 2))
+    i = 0
+    if n and lines[0].strip() == "---":  # YAML front matter is not a setext underline
+        for j in range(1, n):
+            if lines[j].strip() in ("---", "..."):
+                for k in range(0, j + 1):
+                    scan.in_fence[k + 1] = 1
+                i = j + 1
+                break
+    fence_char, fence_len, fence_open = "", 0, 0
+    prev_text = False  # the previous line is paragraph text a setext underline may turn into a heading
+    while i < n:
+        line = lines[i]
+        lineno = i + 1
+        if fence_char:
+            scan.in_fence[lineno] = 1
+            stripped = line.strip()
+            if stripped.startswith(fence_char * fence_len) and not stripped.strip(fence_char) and len(line) - len(line.lstrip(" ")) <= 3:
+                scan.fences.append((fence_open, lineno))
+                fence_char = ""
+            i += 1
+            continue
+        m = _FENCE.match(line)
+        if m and not (m.group(1)[0] == "`" and "`" in line[m.end():]):
+            fence_char, fence_len, fence_open = m.group(1)[0], len(m.group(1)), lineno
+            scan.in_fence[lineno] = 1
+            prev_text = False
+            i += 1
+            continue
+        if "#" in line[:4]:
+            m = _ATX.match(line)
+            if m:
+                scan.headings.append((lineno, len(m.group(1)), (m.group(2) or "").strip()))
+                prev_text = False
+                i += 1
+                continue
+        if prev_text and (line[:4].lstrip(" ")[:1] in ("=", "-")):
+            m = _SETEXT.match(line)
+            if m:
+                scan.headings.append((lineno - 1, 1 if m.group(1)[0] == "=" else 2, lines[i - 1].strip()))
+                prev_text = False
+                i += 1
+                continue
+        prev_text = bool(line.strip()) and not _NOT_SETEXT_TEXT.match(line) and not line.startswith(("    ", "\t"))
+        i += 1
+    if fence_char:
+        scan.fences.append((fence_open, n))
+    return scan
+
+
+def heading_label(level: int, title: str) -> str:
+    return "#" * level + (" " + title if title else "")
+
+
+@dataclass
+class _Section:
+    start: int
+    end: int
+    header_path: list[str]
+    heading: str  # "## Title", or "" for the text before the first heading
+
+
+def _sections(doc, lines: list[str], scan: MarkdownScan) -> list[_Section]:
+    """Contiguous sections covering the whole text, one per H1-H3 heading (plus any preamble)."""
+    heads = [h for h in scan.headings if h[1] <= 3]
+    sections: list[_Section] = []
+    path: list[tuple[int, str]] = []
+    first = doc.line_start(heads[0][0]) if heads else len(doc.text)
+    if first > 0:
+        sections.append(_Section(0, first, [], ""))
+    for k, (line, level, title) in enumerate(heads):
+        path = [p for p in path if p[0] < level] + [(level, title)]
+        start = doc.line_start(line)
+        end = doc.line_start(heads[k + 1][0]) if k + 1 < len(heads) else len(doc.text)
+        sections.append(_Section(start, end, [t for _, t in path], heading_label(level, title)))
+    return sections
+
+
+def _fuse(sections: list[_Section], min_char: int, max_char: int) -> list[list[_Section]]:
+    """Groups of adjacent sections: a short running group or a short next section is joined if it fits."""
+    groups: list[list[_Section]] = []
+    for sec in sections:
+        if groups:
+            group = groups[-1]
+            size = group[-1].end - group[0].start
+            nxt = sec.end - sec.start
+            if (size < min_char or nxt < min_char) and size + nxt <= max_char:
+                group.append(sec)
+                continue
+        groups.append([sec])
+    return groups
+
+
+class _Cuts:
+    """Allowed cut positions inside one section, by level, skipping fenced code that fits."""
+
+    def __init__(self, text: str, start: int, end: int, fences: list[tuple[int, int]], max_char: int):
+        self.text = text
+        body = text[start:end]
+        self.fences = [(a, b) for a, b in fences if b - a <= max_char]  # kept whole
+        self.big = [(a, b) for a, b in fences if b - a > max_char]  # cut at lines when needed
+        self.levels = [
+            [start + m.end() for m in _PARAGRAPH_START.finditer(body)],
+            [start + m.end() for m in re.finditer(r"\n", body)],
+            [start + m.start() for m in _WORD_START.finditer(body)],
+        ]
+
+    def inside(self, pos: int, fences) -> tuple[int, int] | None:
+        k = bisect_right(fences, (pos, float("inf"))) - 1
+        if k >= 0 and fences[k][0] < pos < fences[k][1]:
+            return fences[k]
+        return None
+
+    def allowed(self, pos: int) -> bool:
+        return self.inside(pos, self.fences) is None
+
+    def last(self, level: int, lo: int, hi: int) -> int | None:
+        """Greatest allowed position of `level` (3 = any char) in (lo, hi]."""
+        while hi > lo:
+            if level == 3:
+                pos = hi
+                if self.text[pos - 1:pos + 1] == "\r\n":
+                    pos -= 1
+            else:
+                positions = self.levels[level]
+                k = bisect_right(positions, hi) - 1
+                if k < 0 or positions[k] <= lo:
+                    return None
+                pos = positions[k]
+            fence = self.inside(pos, self.fences)
+            if fence is None:
+                return pos if pos > lo else None
+            hi = fence[0]
+        return None
+
+    def first(self, lo: int, hi: int) -> int | None:
+        """Smallest allowed line or word start in [lo, hi)."""
+        best = None
+        for positions in (self.levels[1], self.levels[2]):
+            k = bisect_left(positions, lo)
+            while k < len(positions) and positions[k] < hi:
+                if self.allowed(positions[k]):
+                    best = positions[k] if best is None else min(best, positions[k])
+                    break
+                k += 1
+        return best
+
+
+_LEVEL_NAMES = ("paragraph", "line", "word", "char")
+
+
+def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
+    """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section."""
+    cuts = _Cuts(text, sec_start, sec_end, fences, max_char)
+    pieces: list[tuple[int, int, str, bool]] = []
+    start, kind = sec_start, "heading"
+    while True:
+        ctx.check()
+        limit = start + max_char
+        if limit >= sec_end:
+            pieces.append((start, sec_end, kind, False))
+            break
+        cut = None
+        for low in (start + max_char // 2, start):
+            for level in range(4):
+                cut = cuts.last(level, low, limit)
+                if cut is not None:
+                    break
+            if cut is not None:
+                break
+        if cut is None:  # cannot happen while `start` is never inside a kept fence; cut hard rather than loop
+            cut, level = limit, 3
+        pieces.append((start, cut, kind, False))
+        nxt = cut
+        if overlap:
+            lo = max(cut - overlap, start + 1)
+            word = cuts.first(lo, cut)
+            if word is not None:
+                nxt = word
+            elif cuts.allowed(lo) and text[lo - 1:lo + 1] != "\r\n":
+                nxt = lo
+        start, kind = nxt, _LEVEL_NAMES[level]
+    return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
+
+
+def _cuts_big(a: int, b: int, big) -> bool:
+    return any(fa < b and a < fb and (a > fa or b < fb) for fa, fb in big)
+
+
+def run(doc, params, ctx) -> Proposal:
+    min_char, max_char, overlap = params["min_char"], params["max_char"], params["chunk_overlap"]
+    text = doc.text
+    lines = split_lines(text, doc.line_count)
+    scan = scan_markdown(lines)
+    fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
+    spans: list[Span] = []
+    groups = _fuse(_sections(doc, lines, scan), min_char, max_char)
+    for gi, group in enumerate(groups):
+        ctx.check()
+        ctx.progress(gi / max(1, len(groups)))
+        first = group[0]
+        start, end = first.start, group[-1].end
+        meta = {"header_path": list(first.header_path)}
+        if len(group) > 1:
+            meta["fused_headings"] = [s.heading for s in group if s.heading]
+            meta["sections"] = len(group)
+        btype = "heading" if first.heading else "start"
+        label = first.heading
+        if end - start <= max_char:
+            spans.append(Span(start, end, btype, label, metadata=meta))
+            continue
+        inner = fences[bisect_left(fences, (start, -1)):bisect_left(fences, (end, -1))]
+        pieces = _split(text, start, end, inner, max_char, overlap, ctx)
+        for k, (a, b, kind, cut_code) in enumerate(pieces):
+            m = dict(meta, part=k + 1, parts=len(pieces))
+            if cut_code:
+                m["cut_code_block"] = True
+                m["oversized"] = True
+            spans.append(Span(a, b, btype if k == 0 else kind,
+                              label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})", metadata=m))
+    return Proposal(spans)
+
+
+def _validate(values: dict) -> None:
+    if values["chunk_overlap"] >= values["max_char"]:
+        raise ParamError("chunk_overlap", f"must be smaller than max_char ({values['max_char']}), got {values['chunk_overlap']}")
+    if values["min_char"] > values["max_char"]:
+        raise ParamError("min_char", f"must not exceed max_char ({values['max_char']}), got {values['min_char']}")
+
+
+register(Strategy(
+    name="markdown",
+    summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
+    params=(
+        Param("min_char", "int", 1024, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000, step=128),
+        Param("max_char", "int", 2048, "Sections longer than this are split (characters).", min=1, max=10_000_000, step=128),
+        Param("chunk_overlap", "int", 128, "Characters repeated between the pieces of a split section.", min=0, max=10_000_000, step=16),
+    ),
+    run=run,
+    kinds=("markdown",),
+    validate_extra=_validate,
+    size_param="max_char",
+    overlap_param="chunk_overlap",
+    max_size=lambda p: ("chars", p["max_char"]),
+))

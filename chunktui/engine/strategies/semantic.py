@@ -1,0 +1,275 @@
+"""`semantic` (aiwg semantic-boundary): about `size` lines a chunk, cut at the best boundary near the target.
+
+Every line is classified once as a possible chunk start, with a score:
+markdown heading H1-H3 (6), H4-H6 (5), class-like definition (4), function (3),
+first line after an import block (2), paragraph start after a blank line (1);
+nested definitions and paragraphs score 0.5 less, and a definition's
+decorators, attributes and doc comments move its cut up to them. Headings count
+only in markdown and prose (outside fenced code), definitions and imports only
+in other kinds, so a `# comment` is never a heading.
+
+The next cut is the best-scoring line within +-25% of the target, the closest
+to the target on ties; with no candidate it is a hard cut at the target
+("line"). A tail no longer than target + 25% joins the last chunk. As in aiwg,
+each chunk starts `overlap` lines before its cut, repeating the previous
+chunk's last lines; boundary_type/label describe the cut that starts the chunk.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ..model import Span
+from .markdown import heading_label, scan_markdown, split_lines
+
+SCORES = {"heading": 6.0, "class": 4.0, "function": 3.0, "import": 2.0, "paragraph": 1.0}
+NESTED_PENALTY = 0.5
+WINDOW = 0.25  # the cut may move this share of the target away from it
+
+_ID = r"[A-Za-z_$][\w$]*"
+_CLASS_RES = (
+    re.compile(r"(?:export\s+(?:default\s+)?)?(?:(?:public|private|protected|internal|static|final|abstract|"
+               r"sealed|partial|data|open|declare)\s+)*(?:class|interface|enum|struct|record|trait|module|object)\s+(" + _ID + ")"),
+    re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|trait|union|mod)\s+([A-Za-z_]\w*)"),
+    re.compile(r"(?:unsafe\s+)?(impl\b(?:\s*<[^>{]*>)?\s+[^{]+?)\s*(?:\bwhere\b.*)?\{?$"),
+    re.compile(r"type\s+([A-Za-z_]\w*)\s+(?:struct|interface)\b"),
+    re.compile(r"(?:export\s+)?(?:declare\s+)?type\s+(" + _ID + r")\s*(?:<[^=]*>)?\s*="),
+)
+_FUNC_RES = (
+    re.compile(r"(?:async\s+)?def\s+([A-Za-z_]\w*[?!]?)"),
+    re.compile(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?function\b\s*\*?\s*(" + _ID + ")"),
+    re.compile(r"(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*(?::[^=]*)?=\s*(?:async\s+)?"
+               r"(?:function\b|(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"),
+    re.compile(r"func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)"),
+    re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*fn\s+([A-Za-z_]\w*)"),
+    re.compile(r"function\s+([A-Za-z_][\w-]*)"),
+)
+_SHELL_FUNC = re.compile(r"([A-Za-z_][\w-]*)\s*\(\)\s*\{")
+_FIRST_WORD = re.compile(r"[\w$]+")
+# words that can open a definition matched by _CLASS_RES / _FUNC_RES
+_DEF_WORDS = frozenset(
+    "export async def class function const let var func pub fn impl unsafe type struct enum trait union mod "
+    "interface record module object public private protected internal static final abstract sealed partial "
+    "data open declare extern".split())
+# Java / C# / C / C++ / TypeScript method signatures: modifiers and types, a name, an open parameter list.
+_SIGNATURE = re.compile(
+    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;=]*?(?:\{\}?|\)|,|\()?\s*$")
+_NOT_NAMES = frozenset(
+    "if for while switch catch return new throw typeof else do try finally using lock foreach sizeof case await "
+    "yield delete super this function print elif except with assert raise not and or in is".split())
+_IMPORT = re.compile(
+    r"(?:import\b|from\s+\.*[\w.]*\s+import\b|use\s+[\w:{]|using\s+[\w.=\s]+;|#\s*include\b|require\b|"
+    r"package\s+[\w.]+\s*;?\s*$|extern\s+crate\b|export\s+(?:\*|\{[^}]*\})\s*from\b|"
+    r"(?:const|let|var)\s+[\w{}\s,]+=\s*require\()")
+_COMMENT_PREFIXES = ("#", "//", "/*", "*", "@", "--")
+_NO_SIGNATURE_LANGS = frozenset({"python", "ruby", "bash"})
+
+
+@dataclass
+class Lines:
+    """Per-line classification, computed once: index i is line i (1-based), index 0 unused."""
+
+    lines: list[str]
+    score: list[float]
+    kind: list[str | None]
+    label: list[str]
+    context: list[tuple[str, ...]]  # header path (markdown) or scope chain (code) in force at the line
+    context_key: str  # "header_path" or "scope_chain"
+
+    @property
+    def count(self) -> int:
+        return len(self.lines)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def _balance(line: str) -> int:
+    return line.count("(") + line.count("{") - line.count(")") - line.count("}")
+
+
+def _definition(stripped: str, allow_signature: bool) -> tuple[str, str] | None:
+    """("class" | "function", label) when the line opens a definition."""
+    word = _FIRST_WORD.match(stripped)
+    if word and word.group() in _DEF_WORDS:
+        for rx in _CLASS_RES:
+            m = rx.match(stripped)
+            if m:
+                return "class", m.group(1).strip()
+        for rx in _FUNC_RES:
+            m = rx.match(stripped)
+            if m:
+                return "function", (m.group(1) or m.group(m.lastindex)) + "()"
+    elif "()" in stripped:
+        m = _SHELL_FUNC.match(stripped)
+        if m:
+            return "function", m.group(1) + "()"
+    if allow_signature and "(" in stripped and len(stripped) < 300 and not stripped.endswith(";") and not any(q in stripped for q in "\"'`") and "=>" not in stripped:
+        m = _SIGNATURE.match(stripped)
+        if m and m.group(2) not in _NOT_NAMES:
+            words = m.group(1).split()
+            if not (words and words[0] in _NOT_NAMES) and (words or stripped.endswith(("{", "{}"))):
+                return "function", m.group(2) + "()"
+    return None
+
+
+def _short(text: str, width: int = 40) -> str:
+    text = text.strip()
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def classify(doc) -> Lines:
+    """Score every line of `doc` as a chunk start; one pass, no per-chunk rescans."""
+    lines = split_lines(doc.text, doc.line_count)
+    n = len(lines)
+    score = [0.0] * (n + 2)
+    kind: list[str | None] = [None] * (n + 2)
+    label = [""] * (n + 2)
+    context: list[tuple[str, ...]] = [()] * (n + 2)
+
+    def mark(i: int, k: str, lab: str, value: float) -> None:
+        if value > score[i]:
+            score[i], kind[i], label[i] = value, k, lab
+
+    if doc.kind in ("markdown", "prose"):
+        scan = scan_markdown(lines)
+        for i in range(2, n + 1):
+            if not scan.in_fence[i] and lines[i - 1].strip() and not lines[i - 2].strip():
+                mark(i, "paragraph", _short(lines[i - 1]), SCORES["paragraph"])
+        path: tuple[tuple[int, str], ...] = ()
+        heads = iter(scan.headings + [(n + 1, 0, "")])
+        head = next(heads)
+        for i in range(1, n + 1):
+            if head[0] == i:
+                level, title = head[1], head[2]
+                path = tuple(p for p in path if p[0] < level) + ((level, title),)
+                mark(i, "heading", heading_label(level, title), SCORES["heading"] - (level > 3))
+                head = next(heads)
+            context[i] = tuple(t for _, t in path)
+        return Lines(lines, score, kind, label, context, "header_path")
+
+    allow_signature = doc.language not in _NO_SIGNATURE_LANGS
+    stack: list[tuple[int, str]] = []  # open definitions: (indent, name)
+    scope: tuple[str, ...] = ()
+    import_depth = 0  # open brackets of a multi-line import
+    after_imports = False
+    comment_start = 0  # first line of the comment run just before the current line
+    prev_blank = True
+    for i in range(1, n + 1):
+        line = lines[i - 1]
+        stripped = line.strip()
+        if not stripped:
+            prev_blank = True
+            comment_start = 0
+            context[i] = scope
+            continue
+        indent = _indent(line)
+        if import_depth > 0:
+            import_depth += _balance(line)
+            prev_blank = False
+            context[i] = scope
+            continue
+        if indent == 0 and _IMPORT.match(stripped):
+            import_depth = max(0, _balance(stripped))
+            after_imports, comment_start, prev_blank = True, 0, False
+            context[i] = scope
+            continue
+        is_comment = stripped.startswith(_COMMENT_PREFIXES)
+        if stack and not is_comment:
+            while stack and indent <= stack[-1][0]:
+                stack.pop()
+            scope = tuple(name for _, name in stack)
+        found = None if is_comment else _definition(stripped, allow_signature)
+        first = comment_start or i
+        if found:
+            k, lab = found
+            stack.append((indent, lab.rstrip("()")))
+            scope = tuple(name for _, name in stack)
+            mark(first, k, lab, SCORES[k] - (NESTED_PENALTY if indent else 0))
+            context[first] = scope
+        if after_imports and not is_comment:
+            mark(first, "import", "after imports", SCORES["import"])
+            after_imports = False
+        if prev_blank and i > 1:
+            mark(i, "paragraph", _short(stripped), SCORES["paragraph"] - (NESTED_PENALTY if indent else 0))
+        if is_comment:
+            comment_start = comment_start or i
+        else:
+            comment_start = 0
+        prev_blank = False
+        context[i] = scope
+    return Lines(lines, score, kind, label, context, "scope_chain")
+
+
+def best_cut(cls: Lines, first: int, target: int) -> int:
+    """The line to start the next chunk at, for a chunk whose core starts at `first`."""
+    centre = first + target
+    reach = int(target * WINDOW)
+    lo, hi = max(first + 1, centre - reach), min(cls.count, centre + reach)
+    best, best_key = min(centre, cls.count), (0.0, 0)
+    score = cls.score
+    for i in range(lo, hi + 1):
+        key = (score[i], -abs(i - centre))
+        if key > best_key:
+            best, best_key = i, key
+    return best
+
+
+def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
+         extra: Callable[[int, int], dict] | None = None) -> list[Span]:
+    """Spans whose cores tile the lines, each cut chosen by `best_cut` around `target_for(core_start)`."""
+    n = cls.count
+    spans: list[Span] = []
+    first = 1
+    while first <= n:
+        ctx.check()
+        ctx.progress((first - 1) / n)
+        target = max(1, target_for(first))
+        if n - first + 1 <= target + int(target * WINDOW):
+            cut = n + 1
+        else:
+            cut = best_cut(cls, first, target)
+        start_line = max(1, first - overlap)
+        if cls.kind[first] is not None:
+            btype, blabel = cls.kind[first], cls.label[first]
+        elif first == 1:
+            btype, blabel = "start", "start"
+        else:
+            btype, blabel = "line", f"line {first}"
+        meta = {"core_start_line": first, "core_end_line": cut - 1}
+        if cls.context[first]:
+            meta[cls.context_key] = list(cls.context[first])
+        if extra is not None:
+            meta.update(extra(first, target))
+        spans.append(Span(doc.line_start(start_line), doc.line_end(cut - 1), btype, blabel, metadata=meta))
+        first = cut
+    return spans
+
+
+def run(doc, params, ctx) -> Proposal:
+    size = params["size"]
+    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap"]))
+
+
+def max_lines(size: int, overlap: int) -> int:
+    """Longest chunk for a target of `size` lines: the target, the window beyond it, the overlap."""
+    return size + int(size * WINDOW) + overlap
+
+
+register(Strategy(
+    name="semantic",
+    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the target.",
+    params=(
+        Param("size", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10),
+        Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
+    ),
+    run=run,
+    aliases=("semantic-boundary",),
+    kinds=("code", "markdown"),
+    validate_extra=check_overlap_below_size(),
+    max_size=lambda p: ("lines", max_lines(p["size"], p["overlap"])),
+))
