@@ -42,7 +42,7 @@ _FUNC_RES = (
     re.compile(r"(?:async\s+)?def\s+([A-Za-z_]\w*[?!]?)"),
     re.compile(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?function\b\s*\*?\s*(" + _ID + ")"),
     re.compile(r"(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*(?::[^=]*)?=\s*(?:async\s+)?"
-               r"(?:function\b|(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"),
+               r"(?:function\b|(?:<[^>]*>\s*)?(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"),
     re.compile(r"func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)"),
     re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*fn\s+([A-Za-z_]\w*)"),
     re.compile(r"function\s+([A-Za-z_][\w-]*)"),
@@ -56,7 +56,7 @@ _DEF_WORDS = frozenset(
     "data open declare extern".split())
 # Java / C# / C / C++ / TypeScript method signatures: modifiers and types, a name, an open parameter list.
 _SIGNATURE = re.compile(
-    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;=]*?(?:\{\}?|\)|,|\()?\s*$")
+    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()?\s*$")
 _NOT_NAMES = frozenset(
     "if for while switch catch return new throw typeof else do try finally using lock foreach sizeof case await "
     "yield delete super this function print elif except with assert raise not and or in is".split())
