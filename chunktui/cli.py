@@ -184,7 +184,9 @@ def demo():
               help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
 @click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
               help="Token budget: chunks above it are reported.")
-def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, **flags):
+@click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
+              help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
+def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -211,13 +213,19 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
     strat.validate(params)  # bad flags fail before any file is read
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
     jobs = plan_jobs(paths, output)
+    facts = None
+    if facts_path is not None:
+        from chunktui.engine.facts import load_phrases
+
+        facts = load_phrases(facts_path)
     if not dry_run:
         for job in jobs:
             check_target(job.out_dir, force)  # refuse up front rather than after half the files
-    return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget, single=len(paths) == 1 and len(jobs) == 1)
+    return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget,
+                    single=len(paths) == 1 and len(jobs) == 1, facts=facts)
 
 
-def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single) -> int:
+def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None) -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -226,8 +234,10 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.formats.export import check_target, export_chunkset
     from chunktui.formats.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
+    from chunktui.cli_quality import facts_lines, quality_line
 
     console = Console(stderr=True)
+    fact_blocks = []
     failures, total_chunks, total_lines, over_total, over_files, outputs = 0, 0, 0, 0, 0, []
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
@@ -245,10 +255,12 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                         note = ""
                     except ChunktuiError as exc:
                         note = f"would fail: {exc}"
-                    outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note))
+                    outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)])
                 else:
                     result = export_chunkset(cs, job.out_dir, fmt, force)
                     outputs.append([result_line(cs, result.out_dir, result.manifest_path)])
+                if facts:
+                    fact_blocks.append((job.source, facts_lines(cs, facts)))
             except ChunktuiError as exc:
                 if single:
                     raise
@@ -277,6 +289,8 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
         click.echo(f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
                    f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
                    + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
+    for source, lines in fact_blocks:
+        click.echo("\n".join(lines) if single else f"{source}:\n" + "\n".join("  " + line for line in lines))
     return EXIT_BAD_INPUT if failures else EXIT_OK
 
 
@@ -332,6 +346,57 @@ def _param_facts(p) -> str:
         hi = "" if p.max is None else f"{p.max:,g}" if p.type == "float" else f"{int(p.max):,}"
         facts.append(f"range {lo}..{hi}")
     return f"[{', '.join(facts)}]"
+
+
+@cli.command(cls=StrategyParamsCommand)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--strategy", "-s", "strategy_names", multiple=True, metavar="NAME[,NAME]",
+              help="Strategies to sweep (repeat or comma-separate). Default: auto.")
+@click.option("--size", "size_spec", metavar="START:STOP[:STEP]|N,N",
+              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512. Default: each strategy's default.")
+@click.option("--overlap", "overlap_spec", metavar="START:STOP[:STEP]|N,N",
+              help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+              help="Token budget for over_budget and over_budget_pct.")
+@click.option("--min-tokens", type=click.IntRange(min=0), default=16, show_default=True,
+              help="Chunks below this many tokens are flagged tiny.")
+@click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default="cl100k_base", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(("table", "csv", "json")), default="table", show_default=True)
+@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+              help="Worker processes running the cells.")
+def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, **flags):
+    """Chunk FILE with every strategy x size x overlap and score each configuration."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from chunktui.cli_quality import parse_strategies, run_sweep, sweep_output
+
+    names = parse_strategies(strategy_names or [default_strategy()])
+    base = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    console = Console(stderr=True)
+    bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), console=console, transient=True,
+                   disable=not console.is_terminal)
+    with bar:
+        task = bar.add_task("sweep", total=None)
+        _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
+                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers,
+                              progress=lambda done, total: bar.update(task, completed=done, total=total))
+    for skipped in result.skipped:
+        warn_line(f"skipped {skipped.strategy} size={skipped.size} overlap={skipped.overlap}: {skipped.reason}")
+    click.echo(sweep_output(result, fmt))
+
+
+@cli.command()
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--a", "profile_a", required=True, type=click.Path(path_type=Path), help="Profile of configuration A.")
+@click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
+@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
+def compare(file, profile_a, profile_b, budget, as_json):
+    """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
+    from chunktui.cli_quality import compare_lines
+
+    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json)))
 
 
 def main(argv=None):

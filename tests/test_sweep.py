@@ -4,6 +4,7 @@ import pytest
 
 from chunktui.engine import Document, ParamError, chunk_document
 from chunktui.engine.quality import assess
+from chunktui.engine import sweep as sweep_module
 from chunktui.engine.sweep import evaluate, parse_range, plan_grid, sweep
 
 TEXT = "".join(
@@ -26,8 +27,18 @@ def test_parse_range_forms():
             parse_range(bad)
 
 
-def test_parallel_cells_equal_the_engine_run_one_by_one(doc):
+def test_parallel_cells_equal_the_engine_run_one_by_one(doc, monkeypatch):
+    pools = []
+
+    class SpyPool(sweep_module.ProcessPoolExecutor):
+        def __init__(self, *a, **kw):
+            pools.append(kw["max_workers"])
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(sweep_module, "ProcessPoolExecutor", SpyPool)
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)  # this short document would otherwise run in-process
     result = sweep(doc, ["lines"], [5, 8, 12], [0, 1, 3], budget=150, min_tokens=8, workers=2)
+    assert pools == [2]
     assert [(c.size, c.overlap) for c in result.cells] == [(s, o) for s in (5, 8, 12) for o in (0, 1, 3)]
     for cell in result.cells:
         cs = chunk_document(doc, "lines", {"size": cell.size, "overlap": cell.overlap})

@@ -1,0 +1,158 @@
+"""What `chunktui sweep`, `chunktui compare`, `chunk --facts` and the dry-run quality line print.
+
+Kept apart from cli.py so the click wiring there stays thin; nothing here imports
+textual, and rich only for the sweep's progress bar on stderr.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from chunktui.engine.errors import ChunktuiError, ParamError
+
+SWEEP_FORMATS = ("table", "csv", "json")
+SHOWN_LINES = 12  # boundary lines listed per side in `compare`
+
+
+def quality_line(cs, budget: int) -> str:
+    """The dry-run plan's quality line: score, warning flag counts, flagged share, spread."""
+    from chunktui.engine.quality import assess
+
+    return f"  quality    {assess(cs, budget).summary()}"
+
+
+def facts_lines(cs, phrases) -> list[str]:
+    from chunktui.engine.facts import check_facts
+
+    return [f.line() for f in check_facts(cs, phrases)]
+
+
+def parse_strategies(values) -> list[str]:
+    """`-s a -s b` and `-s a,b` both give [a, b], canonical names, no repeats."""
+    from chunktui.engine import get_strategy
+
+    names: list[str] = []
+    for value in values:
+        for part in str(value).split(","):
+            if part.strip():
+                name = get_strategy(part.strip()).name
+                if name not in names:
+                    names.append(name)
+    return names
+
+
+def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
+              progress=None):
+    """Load the document, check the grid and run it; bad input raises a ChunktuiError."""
+    from chunktui.engine import get_strategy, load_document
+    from chunktui.engine.sweep import parse_range, sweep
+
+    strats = [get_strategy(s) for s in strategies]
+    for key in base_params:
+        if not any(s.param(key) for s in strats):
+            raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
+    sizes = parse_range(size_spec, "size") if size_spec else [None]
+    overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
+    doc = load_document(path)
+    result = sweep(doc, [s.name for s in strats], sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
+                   budget=budget, min_tokens=min_tokens, workers=workers, progress=progress)
+    if not result.cells:
+        first = result.skipped[0].reason if result.skipped else "empty grid"
+        raise ChunktuiError(f"{doc.name}: no valid cell in the sweep grid ({first})")
+    return doc, result
+
+
+def _cells_with_defaults(result):
+    """Cells whose size/overlap came from the strategy default show that default, not None."""
+    from chunktui.engine import get_strategy
+
+    rows = []
+    for c in result.cells:
+        d = c.to_dict()
+        strat = get_strategy(c.strategy)
+        for key, pname in (("size", strat.size_param), ("overlap", strat.overlap_param)):
+            if d[key] is None and pname:
+                d[key] = strat.param(pname).default
+        rows.append(d)
+    return rows
+
+
+def sweep_output(result, fmt: str) -> str:
+    """The sweep as JSON (`{"cells": [...]}`), CSV (flag_<name> columns) or an aligned table."""
+    from chunktui.engine.quality import FLAG_NAMES
+
+    rows = _cells_with_defaults(result)
+    if fmt == "json":
+        return json.dumps({"cells": rows}, indent=2)
+    columns = ["strategy", "size", "overlap", "count", "median_tokens", "p95_tokens", "over_budget_pct", "score"]
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns + [f"flag_{f}" for f in FLAG_NAMES])
+        for r in rows:
+            writer.writerow([r[k] for k in columns] + [r["flags"][f] for f in FLAG_NAMES])
+        return out.getvalue().rstrip("\n")
+    flags = [f for f in FLAG_NAMES if any(r["flags"][f] for r in rows)]
+    best = max(r["score"] for r in rows)
+    head = ["strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score"] + [
+        "overlap_off" if f == "overlap" else f for f in flags]
+    table = [head]
+    for r in rows:
+        table.append([r["strategy"], _num(r["size"]), _num(r["overlap"]), str(r["count"]), _num(r["median_tokens"]),
+                      _num(r["p95_tokens"]), f"{r['over_budget_pct']:.1f}",
+                      f"{r['score']:.1f}" + (" *" if r["score"] == best else "")] + [str(r["flags"][f]) for f in flags])
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in table]
+    lines.append("* best score; tokens are median/p95 per chunk; flag columns count warnings")
+    return "\n".join(lines)
+
+
+def _num(v) -> str:
+    if v is None:
+        return "-"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False) -> list[str]:
+    """Run both profiles on the document and describe where their boundaries differ."""
+    from chunktui.engine import chunk_document, load_document
+    from chunktui.engine.compare import compare
+    from chunktui.engine.quality import FLAG_NAMES
+    from chunktui.formats.profiles import load_profile
+
+    pa, pb = load_profile(profile_a), load_profile(profile_b)
+    doc = load_document(path)
+    a = chunk_document(doc, pa.strategy, pa.params, tokenizer=pa.tokenizer)
+    b = chunk_document(doc, pb.strategy, pb.params, tokenizer=pb.tokenizer)
+    cmp = compare(a, b, budget)
+    if as_json:
+        side = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,
+                          "flags": s.quality.score.counts, "boundaries": s.boundaries}
+        return [json.dumps({"a": side(cmp.a), "b": side(cmp.b),
+                            "boundaries": [{"offset": x.offset, "line": x.line, "side": x.side} for x in cmp.boundaries]},
+                           indent=2)]
+    rows = [("config", cmp.a.name, cmp.b.name), ("tokenizer", a.tokenizer, b.tokenizer)]
+    for label, get in (("chunks", lambda s: s.stats.count), ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
+                       ("p95 tokens", lambda s: f"{s.stats.tokens_p95:g}"),
+                       (f"over {budget}", lambda s: s.stats.over_budget),
+                       ("coverage", lambda s: f"{s.stats.coverage:.1%}"), ("boundaries", lambda s: s.boundaries),
+                       ("score", lambda s: f"{s.quality.score.score:g}")):
+        rows.append((label, str(get(cmp.a)), str(get(cmp.b))))
+    for name in FLAG_NAMES:
+        ca, cb = cmp.a.quality.score.counts[name], cmp.b.quality.score.counts[name]
+        if ca or cb:
+            rows.append((f"  {name}", str(ca), str(cb)))
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    lines = [f"{doc.path or doc.name}: A = {profile_a}, B = {profile_b}"]
+    lines += [f"  {r[0].ljust(w0)}  {r[1].ljust(w1)}  {r[2]}" for r in rows]
+    for title, side in (("only in A", "a"), ("only in B", "b"), ("in both", "both")):
+        marks = [x.line for x in cmp.boundaries if x.side == side]
+        more = f" … (+{len(marks) - SHOWN_LINES})" if len(marks) > SHOWN_LINES else ""
+        lines.append(f"  {title + ':':<11}{len(marks):>4} boundaries" +
+                     (f" at lines {', '.join(map(str, marks[:SHOWN_LINES]))}{more}" if marks else ""))
+    lines.append(cmp.summary())
+    return lines
