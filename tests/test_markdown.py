@@ -1,0 +1,149 @@
+"""markdown (cgft MarkdownChunker): header paths, fused short sections, split long ones, whole code fences."""
+
+from pathlib import Path
+
+import pytest
+
+from chunktui.engine import Document, ParamError, chunk_document, load_document
+from chunktui.engine.strategies.markdown import scan_markdown, split_lines
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+
+
+def run(text: str, **params):
+    cs = chunk_document(Document(text=text, kind="markdown"), "markdown", params)
+    for c in cs.chunks:
+        assert c.text == text[c.start:c.end]
+    assert not cs.gaps
+    return cs
+
+
+def section(title: str, total: int) -> str:
+    """A `## title` section of exactly `total` characters."""
+    head = f"## {title}\n\n"
+    return head + "x" * (total - len(head) - 1) + "\n"
+
+
+def test_small_sections_fuse_under_the_first_heading():
+    text = "# Title\n\nintro\n\n## A\n\nshort a\n\n## B\n\nshort b\n"
+    (chunk,) = run(text).chunks
+    assert (chunk.start, chunk.end) == (0, len(text))
+    assert chunk.metadata["header_path"] == ["Title"]
+    assert chunk.metadata["fused_headings"] == ["# Title", "## A", "## B"]
+    assert (chunk.boundary_type, chunk.boundary_label) == ("heading", "# Title")
+
+
+def test_fusing_stops_at_max_char():
+    text = "".join(section(f"S{i}", 60) for i in range(1, 5))
+    cs = run(text, min_char=100, max_char=130, chunk_overlap=0)
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, 120), (120, 240)]
+    assert [c.metadata["fused_headings"] for c in cs.chunks] == [["## S1", "## S2"], ["## S3", "## S4"]]
+
+
+def test_long_section_splits_at_a_paragraph_with_word_aligned_overlap():
+    text = ("# T\n\n" "aaaa bbbb cccc dddd eeee ffff gggg\n\n" "hhhh iiii jjjj kkkk llll mmmm nnnn\n\n" "oooo pppp\n")
+    first, second = run(text, min_char=0, max_char=60, chunk_overlap=15).chunks
+    cut = text.index("hhhh")
+    assert (first.start, first.end) == (0, cut)  # the paragraph break, not the 60-char limit
+    assert (second.start, second.end) == (text.index("ffff"), len(text))  # first word within 15 chars of the cut
+    assert second.overlap_prev_chars == cut - text.index("ffff") == 11
+    assert second.boundary_type == "paragraph"
+    assert second.metadata["header_path"] == ["T"] and second.metadata["part"] == 2
+
+
+def test_split_falls_back_to_lines_then_words_then_chars():
+    words = "# W\n" + " ".join(["word"] * 40) + "\n"
+    cs = run(words, min_char=0, max_char=50, chunk_overlap=0)
+    assert all(c.chars <= 50 for c in cs.chunks)
+    assert all(words[c.start - 1] in " \n" for c in cs.chunks[1:])  # every piece starts at a word
+    lines = "# L\n" + "abcdefghijklmnopqrs\n" * 6  # 4 + 6 * 20 chars; cuts are sought in the last half of 50
+    cs = run(lines, min_char=0, max_char=50, chunk_overlap=0)
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, 44), (44, 84), (84, 124)]
+    assert [c.boundary_type for c in cs.chunks] == ["heading", "line", "line"]
+    blob = "# B\n" + "z" * 130
+    cs = run(blob, min_char=0, max_char=50, chunk_overlap=10)
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, 50), (40, 90), (80, 130), (120, 134)]
+    assert [c.boundary_type for c in cs.chunks] == ["heading", "char", "char", "char"]
+    assert all(c.overlap_prev_chars == 10 for c in cs.chunks[1:])
+
+
+FENCE = "```python\n" + "".join(f"value_{i} = {i}  # set\n" for i in range(5)) + "```\n"
+
+
+def test_code_fence_is_kept_whole_when_it_fits():
+    text = "# Code\n\n" + "Some words before the block here.\n\n" + FENCE + "\nAnd a closing paragraph after it.\n"
+    fence_start, fence_end = text.index("```python"), text.index("```\n", text.index("```python") + 3) + 4
+    cs = run(text, min_char=0, max_char=len(FENCE) + 20, chunk_overlap=30)
+    assert len(cs.chunks) > 1
+    holder = [c for c in cs.chunks if c.start <= fence_start and c.end >= fence_end]
+    assert holder, "the fence is inside one chunk"
+    for c in cs.chunks:
+        assert not fence_start < c.start < fence_end and not fence_start < c.end < fence_end
+        assert "cut_code_block" not in c.metadata
+
+
+def test_fence_larger_than_max_char_is_cut_at_lines_and_flagged():
+    block = "```\n" + "".join(f"line {i:02d} of code\n" for i in range(20)) + "```\n"
+    text = "# Big\n\n" + block
+    cs = run(text, min_char=0, max_char=120, chunk_overlap=0)
+    assert all(c.chars <= 120 for c in cs.chunks)
+    inside = [c for c in cs.chunks if c.metadata.get("cut_code_block")]
+    assert len(inside) >= 3 and all(c.metadata["oversized"] for c in inside)
+    assert all(text[c.end - 1] == "\n" for c in cs.chunks)  # cut at line boundaries
+
+
+def test_header_paths_setext_and_hash_comments_in_fences():
+    text = ("Harbor guide\n============\n\nintro\n\nInstall\n-------\n\ntext\n\n### From source\n\n"
+            "```sh\n# not a heading\nmake\n```\n\n#### Details\n\nmore\n\n## Usage\n\nuse it\n")
+    cs = run(text, min_char=0)
+    assert [c.metadata["header_path"] for c in cs.chunks] == [
+        ["Harbor guide"], ["Harbor guide", "Install"], ["Harbor guide", "Install", "From source"],
+        ["Harbor guide", "Usage"],
+    ]
+    assert [c.boundary_label for c in cs.chunks] == ["# Harbor guide", "## Install", "### From source", "## Usage"]
+    assert "#### Details" in cs.chunks[2].text  # H4 does not split
+
+
+def test_front_matter_is_not_a_setext_heading():
+    text = "---\ntitle: Notes\n---\n\n# Real\n\nbody\n"
+    cs = run(text, min_char=0)
+    assert [c.metadata["header_path"] for c in cs.chunks] == [[], ["Real"]]
+    assert cs.chunks[0].boundary_type == "start"
+
+
+def test_repeated_sections_and_crlf_keep_exact_offsets():
+    text = "## Same\r\n\r\nbody\r\n" * 3
+    cs = run(text, min_char=0)
+    assert [c.start for c in cs.chunks] == [0, 17, 34]
+    assert all(c.text == "## Same\r\n\r\nbody\r\n" for c in cs.chunks)
+
+
+@pytest.mark.parametrize("params, name", [
+    ({"max_char": 100, "chunk_overlap": 100}, "chunk_overlap"),
+    ({"max_char": 100, "min_char": 101, "chunk_overlap": 10}, "min_char"),
+])
+def test_invalid_params(params, name):
+    with pytest.raises(ParamError) as err:
+        chunk_document(Document.from_text("# a\n"), "markdown", params)
+    assert err.value.name == name
+
+
+@pytest.mark.parametrize("params", [{}, {"min_char": 200, "max_char": 600, "chunk_overlap": 60}])
+def test_guide_md(params):
+    doc = load_document(SAMPLES / "guide.md")
+    cs = chunk_document(doc, "markdown", params)
+    max_char = params.get("max_char", 2048)
+    scan = scan_markdown(split_lines(doc.text, doc.line_count))
+    fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
+    assert not cs.gaps and len(cs.chunks) > 1
+    for c in cs.chunks:
+        assert c.chars <= max_char or c.metadata.get("oversized")
+        if not c.metadata.get("cut_code_block"):
+            assert not any(a < c.start < b or a < c.end < b for a, b in fences)
+        if c.boundary_type == "heading":
+            title = doc.text[c.start:doc.line_end(c.start_line)].lstrip("#").strip()
+            assert c.metadata["header_path"][-1] == title
+        if c.metadata.get("part", 1) > 1:
+            assert 0 <= c.overlap_prev_chars <= params.get("chunk_overlap", 128)
+    manifest = next(c for c in cs.chunks if c.boundary_label == "## The manifest")
+    assert manifest.metadata["header_path"] == ["Harbor User Guide", "The manifest"]
