@@ -53,7 +53,9 @@ class _Atomizer:
     def __init__(self, pf: ParsedFile, fits, imports: set[str]):
         self.pf, self.fits, self.imports = pf, fits, imports
         spec = pf.grammar.spec
-        self.openable = set(pf.grammar.known) | set(spec.entities) | {"ERROR"}
+        self.blocks = set(pf.grammar.known) - set(spec.entities)
+        self.entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
+        self.openable = self.blocks | {"ERROR"}
         if spec.name in ("javascript", "typescript", "tsx"):
             self.openable |= _JS_FUNCTION_HOLDERS
         self.rows: list[tuple[int, int, list]] = []
@@ -74,6 +76,13 @@ class _Atomizer:
             own_line = True
         return out
 
+    def can_open(self, n) -> bool:
+        """Bodies, compound statements, and definitions that have a body (not `type X = A | B`)."""
+        if n.type in self.openable or is_control(n.type):
+            return True
+        return n.type in self.entities and (n.child_by_field_name("body") is not None
+                                            or any(c.type in self.blocks for c in n.children))
+
     def split(self, nodes) -> None:
         for g in self.groups(nodes):
             first, last = g[0].start_point[0], last_row(g[-1])
@@ -82,7 +91,7 @@ class _Atomizer:
                 continue
             opened, changed = [], False
             for n in g:
-                if n.child_count and (n.type in self.openable or is_control(n.type)):
+                if n.child_count and self.can_open(n):
                     opened.extend(n.children)
                     changed = True
                 else:

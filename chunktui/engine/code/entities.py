@@ -10,6 +10,7 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
+from .languages import EXTRA_KINDS
 from .parse import ParsedFile, last_row
 from .scope import nest
 
@@ -71,7 +72,7 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
         if node.id in seen:
             continue
         seen.add(node.id)
-        defs.append(_entity(pf, node, g.spec.entities.get(node.type, "function")))
+        defs.append(_entity(pf, node, g.spec.entities.get(node.type) or EXTRA_KINDS.get(node.type, "function")))
     nest(defs)
     imports = []
     if g.import_query is not None:

@@ -156,6 +156,10 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
     ),
 )}
 
+# kinds of nodes matched by `extra_queries` rather than listed in `entities`
+EXTRA_KINDS = {"struct_specifier": "struct", "union_specifier": "struct", "enum_specifier": "enum",
+               "class_specifier": "class", "variable_declarator": "function"}
+
 EXTENSIONS = {ext: spec.name for spec in SPECS.values() for ext in spec.extensions}
 LANGUAGE_NAMES = tuple(SPECS)
 SCOPE_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "trait", "impl",

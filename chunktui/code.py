@@ -1,0 +1,123 @@
+"""Python API for code chunking, after code-chunk's `chunk`, `chunkStream`, `chunkBatch`, `createChunker`.
+
+    from chunktui.code import chunk, Chunker
+    for c in chunk("src/user.ts", source, max_chunk_size=1200):
+        print(c.metadata["scope_chain"], c.context_text)
+
+Options are the `code` strategy's parameters (max_chunk_size, unit, overlap_lines,
+sibling_detail, filter_imports, context_mode, language) plus `tokenizer` and
+`strategy` ("code" or "code-toplevel"). Chunks are `chunktui.engine.Chunk`s.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from chunktui.engine import Chunk, ChunkSet, Document, chunk_document, get_strategy
+from chunktui.engine.code.languages import UnsupportedLanguageError, detect_language
+from chunktui.engine.documents import decode_bytes
+from chunktui.engine.errors import ChunkingError, DocumentError
+from chunktui.engine.tokens import DEFAULT_TOKENIZER
+
+__all__ = ["BatchResult", "Chunker", "ChunkingError", "UnsupportedLanguageError", "chunk", "chunk_batch",
+           "chunk_stream"]
+
+
+@dataclass
+class BatchResult:
+    """One file of a batch: its chunks, or the error that stopped it (never both)."""
+
+    path: str
+    chunks: list[Chunk] = field(default_factory=list)
+    error: Exception | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+class Chunker:
+    """Options validated once, reused for many files."""
+
+    def __init__(self, strategy: str = "code", tokenizer: str = DEFAULT_TOKENIZER, **options):
+        self.strategy = get_strategy(strategy).name
+        self.tokenizer = tokenizer
+        self.options = get_strategy(self.strategy).validate(options)
+
+    def chunk_set(self, path, code: str) -> ChunkSet:
+        """The full ChunkSet (chunks, gaps, warnings) for `code`, named `path`."""
+        path = str(path)
+        language = self.options.get("language", "auto")
+        language = detect_language(path, language)  # raises UnsupportedLanguageError early
+        doc = Document(text=code, path=path, kind="code", language=language)
+        return chunk_document(doc, self.strategy, self.options, tokenizer=self.tokenizer)
+
+    def chunk(self, path, code: str) -> list[Chunk]:
+        return self.chunk_set(path, code).chunks
+
+    def stream(self, path, code: str) -> Iterator[Chunk]:
+        """Chunks one at a time; nothing is parsed until the first is asked for."""
+        yield from self.chunk(path, code)
+
+    def chunk_batch(self, files: Iterable, concurrency: int = 4,
+                    on_progress: Callable[[int, int, str, bool], None] | None = None) -> list[BatchResult]:
+        """Chunk many files in threads; a file that fails gets its error in its result, the rest go on.
+
+        `files` holds paths (read from disk), `(path, code)` pairs or dicts with `path`/`filepath` and `code`.
+        Results come back in input order; `on_progress(done, total, path, ok)` is called as each finishes.
+        """
+        items = [_file_item(f) for f in files]
+        done = 0
+
+        def one(item) -> BatchResult:
+            path, code = item
+            try:
+                if code is None:
+                    code = _read(path)
+                return BatchResult(path, self.chunk(path, code))
+            except Exception as exc:  # noqa: BLE001 - a batch never aborts on one file
+                return BatchResult(path, error=exc)
+
+        results: list[BatchResult] = []
+        with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+            for result in pool.map(one, items):
+                results.append(result)
+                done += 1
+                if on_progress is not None:
+                    on_progress(done, len(items), result.path, result.ok)
+        return results
+
+
+def _file_item(f) -> tuple[str, str | None]:
+    if isinstance(f, dict):
+        return str(f.get("path") or f.get("filepath")), f.get("code")
+    if isinstance(f, (tuple, list)):
+        return str(f[0]), f[1]
+    return str(f), None
+
+
+def _read(path: str) -> str:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
+    return decode_bytes(data, path)[0]
+
+
+def chunk(path, code: str, **options) -> list[Chunk]:
+    """Chunk `code` (the source of `path`) along its syntax tree."""
+    return Chunker(**options).chunk(path, code)
+
+
+def chunk_stream(path, code: str, **options) -> Iterator[Chunk]:
+    """`chunk`, as a generator."""
+    return Chunker(**options).stream(path, code)
+
+
+def chunk_batch(files: Iterable, concurrency: int = 4, on_progress=None, **options) -> list[BatchResult]:
+    """Chunk many files concurrently with per-file errors; see `Chunker.chunk_batch`."""
+    return Chunker(**options).chunk_batch(files, concurrency, on_progress)

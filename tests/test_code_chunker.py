@@ -1,0 +1,281 @@
+"""The `code` strategy on one sample per language: syntax-boundary cuts, scope chains, splits, limits."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from chunktui.engine import Document, chunk_document, load_document
+from chunktui.engine.code import UnsupportedLanguageError
+from chunktui.engine.code.chunker import CodeChunker
+from chunktui.engine.code.parse import parse
+from chunktui.engine.strategies import Context
+
+ROOT = Path(__file__).parent.parent
+SAMPLES = ROOT / "tests" / "code_samples"
+
+# file -> (a method/function and its full scope chain, a nested definition and its chain or None,
+#          a function big enough to split and its chain, a limit in bytes that forces the split)
+CASES = {
+    "sample_docs/inventory.py": (("reserve", ["InventoryService", "reserve"]),
+                                 ("wrapper", ["audited", "decorator", "wrapper"]),
+                                 ["InventoryService", "reconcile"], 600),
+    "sample_docs/auth_middleware.ts": (("authorize", ["AuthMiddleware", "authorize"]), None,
+                                       ["AuthMiddleware", "validateToken"], 500),
+    "tests/code_samples/shapes.rs": (("fmt", ["Display for Circle", "fmt"]), ("weight", ["summarize", "weight"]),
+                                     ["summarize"], 300),
+    "tests/code_samples/server.go": (("Name", ["Name"]), None, ["HandleGet"], 300),
+    "tests/code_samples/Ledger.java": (("add", ["Ledger", "add"]), ("changed", ["Ledger", "Listener", "changed"]),
+                                       ["Ledger", "rebuild"], 300),
+    "tests/code_samples/cart.js": (("add", ["Cart", "add"]), ("discountFor", ["checkout", "discountFor"]),
+                                   ["checkout"], 300),
+    "tests/code_samples/Profile.tsx": (("get", ["ProfileStore", "get"]), ("save", ["Profile", "save"]),
+                                       ["Profile"], 250),
+    "tests/code_samples/buffer.c": (("buffer_append", ["buffer_append"]), None, ["buffer_reserve"], 200),
+    "tests/code_samples/geometry.cpp": (("norm", ["geo", "Point", "norm"]), None, ["geo::perimeter"], 100),
+    "tests/code_samples/Greeter.cs": (("GreetAll", ["Demo", "Greeter", "GreetAll"]), None,
+                                      ["Demo", "Greeter", "GreetAll"], 150),
+    "tests/code_samples/report.rb": (("totals", ["Reports", "Daily", "totals"]), None,
+                                     ["Reports", "Daily", "totals"], 60),
+    "tests/code_samples/deploy.sh": (("log", ["log"]), None, ["deploy"], 80),
+}
+
+# node types a chunk may be cut inside of: module roots, bodies/blocks, definitions and compound statements
+CONTAINERS = {
+    "module", "program", "source_file", "translation_unit", "compilation_unit", "block", "statement_block",
+    "class_body", "declaration_list", "field_declaration_list", "compound_statement", "statement_list",
+    "body_statement", "interface_body", "enum_body", "switch_body", "do_group", "function_definition",
+    "function_declaration", "method_declaration", "method_definition", "function_item", "class_definition",
+    "class_declaration", "impl_item", "trait_item", "decorated_definition", "export_statement", "if_statement",
+    "for_statement", "while_statement", "try_statement", "for_expression", "if_expression", "else_clause",
+    "namespace_definition", "namespace_declaration", "method", "class", "module", "constructor_declaration",
+    "enhanced_for_statement", "foreach_statement", "for_in_statement", "lexical_declaration",
+    "variable_declarator", "arrow_function", "class_specifier", "finally_clause", "except_clause", "elif_clause",
+    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause",
+}
+ANY_PIECE = re.compile(r"\S")
+
+
+def run(path, **params):
+    doc = load_document(ROOT / path)
+    return doc, chunk_document(doc, "code", params)
+
+
+def cut_offsets(cs):
+    """Where each chunk's own part (overlap excluded) ends and the next one's begins."""
+    doc = cs.document
+    return [doc.line_start(c.metadata["core_end_line"] + 1) for c in cs.chunks[:-1]]
+
+
+def assert_cuts_between_siblings(cs):
+    doc = cs.document
+    pf = parse(doc, cs.chunks[0].metadata["language"])
+    for cut in cut_offsets(cs):
+        m = ANY_PIECE.search(doc.text, cut)
+        if m is None:
+            continue
+        b = doc.byte_offset(m.start())
+        node = pf.root
+        while True:
+            inner = next((ch for ch in node.children if ch.start_byte < b < ch.end_byte), None)
+            if inner is None:
+                break
+            node = inner
+        assert any(ch.start_byte == b for ch in node.children), (doc.path, doc.line_of(cut), node.type)
+        assert node.type in CONTAINERS, (doc.path, doc.line_of(cut), node.type)
+
+
+def assert_covering(doc, cs):
+    assert cs.gaps == []
+    pos = 0
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert c.start <= pos, "a gap between chunks"
+        pos = max(pos, c.end)
+    assert pos == len(doc.text)
+
+
+def measure(doc, c):
+    return len(doc.text[c.start:c.end].encode("utf-8"))
+
+
+@pytest.mark.parametrize("path", sorted(CASES))
+@pytest.mark.parametrize("limit", [1500, 300, 120])
+def test_chunks_cover_file_cut_between_statements_and_fit(path, limit):
+    doc, cs = run(path, max_chunk_size=limit)
+    assert_covering(doc, cs)
+    assert_cuts_between_siblings(cs)
+    for c in cs.chunks:
+        assert measure(doc, c) <= limit or c.metadata.get("oversized"), (c.index, c.start_line)
+        if c.metadata.get("oversized"):
+            assert c.overlap_prev_chars == 0
+        assert c.overlap_prev_lines <= 10 + 1
+    assert cs.warnings == []
+
+
+@pytest.mark.parametrize("path", sorted(CASES))
+def test_method_alone_in_its_chunk_knows_its_scope(path):
+    (name, chain), _, _, _ = CASES[path]
+    doc = load_document(ROOT / path)
+    ck = CodeChunker(doc, {"language": "auto"}, Context())
+    ent = next(e for e in ck.defs if e.name == name)
+    first, last = doc.line_of(ent.extent_start), ent.end_line
+    limit = len(doc.text[doc.line_start(first):doc.line_end(last)].encode())
+    _, cs = run(path, max_chunk_size=limit, overlap_lines=0)
+    [c] = [c for c in cs.chunks if c.metadata["core_start_line"] == first and c.metadata["core_end_line"] == last]
+    assert c.metadata["scope_chain"] == chain
+    assert name in [e["name"] for e in c.metadata["entities"]]
+    assert c.metadata["split_entity"] is False
+    assert c.label == " > ".join(chain)
+
+
+@pytest.mark.parametrize("path", [p for p in sorted(CASES) if CASES[p][1]])
+def test_nested_function_knows_its_enclosing_function(path):
+    _, (name, chain), _, _ = CASES[path]
+    doc = load_document(ROOT / path)
+    ck = CodeChunker(doc, {"language": "auto"}, Context())
+    ent = next(e for e in ck.defs if e.name == name)
+    assert ent.chain == chain
+    _, cs = run(path)
+    holder = [c for c in cs.chunks if name in [e["name"] for e in c.metadata["entities"]]]
+    assert holder and all(set(c.metadata["scope_chain"]) <= set(chain) for c in holder)
+
+
+@pytest.mark.parametrize("path", sorted(CASES))
+def test_oversized_function_is_split_at_statements(path):
+    _, _, chain, limit = CASES[path]
+    doc, cs = run(path, max_chunk_size=limit, overlap_lines=0)
+    inside = [c for c in cs.chunks if c.metadata["scope_chain"] == chain]
+    pieces = [c for c in cs.chunks if c.metadata["split_entity"]]
+    assert len(inside) >= 1 and len(pieces) >= 2, [(c.start_line, c.metadata["scope_chain"]) for c in cs.chunks]
+    assert all(c.metadata["split_entity"] for c in inside)
+    assert all(c.boundary_type == "statement" for c in inside if not c.metadata["entities"])
+    assert_cuts_between_siblings(cs)
+
+
+def test_whole_entity_kept_together_when_it_fits():
+    doc, cs = run("sample_docs/inventory.py", max_chunk_size=1500)
+    ck = CodeChunker(doc, {"language": "auto"}, Context())
+    for ent in ck.defs:
+        size = len(doc.text[doc.line_start(doc.line_of(ent.extent_start)):doc.line_end(ent.end_line)].encode())
+        if size <= 1500:
+            holders = [c for c in cs.chunks
+                       if c.metadata["core_start_line"] <= ent.start_line and ent.end_line <= c.metadata["core_end_line"]]
+            assert holders, ent.name
+
+
+def test_small_neighbours_are_merged():
+    doc, cs = run("tests/code_samples/shapes.rs", max_chunk_size=1500)
+    assert len(cs.chunks) == 2  # 57 lines, ~1.5 kB: trait, struct, impls and enum share the first chunk
+    names = [e["name"] for e in cs.chunks[0].metadata["entities"]]
+    assert {"Shape", "Circle", "Shape for Circle", "Display for Circle", "Kind"} <= set(names)
+
+
+def test_overlap_lines_come_from_previous_chunk_and_shrink_to_fit():
+    doc, cs = run("sample_docs/inventory.py", max_chunk_size=700, overlap_lines=10)
+    assert any(c.overlap_prev_lines for c in cs.chunks)
+    for prev, c in zip(cs.chunks, cs.chunks[1:]):
+        assert c.start >= prev.start and c.start == doc.line_start(c.start_line)
+        assert c.start_line >= c.metadata["core_start_line"] - 10
+        assert measure(doc, c) <= 700 or c.metadata.get("oversized")
+    _, no_overlap = run("sample_docs/inventory.py", max_chunk_size=700, overlap_lines=0)
+    assert all(c.overlap_prev_chars == 0 for c in no_overlap.chunks)
+
+
+def test_tokens_and_chars_units_respect_the_limit():
+    doc, cs = run("sample_docs/auth_middleware.ts", max_chunk_size=200, unit="tokens")
+    assert all(c.tokens <= 200 or c.metadata.get("oversized") for c in cs.chunks)
+    doc, cs = run("sample_docs/auth_middleware.ts", max_chunk_size=400, unit="chars")
+    assert all(c.chars <= 400 or c.metadata.get("oversized") for c in cs.chunks)
+
+
+def test_single_statement_bigger_than_limit_is_its_own_oversized_chunk():
+    src = "import os\n\nTABLE = [\n" + "".join(f"    {i},\n" for i in range(200)) + "]\n\n\ndef f():\n    return 1\n"
+    doc = Document.from_text(src, path="table.py")
+    cs = chunk_document(doc, "code", {"max_chunk_size": 200, "overlap_lines": 3})
+    big = [c for c in cs.chunks if c.metadata.get("oversized")]
+    assert len(big) == 1 and big[0].text.lstrip().startswith("TABLE = [") and big[0].text.rstrip().endswith("]")
+    assert all(len(c.text.encode()) <= 200 for c in cs.chunks if not c.metadata.get("oversized"))
+
+
+def test_imports_used_siblings_and_context_modes():
+    doc, cs = run("sample_docs/auth_middleware.ts", max_chunk_size=1200)
+    validate = next(c for c in cs.chunks if "validateToken" in [e["name"] for e in c.metadata["entities"]])
+    assert 'import { createHash } from "crypto";' in validate.metadata["imports"]
+    assert not any("metrics" in i for i in cs.chunks[0].metadata["imports"])  # imports do not use themselves
+    assert "authorize(claims: TokenClaims, required: Role): AuthResult" in validate.metadata["siblings"]
+    ctx = validate.context_text
+    assert ctx.endswith(validate.text)
+    assert "Scope: AuthMiddleware" in ctx and 'Uses: import { createHash } from "crypto";' in ctx
+    _, names = run("sample_docs/auth_middleware.ts", max_chunk_size=1200, sibling_detail="names", context_mode="minimal")
+    v2 = next(c for c in names.chunks if "validateToken" in [e["name"] for e in c.metadata["entities"]])
+    assert "authorize" in v2.metadata["siblings"] and "Uses:" not in v2.context_text
+    assert "Scope: AuthMiddleware" in v2.context_text
+    _, none = run("sample_docs/auth_middleware.ts", context_mode="none", sibling_detail="none")
+    assert all(c.context_text is None and c.metadata["siblings"] == [] for c in none.chunks)
+
+
+def test_entities_carry_signature_docstring_and_ranges():
+    doc, cs = run("sample_docs/inventory.py")
+    ents = {e["name"]: e for c in cs.chunks for e in c.metadata["entities"]}
+    reserve = ents["reserve"]
+    assert reserve["kind"] == "method" and reserve["signature"].startswith("async def reserve(self, order_id: str")
+    assert reserve["docstring"].startswith("Reserve stock for an order")
+    assert doc.text.encode()[reserve["start_byte"]:reserve["end_byte"]].decode().lstrip().startswith("async def reserve")
+    assert ents["InventoryService"]["kind"] == "class"
+    assert any(e["kind"] == "import" and e["name"] == "from typing import Dict, Iterable, List, Optional"
+               for e in ents.values())
+    _, ts = run("sample_docs/auth_middleware.ts")
+    tse = {e["name"]: e for c in ts.chunks for e in c.metadata["entities"]}
+    assert tse["validateToken"]["signature"] == "async validateToken(token: string): Promise<TokenClaims>"
+    assert tse["TokenClaims"]["kind"] == "interface" and tse["Role"]["kind"] == "enum"
+    assert tse["AuthResult"]["kind"] == "type"
+
+
+def test_filter_imports_leaves_imports_out_but_lists_them():
+    doc, cs = run("sample_docs/inventory.py", filter_imports=True)
+    assert all("from typing import" not in c.text for c in cs.chunks)
+    assert cs.gaps and all("imports" in g.reason for g in cs.gaps)
+    assert any("from typing import Dict, Iterable, List, Optional" in c.metadata["imports"] for c in cs.chunks)
+
+
+def test_syntax_errors_still_chunk_with_a_warning():
+    src = (ROOT / "tests/code_samples/cart.js").read_text()
+    broken = src.replace("const shipping = subtotal > 100 ? 0 : 7.5;", "const shipping = subtotal > 100 ? 0 : ;", 1)
+    assert broken != src
+    doc = Document.from_text(broken, path="cart.js")
+    cs = chunk_document(doc, "code", {"max_chunk_size": 400})
+    assert_covering(doc, cs)
+    assert cs.warnings and "syntax errors" in cs.warnings[0] and "cart.js" in cs.warnings[0]
+    assert any("checkout" in [e["name"] for e in c.metadata["entities"]] for c in cs.chunks)
+
+
+def test_non_ascii_source_keeps_offsets_and_byte_limit():
+    src = '"""Café ☕ módulo."""\n\n\ndef grüß(name):\n    """Sagt hallo 👋."""\n    return f"Grüß {name} ✓"\n\n\n' \
+          'class Ünïcode:\n    def ñ(self):\n        return "ñandú 🐦"\n'
+    doc = Document.from_text(src * 4, path="u.py")
+    cs = chunk_document(doc, "code", {"max_chunk_size": 150, "overlap_lines": 2})
+    assert_covering(doc, cs)
+    assert_cuts_between_siblings(cs)
+    for c in cs.chunks:
+        assert c.end_byte - c.start_byte == len(c.text.encode())
+        assert len(c.text.encode()) <= 150 or c.metadata.get("oversized")
+    ents = [e for c in cs.chunks for e in c.metadata["entities"] if e["name"] == "ñ"]
+    assert ents and all(e["kind"] == "method" for e in ents)
+
+
+def test_unsupported_extension_and_language_override():
+    doc = Document.from_text("some notes\n", path="notes.md")
+    with pytest.raises(UnsupportedLanguageError, match=r"notes\.md.*'\.md'"):
+        chunk_document(doc, "code", {})
+    script = Document.from_text("def f():\n    return 1\n", path="script.txt")
+    cs = chunk_document(script, "code", {"language": "python"})
+    assert cs.chunks[0].metadata["language"] == "python"
+    assert cs.chunks[0].metadata["entities"][0]["name"] == "f"
+
+
+def test_empty_file_gives_no_chunks():
+    cs = chunk_document(Document.from_text("", path="e.py"), "code", {})
+    assert cs.chunks == [] and cs.gaps == []
