@@ -153,8 +153,33 @@ class TiktokenCounter(Counter):
         return len(self.encoding.encode_ordinary(text))
 
     def count_spans(self, text, spans):
-        enc = self.encoding
-        return [len(x) for x in enc.encode_ordinary_batch([text[s:e] for s, e in spans], num_threads=1)]
+        """Exact counts; a big text is encoded once and each span reuses that pass.
+
+        The index (token_index.py) is kept for the text, so re-chunking the same
+        document with new parameters only re-encodes the few characters around
+        each span's ends.
+        """
+        from . import token_index
+
+        spans = list(spans)
+        index = token_index.cached_index(text, self.name) if len(text) >= INDEX_MIN_CHARS else None
+        if index is None and _worth_indexing(text, spans) and token_index.supports(self.name):
+            index = token_index.get_index(text, self.name, self.encoding)
+        if index is not None:
+            return index.count_spans(spans)
+        encode = self.encoding.encode_ordinary
+        return [len(encode(text[s:e])) for s, e in spans]
+
+
+# below this many characters, encoding each span directly is cheap enough
+INDEX_MIN_CHARS = 64 * 1024
+
+
+def _worth_indexing(text: str, spans) -> bool:
+    """Index when the spans cover at least half the text: then one pass is no dearer."""
+    if len(text) < INDEX_MIN_CHARS:
+        return False
+    return sum(e - s for s, e in spans) * 2 >= len(text)
 
 
 _counters: dict[str, Counter] = {}

@@ -1,0 +1,184 @@
+"""Exact token counts of many spans of one big document, from a single encode pass.
+
+tiktoken splits text with a pre-tokenizer pattern and BPE-encodes each piece on
+its own, so a span's count is additive across any position that is a piece
+boundary *in every window of text that contains it* and where no piece's match
+depends on what follows. We call such positions anchors. Reading both patterns
+(cl100k_base, o200k_base), two kinds qualify:
+
+* an ASCII letter or digit followed by a space, tab, CR or LF: no alternative
+  puts whitespace after a letter or digit in the same piece, and a letter/digit
+  run stops there whether the text goes on or ends;
+* a line feed followed by a printable ASCII character other than a space (and,
+  for o200k_base, other than "/", which its punctuation alternative may glue to
+  preceding newlines): no piece holds a newline followed by a non-space
+  character, and the whitespace run before it ends in that newline whether the
+  text goes on (`\\s*[\\r\\n]`) or ends (`\\s++$`).
+
+Both pattern's context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
+and optional quantifiers) only look at whitespace runs or letter/digit runs,
+which an anchor ends, so the pieces of text[x:y] are the pieces of text[x:a]
+followed by those of text[a:y] for every anchor a in [x, y]. A span [s, e)
+therefore costs: encode text[s:a1] (to the first anchor), look up the
+document's tokens between a1 and a2 (the last anchor), encode text[a2:e]. A
+fixed margin of pieces would not be exact; anchors are, and the property test
+in tests/test_token_index.py checks it against direct encoding.
+
+The index keeps, per document token, how many characters it ends (its count of
+UTF-8 lead bytes, so a token that splits a character is still placed exactly),
+in blocks with running sums, so the count of tokens ending by character a is a
+bisect plus a short scan.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from bisect import bisect_right
+from collections import OrderedDict
+from itertools import accumulate
+
+_BLOCK = 16
+_CONTINUATION = bytes(range(0x80, 0xC0))
+_SEARCH_BACK = 64
+# a span shorter than this is encoded directly: the two anchor lookups would cost more
+DIRECT_BELOW = 96
+
+_ANCHOR_PATTERNS = {
+    "cl100k_base": re.compile(r"[A-Za-z0-9](?=[ \t\r\n])|\n(?=[!-~])"),
+    "o200k_base": re.compile(r"[A-Za-z0-9](?=[ \t\r\n])|\n(?=[!-.0-~])"),
+}
+# the same rules read right to left: the character after the anchor, then the one before
+_REVERSED_ANCHOR_PATTERNS = {
+    "cl100k_base": re.compile(r"[ \t\r\n](?=[A-Za-z0-9])|[!-~](?=\n)"),
+    "o200k_base": re.compile(r"[ \t\r\n](?=[A-Za-z0-9])|[!-.0-~](?=\n)"),
+}
+
+_lead_tables: dict[str, bytes] = {}
+_cache: OrderedDict = OrderedDict()
+_CACHE_SIZE = 4
+_lock = threading.Lock()
+
+
+def supports(name: str) -> bool:
+    """True when anchors are proven for encoding `name` (its pattern was read for them)."""
+    return name in _ANCHOR_PATTERNS
+
+
+def _lead_table(name: str, encoding) -> bytes:
+    """Characters each token id ends: its bytes minus UTF-8 continuation bytes."""
+    table = _lead_tables.get(name)
+    if table is None:
+        ranks = encoding._mergeable_ranks
+        lead = bytearray(max(ranks.values()) + 1)
+        for token, rank in ranks.items():
+            lead[rank] = len(token.translate(None, _CONTINUATION))
+        table = _lead_tables[name] = bytes(lead)
+    return table
+
+
+class TokenIndex:
+    """One document encoded once; `count(s, e)` is exact for any span of it."""
+
+    def __init__(self, text: str, name: str, encoding):
+        if not supports(name):
+            raise ValueError(f"no anchor rule proven for encoding {name!r}")
+        self.text = text
+        self.name = name
+        self._encode = encoding._core_bpe.encode_ordinary
+        self._encoding = encoding
+        self._anchor = _ANCHOR_PATTERNS[name]
+        self._reversed_anchor = _REVERSED_ANCHOR_PATTERNS[name]
+        tokens = self._encode_text(text)
+        self.total_tokens = len(tokens)
+        lead = _lead_table(name, encoding)
+        # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes)
+        self._lead = bytes(map(lead.__getitem__, tokens))
+        del tokens
+        blocks = self._lead
+        self._block_starts = list(accumulate(
+            (sum(blocks[i:i + _BLOCK]) for i in range(0, len(blocks), _BLOCK)), initial=0))
+
+    def _encode_text(self, text: str) -> list[int]:
+        try:
+            return self._encode(text)
+        except UnicodeEncodeError:
+            # lone surrogates: let tiktoken apply its own replacement, as `count` would
+            return self._encoding.encode_ordinary(text)
+
+    def _count_text(self, text: str) -> int:
+        return len(self._encode_text(text)) if text else 0
+
+    def tokens_before(self, offset: int) -> int:
+        """How many document tokens end at or before character `offset` (an anchor)."""
+        starts = self._block_starts
+        j = bisect_right(starts, offset) - 1
+        if j >= len(starts) - 1:
+            return self.total_tokens
+        base = j * _BLOCK
+        return base + bisect_right(list(accumulate(self._lead[base:base + _BLOCK], initial=starts[j])), offset) - 1
+
+    def _first_anchor(self, s: int, e: int) -> int:
+        if s == 0:
+            return 0
+        m = self._anchor.search(self.text, s - 1, e)
+        return m.end() if m else -1
+
+    def _last_anchor(self, lo: int, e: int) -> int:
+        """The last anchor in (lo, e], or -1: a forward search over the reversed window."""
+        text = self.text
+        if e == len(text):
+            return e
+        window = _SEARCH_BACK
+        search = self._reversed_anchor.search
+        while True:
+            start = max(lo, e - window)
+            # reversed, text[start:e + 1] puts text[e] first; a match at i is the anchor e - i
+            m = search(text[start:e + 1][::-1])
+            if m is not None:
+                a = e - m.start()
+                return a if a > lo else -1
+            if start <= lo:
+                return -1
+            window *= 4
+
+    def count(self, s: int, e: int) -> int:
+        """Exact token count of text[s:e]."""
+        text = self.text
+        if e - s < DIRECT_BELOW:
+            return self._count_text(text[s:e])
+        a1 = self._first_anchor(s, e)
+        if a1 < 0:
+            return self._count_text(text[s:e])
+        a2 = self._last_anchor(a1, e)
+        if a2 <= a1:
+            return self._count_text(text[s:e])
+        return (self._count_text(text[s:a1]) + self.tokens_before(a2) - self.tokens_before(a1)
+                + self._count_text(text[a2:e]))
+
+    def count_spans(self, spans) -> list[int]:
+        count = self.count
+        return [count(s, e) for s, e in spans]
+
+
+def cached_index(text: str, name: str) -> TokenIndex | None:
+    """The index already built for this text and encoding, if any (no work otherwise)."""
+    key = (name, len(text), hash(text))
+    with _lock:
+        index = _cache.get(key)
+        if index is not None and (index.text is text or index.text == text):
+            _cache.move_to_end(key)
+            return index
+    return None
+
+
+def get_index(text: str, name: str, encoding) -> TokenIndex:
+    """The TokenIndex of `text` under encoding `name`, reused across re-chunks of the same text."""
+    index = cached_index(text, name)
+    if index is None:
+        index = TokenIndex(text, name, encoding)
+        with _lock:
+            _cache[(name, len(text), hash(text))] = index
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return index

@@ -1,0 +1,120 @@
+"""Token counts from the document index equal direct tiktoken encoding, span by span."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunktui.engine import token_index
+from chunktui.engine.token_index import TokenIndex, cached_index
+from chunktui.engine.tokens import get_counter, get_encoding
+
+ENCODINGS = ("cl100k_base", "o200k_base")
+SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "sample_docs"
+
+# fragments where the pre-tokenizer is context dependent: whitespace runs, CRLF,
+# contractions, digit runs, emoji, marks, non-ASCII letters and spaces, "/" after newlines
+FRAGMENTS = [
+    " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\n ", "\n/", "//", "/",
+    "'ll", "'s", "'T", "'re", "'", "you", "Hello", "world", "x", "A", "ÉTÉ", "ß", "é", "e\u0301",
+    "日本語", "テキスト", "🎉", "👍🏽", "1", "12", "123456", "3.14", "٣٤", ".", "...", "!!", ",",
+    "(", ")", "{", "}", "=", "->", "\u00a0", "\u3000", "\x85", "\x1c", "\u2028", "<|endoftext|>",
+    "def", "return", "_", "-", "#", "`", '"', "camelCase", "HTTPServer", "Ünïcödé",
+]
+
+fragment_texts = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=300).map("".join)
+
+
+def direct(name: str, text: str) -> int:
+    return len(get_encoding(name).encode_ordinary(text))
+
+
+@pytest.fixture(autouse=True)
+def index_every_span(monkeypatch):
+    """Route even tiny spans through the index so every head/tail case is exercised."""
+    monkeypatch.setattr(token_index, "DIRECT_BELOW", 0)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=fragment_texts, data=st.data())
+def test_random_spans_of_tricky_text_match_direct_encoding(name, text, data):
+    index = TokenIndex(text, name, get_encoding(name))
+    assert index.total_tokens == direct(name, text)
+    n = len(text)
+    points = st.integers(min_value=0, max_value=n)
+    for _ in range(12):
+        a, b = sorted((data.draw(points), data.draw(points)))
+        assert index.count(a, b) == direct(name, text[a:b]), (a, b, text[a:b])
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=fragment_texts)
+def test_spans_cut_at_every_offset_match_direct_encoding(name, text):
+    """Every prefix and suffix: the ends that fall inside whitespace runs and contractions."""
+    index = TokenIndex(text, name, get_encoding(name))
+    n = len(text)
+    for cut in range(n + 1):
+        assert index.count(0, cut) == direct(name, text[:cut])
+        assert index.count(cut, n) == direct(name, text[cut:])
+
+
+def real_text() -> str:
+    """Sample documents and the standard library's sources: prose, code, CRLF-free and not."""
+    parts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_DOCS.glob("*")) if p.is_file()]
+    for path in sorted(Path(random.__file__).parent.glob("*.py"))[:40]:
+        parts.append(path.read_text(encoding="utf-8"))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_random_spans_of_real_text_match_direct_encoding(name):
+    text = real_text()
+    index = TokenIndex(text, name, get_encoding(name))
+    rng = random.Random(7)
+    for _ in range(1500):
+        a = rng.randrange(len(text))
+        b = min(len(text), a + rng.choice((3, 40, 300, 2000, 9000)))
+        assert index.count(a, b) == direct(name, text[a:b]), (a, b)
+
+
+def test_lone_surrogates_are_counted_like_tiktoken_does():
+    text = ("plain words \ud800 and more words\n" * 20)
+    index = TokenIndex(text, "cl100k_base", get_encoding("cl100k_base"))
+    for a, b in ((0, len(text)), (5, 200), (13, 400)):
+        assert index.count(a, b) == direct("cl100k_base", text[a:b])
+
+
+def test_counter_reuses_one_index_for_the_same_text_across_re_chunks():
+    counter = get_counter("o200k_base")
+    text = real_text()
+    while len(text) < 2 * token_index_min():
+        text += text[: len(text) // 3] + "\n"
+    first = [(i, min(len(text), i + 5000)) for i in range(0, len(text), 4500)]
+    assert counter.count_spans(text, first) == [direct("o200k_base", text[a:b]) for a, b in first]
+    index = cached_index(text, "o200k_base")
+    assert index is not None
+    # a re-chunk with other sizes, on an equal text object read again, uses the same index
+    again = "".join(list(text))
+    second = [(i, min(len(again), i + 700)) for i in range(0, len(again), 650)]
+    assert cached_index(again, "o200k_base") is index
+    assert counter.count_spans(again, second) == [direct("o200k_base", again[a:b]) for a, b in second]
+
+
+def test_small_texts_are_counted_without_building_an_index():
+    counter = get_counter("cl100k_base")
+    text = "A short note, not worth an index.\n" * 10
+    spans = [(0, 20), (10, len(text))]
+    assert counter.count_spans(text, spans) == [direct("cl100k_base", text[a:b]) for a, b in spans]
+    assert cached_index(text, "cl100k_base") is None
+
+
+def token_index_min() -> int:
+    from chunktui.engine.tokens import INDEX_MIN_CHARS
+
+    return INDEX_MIN_CHARS
