@@ -251,3 +251,28 @@ def test_quality_of_a_sample_doc_names_every_flag_with_location():
         assert cs.document.line_of(f.start) == f.line
     assert q.flagged_indexes() == sorted({f.chunk_index for f in q.flags if f.chunk_index is not None})
     assert "score" in q.summary()
+
+
+def test_split_entity_from_the_syntax_tree_for_any_strategy():
+    doc = Document.from_text(CODE, path="store.py")
+    cut = cut_at(CODE, "        return value")
+    cs = build_chunkset(doc, [Span(0, cut), Span(cut, len(CODE))], strategy="lines",
+                        params={"size": 3, "overlap": 0}, tokenizer="cl100k_base")
+    (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"]
+    assert "method get (lines 2-4)" in flag.reason and "chunk ends at line 3" in flag.reason
+    ok = cut_at(CODE, "\n\ndef helper") + 1
+    clean = build_chunkset(doc, [Span(0, ok), Span(ok, len(CODE))], strategy="lines",
+                           params={"size": 3, "overlap": 0}, tokenizer="cl100k_base")
+    assert "split_entity" not in names(clean)
+
+
+def test_split_entity_is_judged_at_the_core_not_the_overlap():
+    doc = Document.from_text(CODE, path="store.py")
+    # lines 1-9 and 3-11, cores 1-9 and 10-11: the second chunk starts inside get() only as overlap
+    cs = build_chunkset(doc, [Span(0, doc.line_end(9), metadata={"core_start_line": 1, "core_end_line": 9}),
+                              Span(doc.line_start(3), len(CODE), metadata={"core_start_line": 10, "core_end_line": 11})],
+                        strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+    assert "split_entity" not in names(cs)
+    no_core = build_chunkset(doc, [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
+                             strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+    assert "split_entity" in names(no_core)

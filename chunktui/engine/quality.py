@@ -9,7 +9,10 @@ Flags (severity "warning" unless noted):
   in_table        (markdown, prose, email) a cut inside a markdown table
   in_list_item    (markdown, prose, email) a cut inside one list item
   orphan_heading  a heading in a chunk's last lines, cut off from its section's body
-  split_entity    (code) metadata split_entity, or a cut inside a function/method entity
+  split_entity    (code) metadata split_entity, or a chunk's core (its span minus overlap,
+                  from core_start_line/core_end_line) starting or ending inside a function
+                  or method (from a tree-sitter parse, else from metadata entities); cuts
+                  between the methods of a class are fine
   duplicate       same sha256 as an earlier chunk
   overlap         measured overlap at a boundary far from the requested one (none where some
                   was asked for, more than twice the request, or some where none was asked);
@@ -150,11 +153,15 @@ class Structure:
     tables: list[tuple[int, int]] = field(default_factory=list)
     items: list[tuple[int, int]] = field(default_factory=list)
     headings: list[Heading] = field(default_factory=list)
+    entities: list[tuple[int, int, str]] | None = None  # code: (start, end, "kind name"), None if unparsed
 
 
 def scan_structure(doc: Document) -> Structure:
-    """Fences, tables, list items and ATX headings, found in a single pass over the lines."""
+    """Fences, tables, list items and ATX headings, found in a single pass over the lines;
+    for code, the function and method definitions of its syntax tree."""
     st = Structure()
+    if doc.kind == "code":
+        st.entities = _parsed_entities(doc)
     if doc.kind not in STRUCTURED_KINDS:
         return st
     text = doc.text
@@ -224,6 +231,20 @@ def scan_structure(doc: Document) -> Structure:
     return st
 
 
+def _parsed_entities(doc: Document) -> list[tuple[int, int, str]] | None:
+    """Leaf-like definitions (not classes, modules...) from a tree-sitter parse; None without a grammar."""
+    from .code.entities import extract
+    from .code.languages import detect_language
+    from .code.parse import parse
+    from .errors import ChunktuiError
+
+    try:
+        defs, _ = extract(parse(doc, detect_language(doc.path, doc.language)))
+    except ChunktuiError:
+        return None
+    return sorted((e.start, e.end, f"{e.kind} {e.name}") for e in defs if e.kind not in CONTAINER_ENTITIES)
+
+
 def _inside(ranges: list[tuple[int, int]], starts: list[int], pos: int) -> tuple[int, int] | None:
     i = bisect_right(starts, pos) - 1
     if i >= 0 and ranges[i][0] < pos < ranges[i][1]:
@@ -232,6 +253,11 @@ def _inside(ranges: list[tuple[int, int]], starts: list[int], pos: int) -> tuple
 
 
 # --- flags ----------------------------------------------------------------------------------
+
+def _where(doc: Document, pos: int, side: str) -> str:
+    """'chunk ends at line 45' names the line holding the chunk's last character."""
+    return f"chunk {side} at line {doc.line_of(pos - 1 if side == 'ends' else pos)}"
+
 
 def _is_word(ch: str) -> bool:
     return ch.isalnum() or ch == "_"
@@ -263,8 +289,9 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
     name = strat.overlap_param
     if not name or not isinstance(cs.params.get(name), (int, float)):
         return None
-    unit = cs.params.get("unit")
-    if unit not in ("chars", "bytes", "lines", "tokens"):
+    units = ("chars", "bytes", "lines", "tokens")
+    unit = next((u for u in units if name.endswith("_" + u)), cs.params.get("unit"))  # overlap_lines: lines
+    if unit not in units:
         unit = "chars"
         if strat.max_size is not None:
             try:
@@ -275,7 +302,7 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
 
 
 def _entity_ranges(doc: Document, cs: ChunkSet) -> list[tuple[int, int, str]]:
-    """Char ranges of the leaf-like entities (functions, methods...) named in chunk metadata."""
+    """Char ranges of the leaf-like entities named in chunk metadata, when no grammar parsed the file."""
     seen = set()
     out = []
     for c in cs.chunks:
@@ -326,7 +353,9 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
     fence_starts = [a for a, _ in st.fences]
     table_starts = [a for a, _ in st.tables]
     item_starts = [a for a, _ in st.items]
-    entities = _entity_ranges(doc, cs) if doc.kind == "code" else []
+    entities = []
+    if doc.kind == "code":
+        entities = st.entities if st.entities is not None else _entity_ranges(doc, cs)
     split_marked = set()
     if doc.kind == "code":
         for c in chunks:
@@ -335,7 +364,7 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
                 add("split_entity", c.index, c.start, c.end, "the strategy marks this chunk as cutting an entity")
     for pos in sorted(cuts):
         idx, side = cuts[pos]
-        where = f"chunk {side} at line {doc.line_of(pos)}"
+        where = _where(doc, pos, side)
         if _is_word(text[pos - 1]) and _is_word(text[pos]):
             a = pos
             while a > 0 and _is_word(text[a - 1]) and pos - a < 40:
@@ -353,14 +382,9 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
             r = _inside(ranges, starts, pos)
             if r:
                 add(name, idx, pos, pos, f"{where} inside the {what} of lines {doc.line_of(r[0])}-{doc.line_of(r[1] - 1)}")
-        if idx not in split_marked:
-            for a, b, label in entities:
-                if a >= pos:
-                    break
-                if pos < b:
-                    add("split_entity", idx, pos, pos, f"{where} inside {label} (lines {doc.line_of(a)}-{doc.line_of(b - 1)})")
-                    break
 
+    if entities:
+        _entity_cuts(cs, entities, split_marked, add)
     _orphan_headings(cs, st, add)
     _overlap_flags(cs, add)
     for g in cs.gaps:
@@ -373,6 +397,30 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
     order = {name: i for i, name in enumerate(FLAG_NAMES)}
     flags.sort(key=lambda f: (f.start, order[f.name]))
     return flags
+
+
+def _entity_cuts(cs: ChunkSet, entities, skip: set[int], add) -> None:
+    """Cuts inside a function or method, judged at each chunk's core (its span minus overlap)."""
+    doc = cs.document
+    n = len(doc.text)
+    cuts: dict[int, tuple[int, str]] = {}
+    for c in cs.chunks:
+        if c.index in skip:
+            continue
+        a = doc.line_start(c.metadata["core_start_line"]) if c.metadata.get("core_start_line") else c.start
+        b = doc.line_end(c.metadata["core_end_line"]) if c.metadata.get("core_end_line") else c.end
+        for pos, side in ((a, "starts"), (b, "ends")):
+            if 0 < pos < n:
+                cuts.setdefault(pos, (c.index, side))
+    for pos in sorted(cuts):
+        idx, side = cuts[pos]
+        for a, b, label in entities:
+            if a >= pos:
+                break
+            if pos < b:
+                add("split_entity", idx, pos, pos,
+                    f"{_where(doc, pos, side)} inside {label} (lines {doc.line_of(a)}-{doc.line_of(b - 1)})")
+                break
 
 
 def _orphan_headings(cs: ChunkSet, st: Structure, add) -> None:
