@@ -1,0 +1,211 @@
+"""`prose`: sections at `#`/`##` headers, packed to `min_tokens`..`max_tokens`.
+
+From autowiki's prose chunking: cut at H1/H2 headers once a chunk has
+`min_tokens`, otherwise at paragraph boundaries (blank lines) before it would pass
+`max_tokens`; never mid-paragraph unless one paragraph alone is longer than
+`max_tokens`, which is then cut at sentences, then words, then characters.
+A heading never ends a chunk: it moves to the chunk it introduces. Boilerplate
+(license header, table of contents, navigation lines) becomes a declared gap
+with its reason instead of tokens an agent pays for; `keep_boilerplate` keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import Param, Proposal, Strategy, register
+from ..boilerplate import find_boilerplate, parse_blocks
+from ..errors import ParamError
+from ..model import Span
+
+_SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’)\]]*)[ \t]+|\n")
+_WORD_START = re.compile(r"(?<=\s)(?=\S)")
+
+
+class _Unit:
+    """A paragraph (or heading, or code block) with its trailing blank lines, as packed."""
+
+    __slots__ = ("start", "end", "kind", "level", "title", "tokens", "path")
+
+    def __init__(self, start, end, block, path):
+        self.start, self.end = start, end
+        self.kind, self.level, self.title = block.kind, block.level, block.title
+        self.path = path
+        self.tokens = 0
+
+
+def _units(doc, keep_boilerplate):
+    """Units tiling the text outside boilerplate, and the boilerplate gaps."""
+    blocks = parse_blocks(doc)
+    boiler = {} if keep_boilerplate else find_boilerplate(doc, blocks)
+    units, gaps, path = [], [], []
+    for i, b in enumerate(blocks):
+        start = 0 if i == 0 else b.start
+        end = blocks[i + 1].start if i + 1 < len(blocks) else len(doc.text)
+        if b.kind == "heading" and b.level <= 3:
+            path = [p for p in path if p[0] < b.level] + [(b.level, b.title)]
+        if i in boiler:
+            if gaps and gaps[-1][1] == start and gaps[-1][2] == boiler[i]:
+                gaps[-1] = (gaps[-1][0], end, boiler[i])
+            else:
+                gaps.append((start, end, boiler[i]))
+            continue
+        units.append(_Unit(start, end, b, [t for _, t in path]))
+    return units, gaps
+
+
+def _regions(units):
+    """Runs of units that touch: a chunk can never span a boilerplate gap."""
+    run = []
+    for u in units:
+        if run and run[-1].end != u.start:
+            yield run
+            run = []
+        run.append(u)
+    if run:
+        yield run
+
+
+def _pieces(text, start, end, limit, counter, level=0):
+    """Cut an oversized range at sentences, then words, then characters: [(start, end, boundary)]."""
+    kinds = ("sentence", "word")
+    if level >= len(kinds):
+        return _char_pieces(text, start, end, limit, counter)
+    pattern = _SENTENCE_END if level == 0 else _WORD_START
+    cuts = [m.end() for m in pattern.finditer(text, start, end) if start < m.end() < end]
+    bounds = [start, *cuts, end]
+    segs: list[tuple[int, int]] = []
+    for a, b in zip(bounds, bounds[1:]):
+        if segs and not text[a:b].strip():  # blank lines stay with the sentence before them
+            segs[-1] = (segs[-1][0], b)
+        elif b > a:
+            segs.append((a, b))
+    sizes = counter.count_spans(text, segs)
+    out, cur, acc = [], None, 0
+    for (a, b), n in zip(segs, sizes):
+        if n > limit:
+            if cur is not None:
+                out.append((cur, a, kinds[level]))
+                cur, acc = None, 0
+            out.extend(_pieces(text, a, b, limit, counter, level + 1))
+            continue
+        if cur is not None and (acc + n > limit or counter.count(text[cur:b]) > limit):
+            out.append((cur, a, kinds[level]))
+            cur, acc = None, 0
+        if cur is None:
+            cur = a
+        acc += n
+    if cur is not None:
+        out.append((cur, end, kinds[level]))
+    return out
+
+
+def _char_pieces(text, start, end, limit, counter):
+    out = []
+    while start < end:
+        lo, hi = start + 1, end
+        while lo < hi:  # largest prefix that fits
+            mid = (lo + hi + 1) // 2
+            if counter.count(text[start:mid]) <= limit:
+                lo = mid
+            else:
+                hi = mid - 1
+        out.append((start, lo, "char"))
+        start = lo
+    return out
+
+
+def _label(text, u):
+    if u.kind == "heading":
+        return ("#" * u.level + " " + u.title) if u.level else u.title
+    first = text[u.start:u.end].strip().split("\n", 1)[0]
+    return first[:60]
+
+
+def run(doc, params, ctx) -> Proposal:
+    lo, hi = params["min_tokens"], params["max_tokens"]
+    counter = ctx.counter("tokens")
+    text = doc.text
+    units, gaps = _units(doc, params["keep_boilerplate"])
+    for u, n in zip(units, counter.count_spans(text, [(u.start, u.end) for u in units])):
+        u.tokens = n
+    spans = []
+
+    def emit(group, boundary=None):
+        first = group[0]
+        kind = boundary or ("heading" if first.kind == "heading" else "start" if first.start == 0 else "paragraph")
+        meta = {"header_path": list(first.path), "paragraphs": sum(u.kind != "heading" for u in group)}
+        spans.append(Span(first.start, group[-1].end, kind, _label(text, first), meta))
+
+    def fit(group, at_end=False):
+        """Split off what must open the next chunk: trailing headings, and units past max_tokens."""
+        carry = []
+        while not at_end and len(group) > 1 and group[-1].kind == "heading":
+            carry.insert(0, group.pop())
+        # token counts of joined units can exceed their sum: confirm before closing
+        while len(group) > 1 and counter.count(text[group[0].start:group[-1].end]) > hi:
+            carry.insert(0, group.pop())
+        return group, carry
+
+    for region in _regions(units):
+        ctx.check()
+        group, acc = [], 0
+        for u in region:
+            cut_here = u.kind == "heading" and u.level <= 2 and acc >= lo
+            if group and (cut_here or acc + u.tokens > hi):
+                done, group = fit(group)
+                emit(done)
+                acc = sum(c.tokens for c in group)
+            if u.tokens > hi:
+                if group:
+                    emit(group)
+                    group, acc = [], 0
+                for k, (a, b, kind) in enumerate(_pieces(text, u.start, u.end, hi, counter)):
+                    meta = {"header_path": list(u.path), "paragraphs": 1, "split_paragraph": True}
+                    if kind == "char" and b - a == 1 and counter.count(text[a:b]) > hi:
+                        meta["oversized"] = True  # one character (an emoji) is more tokens than the limit
+                    spans.append(Span(a, b, kind if k else ("start" if a == 0 else "paragraph"),
+                                      text[a:b].strip()[:60], meta))
+                continue
+            group.append(u)
+            acc += u.tokens
+        while group:
+            done, group = fit(group, at_end=True)
+            last = spans[-1] if spans else None
+            joinable = (not group and last is not None and last.end == done[0].start
+                        and not last.metadata.get("split_paragraph")
+                        and sum(u.tokens for u in done) < lo and counter.count(text[last.start:done[-1].end]) <= hi)
+            if joinable:  # a short tail joins the chunk before it
+                spans[-1] = Span(last.start, done[-1].end, last.boundary_type, last.boundary_label,
+                                 {**last.metadata, "paragraphs": last.metadata["paragraphs"] + len(done)})
+            else:
+                emit(done)
+    if not units and not gaps and text:  # only whitespace: still one chunk, nothing silently lost
+        for a, b, kind in _pieces(text, 0, len(text), hi, counter):
+            spans.append(Span(a, b, "start" if a == 0 else kind, "", {"header_path": [], "paragraphs": 0}))
+    notes = [f"prose: {len(gaps)} boilerplate block(s) left out"] if gaps else []
+    return Proposal(spans, gaps=gaps, notes=notes)
+
+
+def _check(values: dict) -> None:
+    if values["min_tokens"] > values["max_tokens"]:
+        raise ParamError("min_tokens", f"must not exceed max_tokens ({values['max_tokens']}), got {values['min_tokens']}")
+
+
+register(Strategy(
+    name="prose",
+    summary="Sections at #/## headers packed to a token range, paragraphs kept whole, boilerplate left out as gaps.",
+    params=(
+        Param("min_tokens", "int", 1000, "Cut at a header only once a chunk has this many tokens.", min=1,
+              max=10_000_000, step=100),
+        Param("max_tokens", "int", 3000, "Most tokens per chunk; only an oversized paragraph is cut inside.", min=1,
+              max=10_000_000, step=100),
+        Param("keep_boilerplate", "bool", False, "Keep license headers, tables of contents and navigation lines."),
+    ),
+    run=run,
+    kinds=("markdown", "prose"),
+    validate_extra=_check,
+    size_param="max_tokens",
+    overlap_param=None,
+    max_size=lambda p: ("tokens", p["max_tokens"]),
+))
