@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from chunktui.engine import Document, chunk_document, get_strategy, load_document
 from chunktui.engine.strategies.adaptive import DensityMap, density_factor, is_code_like
@@ -96,3 +98,21 @@ def test_code_sample_gets_smaller_chunks_than_prose_sample():
     prose = chunk_document(load_document(SAMPLES / "guide.md"), "adaptive", {"size": 40, "overlap": 0})
     mean = lambda cs: sum(c.metadata["target_lines"] for c in cs.chunks) / len(cs.chunks)  # noqa: E731
     assert mean(code) < 40 < mean(prose)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(lines=st.lists(st.sampled_from([DENSE, SPARSE, "", "## Head", "def f(x):", "x" * 200]), max_size=300),
+       size=st.integers(1, 40), overlap=st.integers(0, 39))
+def test_targets_stay_within_half_and_double_and_cores_tile(lines, size, overlap):
+    assume(overlap < size)
+    cs = run("\n".join(lines), "code", size=size, overlap=overlap)
+    expected = 1
+    for c in cs.chunks:
+        target = c.metadata["target_lines"]
+        assert max(1, round(size * 0.5)) <= target <= round(size * 2)
+        assert 0.0 <= c.metadata["density"] <= 1.0
+        core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
+        assert core_a == expected and core_b - core_a + 1 <= target + target // 4
+        assert c.start_line == max(1, core_a - overlap)
+        expected = core_b + 1
+    assert expected == cs.document.line_count + 1

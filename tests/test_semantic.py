@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from chunktui.engine import Document, ParamError, chunk_document, get_strategy, load_document
 from chunktui.engine.strategies.markdown import scan_markdown, split_lines
@@ -198,3 +200,28 @@ def test_inventory_py_chunks_start_at_definitions():
             following = lines[core - 1:core + 5]
             assert any(f"def {name}(" in l or f"class {name}" in l for l in following)
             assert c.metadata["scope_chain"][-1] == name
+
+
+FRAGMENTS = ["word ", "\n", "\n\n", "\r\n", "# Title\n", "## Sub\n", "```\n# no\n```\n", "def f(x):\n",
+             "    return x\n", "class A:\n", "import os\n", "@deco\n", "é🎉", "\t", "x = 1;\n"]
+docs = st.tuples(st.lists(st.sampled_from(FRAGMENTS), max_size=150).map("".join),
+                 st.sampled_from([("markdown", None), ("code", "python"), ("prose", None), ("code", "java")]))
+
+
+@settings(max_examples=50, deadline=None, derandomize=True)
+@given(doc=docs, size=st.integers(1, 30), overlap=st.integers(0, 29))
+def test_cores_tile_the_lines_within_the_window(doc, size, overlap):
+    assume(overlap < size)
+    text, (kind, language) = doc
+    d = Document(text=text, kind=kind, language=language)
+    cs = chunk_document(d, "semantic", {"size": size, "overlap": overlap})
+    expected = 1
+    for i, c in enumerate(cs.chunks):
+        core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
+        assert core_a == expected and c.end_line == core_b
+        assert c.start_line == max(1, core_a - overlap)
+        assert core_b - core_a + 1 <= size + size // 4
+        if i + 1 < len(cs.chunks):
+            assert core_b - core_a + 1 >= size - size // 4
+        expected = core_b + 1
+    assert expected == d.line_count + 1

@@ -13,7 +13,8 @@ whitespace never shift a chunk:
    character; the next piece starts at the first word boundary at most
    `chunk_overlap` characters before the cut. Cuts never fall inside a fenced
    code block unless the block alone is longer than `max_char`; such a block is
-   cut at line breaks and its pieces carry `cut_code_block` and `oversized`.
+   cut at line breaks and its pieces carry `cut_code_block` (they still fit
+   `max_char`, so none is ever `oversized`).
 """
 
 from __future__ import annotations
@@ -269,7 +270,6 @@ def run(doc, params, ctx) -> Proposal:
             m = dict(meta, part=k + 1, parts=len(pieces))
             if cut_code:
                 m["cut_code_block"] = True
-                m["oversized"] = True
             spans.append(Span(a, b, btype if k == 0 else kind,
                               label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})", metadata=m))
     return Proposal(spans)
