@@ -1,0 +1,219 @@
+"""Email: messages of an mbox, an .eml or a folder of .eml files, with their offsets, and their threads.
+
+Threads are rebuilt from Message-ID, In-Reply-To and References; a reply whose
+parent is unknown joins the latest earlier message with the same normalised
+subject ("Re: Printer" -> "printer"). Each message keeps the character range of
+its raw text in the document, "From " separator line included.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import getaddresses, parsedate_to_datetime
+from pathlib import Path
+
+from .documents import Document, decode_bytes
+from .errors import DocumentError
+
+FOLDER_SEPARATOR = "From chunktui-eml-folder "  # + relative path: one line before each file
+_HEADER_LINE = re.compile(r"^[\x21-\x39\x3b-\x7e]+:")
+_MSGID = re.compile(r"<[^<>\s]+>")
+_REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd|aw|sv|vs|antw)\s*(?:\[\d+\])?\s*:\s*|\[[^\]]{1,40}\]\s*)+", re.I)
+
+
+@dataclass
+class Message:
+    index: int  # position in the file
+    start: int
+    end: int
+    message_id: str
+    in_reply_to: str | None
+    references: list[str]
+    subject: str
+    sender: str
+    recipients: list[str]
+    date: datetime | None
+    body: str
+    source_file: str | None = None
+    parent: "Message | None" = None
+    children: list["Message"] = field(default_factory=list)
+    threaded_by: str = "root"  # in-reply-to | references | subject | root
+
+    @property
+    def participants(self) -> list[str]:
+        return [self.sender, *self.recipients] if self.sender else list(self.recipients)
+
+
+def normalise_subject(subject: str) -> str:
+    return " ".join(_REPLY_PREFIX.sub("", subject or "").lower().split())
+
+
+def is_reply_subject(subject: str) -> bool:
+    return bool(_REPLY_PREFIX.match(subject or ""))
+
+
+def _message_starts(doc: Document) -> list[tuple[int, str | None]]:
+    """Offsets where messages begin, and the .eml file name for a folder document."""
+    text = doc.text
+    starts: list[tuple[int, str | None]] = []
+    lines = doc.line_starts
+    prev_blank = True
+    for i, s in enumerate(lines):
+        e = lines[i + 1] if i + 1 < len(lines) else len(text)
+        line = text[s:e]
+        if line.startswith(FOLDER_SEPARATOR):
+            starts.append((s, line[len(FOLDER_SEPARATOR):].rstrip("\r\n")))
+        elif line.startswith("From ") and prev_blank:
+            nxt = text[e:lines[i + 2] if i + 2 < len(lines) else len(text)]
+            if _HEADER_LINE.match(nxt):  # a body line "From here on..." is not followed by a header
+                starts.append((s, None))
+        prev_blank = not line.strip()
+    if not starts or starts[0][0] != 0:
+        starts.insert(0, (0, None))  # a single .eml, or text before the first separator
+    return starts
+
+
+def _addresses(msg, *names) -> list[str]:
+    values = [str(v) for n in names for v in (msg.get_all(n) or [])]
+    out = []
+    for name, addr in getaddresses(values):
+        label = f"{name} <{addr}>" if name else addr
+        if addr and label not in out:
+            out.append(label)
+    return out
+
+
+def _body(msg, mbox: bool) -> str:
+    part = msg.get_body(preferencelist=("plain", "html")) if msg.is_multipart() else msg
+    try:
+        body = part.get_content() if part is not None else ""
+    except (LookupError, ValueError, AssertionError):
+        payload = part.get_payload(decode=True) or b""
+        body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
+    body = body.replace("\r\n", "\n")
+    if mbox:  # mboxo/mboxrd escaping: ">From " in a body is "From "
+        body = re.sub(r"(?m)^>(>*From )", r"\1", body)
+    return body
+
+
+def _date(msg) -> datetime | None:
+    try:
+        value = msg.get("Date")
+        return parsedate_to_datetime(str(value)) if value else None
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def parse_messages(doc: Document) -> list[Message]:
+    """Every message of the document, in file order, with its raw character range."""
+    text = doc.text
+    starts = _message_starts(doc)
+    out: list[Message] = []
+    for k, (start, source) in enumerate(starts):
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(text)
+        raw = text[start:end]
+        first_nl = raw.find("\n") + 1
+        is_mbox = raw.startswith("From ")
+        header_from = first_nl if is_mbox else 0
+        if not raw[header_from:].strip():
+            continue
+        # parsed as bytes: for a str the email package mis-decodes 8-bit bodies
+        data = raw[header_from:].lstrip("\ufeff").encode("utf-8", "surrogateescape")
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+        ids = _MSGID.findall(str(msg.get("Message-ID", "")))
+        reply = _MSGID.findall(str(msg.get("In-Reply-To", "")))
+        refs = _MSGID.findall(str(msg.get("References", "")))
+        out.append(Message(
+            index=len(out), start=start, end=end,
+            message_id=ids[0].lower() if ids else f"<chunktui-{len(out) + 1}@{doc.name}>",
+            in_reply_to=reply[0].lower() if reply else None,
+            references=[r.lower() for r in refs],
+            subject=str(msg.get("Subject", "")).strip(),
+            sender=(_addresses(msg, "From") or [""])[0],
+            recipients=_addresses(msg, "To", "Cc"),
+            date=_date(msg),
+            body=_body(msg, is_mbox and source is None),
+            source_file=source,
+        ))
+    return out
+
+
+def _sort_key(m: Message):
+    return (m.date.timestamp() if m.date else float("inf"), m.index)
+
+
+def build_threads(messages: list[Message]) -> list[Message]:
+    """Link parents and children; return the thread roots ordered by date. Children are ordered by date."""
+    by_id = {}
+    for m in messages:
+        by_id.setdefault(m.message_id, m)
+    latest_by_subject: dict[str, Message] = {}
+    for m in sorted(messages, key=_sort_key):
+        parent, how = None, "root"
+        if m.in_reply_to in by_id and by_id[m.in_reply_to] is not m:
+            parent, how = by_id[m.in_reply_to], "in-reply-to"
+        else:
+            for ref in reversed(m.references):
+                if ref in by_id and by_id[ref] is not m:
+                    parent, how = by_id[ref], "references"
+                    break
+        if parent is None and is_reply_subject(m.subject):
+            candidate = latest_by_subject.get(normalise_subject(m.subject))
+            if candidate is not None:
+                parent, how = candidate, "subject"
+        if parent is not None and not _is_ancestor(m, parent):
+            m.parent, m.threaded_by = parent, how
+            parent.children.append(m)
+        latest_by_subject[normalise_subject(m.subject)] = m
+    for m in messages:
+        m.children.sort(key=_sort_key)
+    return sorted((m for m in messages if m.parent is None), key=_sort_key)
+
+
+def _is_ancestor(m: Message, other: Message) -> bool:
+    """True when `m` is `other` or one of its ancestors (linking would make a cycle)."""
+    seen = set()
+    while other is not None and id(other) not in seen:
+        if other is m:
+            return True
+        seen.add(id(other))
+        other = other.parent
+    return False
+
+
+def load_email_folder(path) -> Document:
+    """One Document of every .eml file below `path` (sorted), each after a separator line naming it.
+
+    The separator, `From chunktui-eml-folder <relative path>`, is an mbox-style line,
+    so offsets, lines and gaps work as for an mbox, and each message knows its file.
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise DocumentError(root, "is not a folder")
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix.lower() == ".eml")
+    if not files:
+        raise DocumentError(root, "no .eml files in this folder")
+    parts, warnings = [], []
+    for f in files:
+        try:
+            data = f.read_bytes()
+        except OSError as exc:
+            raise DocumentError(f, f"cannot read ({exc.strerror or exc})") from None
+        text, _, warns = decode_bytes(data, str(f))
+        warnings += warns
+        text = text if text.endswith("\n") else text + "\n"
+        parts.append(f"{FOLDER_SEPARATOR}{f.relative_to(root).as_posix()}\n{text}")
+    return Document(text="".join(parts), path=str(root), kind="email", encoding="utf-8", warnings=warnings)
+
+
+def is_email_folder(path) -> bool:
+    """A folder whose files include .eml and nothing else a chunker would read (hidden files aside)."""
+    root = Path(path)
+    if not root.is_dir():
+        return False
+    files = [p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.parts)]
+    return bool(files) and all(p.suffix.lower() == ".eml" for p in files)

@@ -1,0 +1,169 @@
+"""`email`: threads from the reply graph, sliding windows, forks compacted, offsets exact."""
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
+from chunktui.engine.mail import is_email_folder, load_email_folder
+
+SAMPLES = Path(__file__).parent.parent / "sample_docs"
+FOLDER = Path(__file__).parent / "fixtures" / "eml_folder"
+
+
+def check(cs, max_emails=10, max_chars=2048):
+    """Invariants every email chunking keeps, whatever the input."""
+    text = cs.document.text
+    by_id = {c.id: c for c in cs.chunks}
+    new = [m for c in cs.chunks for m in c.metadata["new_message_ids"]]
+    assert len(new) == len(set(new))  # every message is new in exactly one window
+    for c in cs.chunks:
+        meta = c.metadata
+        assert text[c.start:c.end] == c.text and meta["chunk_id"] == c.id
+        assert meta["email_count"] == len(meta["message_ids"]) <= max_emails
+        assert len(c.context_text) <= max_chars or (meta["oversized"] and meta["email_count"] == 1)
+        assert meta["message_ids"][-len(meta["new_message_ids"]):] == meta["new_message_ids"]
+        if meta["parent_chunk_id"]:
+            assert c.id in by_id[meta["parent_chunk_id"]].metadata["child_chunk_ids"]
+        for child in meta["child_chunk_ids"]:
+            assert by_id[child].metadata["parent_chunk_id"] == c.id
+        for (s, e), mid in zip(meta["message_spans"], meta["message_ids"]):
+            assert mid.lower() in text[s:e].lower() or mid.startswith("<chunktui-")
+    for g in cs.gaps:
+        owner = re.match(r"email: in the context_text of (chunk-\d{4}) ", g.reason).group(1)
+        ids = by_id[owner].metadata["new_message_ids"]
+        assert any(i in text[g.start:g.end].lower() for i in ids)
+    return new
+
+
+def test_mbox_threads_fork_and_subject_fallback():
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
+    new = check(cs)
+    assert len(new) == 11
+    threads = {c.metadata["thread_id"] for c in cs.chunks}
+    assert threads == {"<q3-plan-001@mail.example.com>", "<printer-3f-001@mail.example.com>"}
+    # the printer reply without In-Reply-To/References joins its thread by subject
+    printer = [c for c in cs.chunks if c.metadata["thread_id"].startswith("<printer")]
+    assert "<printer-3f-003@mail.example.com>" in [m for c in printer for m in c.metadata["message_ids"]]
+    assert any(c.metadata.get("threaded_by_subject") == ["<printer-3f-003@mail.example.com>"] for c in printer)
+
+
+def test_fork_shares_the_prefix_by_reference_not_by_copy():
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
+    by_id = {c.id: c for c in cs.chunks}
+    forks = [c for c in cs.chunks if c.metadata["branch"] == "fork"]
+    assert forks
+    fork_msgs = {f"<q3-plan-00{i}@mail.example.com>" for i in (4, 7, 8)}
+    assert {m for c in forks for m in c.metadata["message_ids"]} == fork_msgs
+    first = [c for c in forks if by_id[c.metadata["parent_chunk_id"]].metadata["branch"] == "main"]
+    (first,) = first
+    assert first.metadata["fork_of"] == "<q3-plan-001@mail.example.com>"
+    parent = by_id[first.metadata["parent_chunk_id"]]
+    assert "<q3-plan-001@mail.example.com>" in parent.metadata["new_message_ids"]
+    root_copies = [c for c in cs.chunks if "<q3-plan-001@mail.example.com>" in c.metadata["message_ids"]]
+    assert root_copies == [parent]  # the shared first message is in one chunk only
+
+
+def test_windows_overlap_by_overlap_emails():
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email",
+                        {"max_emails_per_chunk": 3, "max_chars": 100_000, "overlap_emails": 1})
+    check(cs, max_emails=3, max_chars=100_000)
+    by_id = {c.id: c for c in cs.chunks}
+    pairs = [(by_id[c.metadata["parent_chunk_id"]], c) for c in cs.chunks
+             if c.metadata["parent_chunk_id"] and c.metadata["branch"] == by_id[c.metadata["parent_chunk_id"]].metadata["branch"]]
+    assert pairs
+    for prev, nxt in pairs:
+        assert nxt.metadata["message_ids"][0] == prev.metadata["message_ids"][-1]
+        assert nxt.metadata["message_ids"][1] not in prev.metadata["message_ids"]
+
+
+def test_window_metadata_dates_subject_participants():
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
+    first = cs.chunks[0]
+    assert first.metadata["subject"] == "Q3 launch plan"
+    assert first.metadata["date_start"] == "2025-01-06T09:12:00+01:00"
+    assert "Alice Moreau <alice.moreau@example.com>" in first.metadata["participants"]
+    assert first.boundary_type == "message"
+    assert all(c.metadata["date_start"] <= c.metadata["date_end"] for c in cs.chunks)
+
+
+def test_fold_quotes_folds_quoted_lines_but_not_escaped_from_lines():
+    doc = load_document(SAMPLES / "threads.mbox")
+    plain = chunk_document(doc, "email")
+    folded = chunk_document(doc, "email", {"fold_quotes": True})
+    check(folded)
+    plain_text = "\n".join(c.context_text for c in plain.chunks)
+    folded_text = "\n".join(c.context_text for c in folded.chunks)
+    assert "> Can engineering commit to the April beta given the SSO work?" in plain_text
+    quoted = [ln for ln in folded_text.split("\n") if ln.startswith(">")]
+    assert quoted and all(re.fullmatch(r"> \[\d+ quoted lines? folded\]", ln) for ln in quoted)
+    for text in (plain_text, folded_text):  # mbox ">From " escaping is undone, not mistaken for a quote
+        assert "\nFrom now on please report jams" in text
+
+
+def test_folder_of_eml_files():
+    assert is_email_folder(FOLDER) and not is_email_folder(SAMPLES)
+    doc = load_email_folder(FOLDER)
+    for f in sorted(FOLDER.glob("*.eml")):
+        assert f.read_bytes().decode("utf-8") in doc.text
+        assert f"From chunktui-eml-folder {f.name}\n" in doc.text
+    cs = chunk_document(doc, "email", {"fold_quotes": True})
+    check(cs)
+    (chunk,) = cs.chunks
+    assert chunk.text == doc.text and cs.gaps == []
+    assert chunk.metadata["subject"] == "Café rota"
+    assert chunk.metadata["message_ids"] == ["<kickoff-1@example.org>", "<kickoff-2@example.org>",
+                                             "<kickoff-3@example.org>"]
+    assert chunk.metadata["threaded_by_subject"] == ["<kickoff-3@example.org>"]  # 02 threads by References
+    assert "Who takes the café rota" in chunk.context_text
+    assert "I can take the first two weeks." in chunk.context_text
+    assert "wrote:" not in chunk.context_text  # the attribution line folds with its quote
+
+
+def test_folder_errors_name_the_folder(tmp_path):
+    with pytest.raises(DocumentError, match="no .eml files"):
+        load_email_folder(tmp_path)
+
+
+def test_single_eml_is_one_chunk():
+    cs = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
+    check(cs)
+    (chunk,) = cs.chunks
+    assert chunk.start == 0 and chunk.end == len(cs.document.text)
+    assert "<p>" not in chunk.context_text  # the text/plain alternative is used
+
+
+def test_overlap_must_be_below_window_size():
+    with pytest.raises(ParamError, match="overlap-emails"):
+        chunk_document(Document.from_text(""), "email", {"max_emails_per_chunk": 2, "overlap_emails": 2})
+
+
+@st.composite
+def mboxes(draw):
+    n = draw(st.integers(1, 12))
+    lines = []
+    for i in range(n):
+        parent = draw(st.one_of(st.none(), st.integers(0, i - 1))) if i else None
+        body = "\n".join(draw(st.lists(st.sampled_from(["hello", "> quoted", "From the top", "x" * 70, ""]),
+                                       max_size=8)))
+        head = [f"From sender{i}@example.com Mon Jan  6 09:00:00 2025", f"Message-ID: <m{i}@x>",
+                f"Date: Mon, 06 Jan 2025 09:{i:02d}:00 +0000", f"From: P{i % 3} <p{i % 3}@x>",
+                f"Subject: {'Re: ' if parent is not None else ''}topic {0 if parent is not None else i}"]
+        if parent is not None and draw(st.booleans()):
+            head.append(f"In-Reply-To: <m{parent}@x>")
+        lines.append("\n".join(head) + "\n\n" + body.replace("\nFrom ", "\n>From ") + "\n")
+    order = draw(st.permutations(range(n)))
+    return "\n".join(lines[i] for i in order)
+
+
+@settings(max_examples=30, deadline=None)
+@given(mboxes(), st.integers(2, 5), st.integers(60, 600), st.integers(0, 1), st.booleans())
+def test_generated_mboxes_keep_every_invariant(text, max_emails, max_chars, overlap, fold):
+    doc = Document.from_text(text, path="gen.mbox")
+    cs = chunk_document(doc, "email", {"max_emails_per_chunk": max_emails, "max_chars": max_chars,
+                                       "overlap_emails": overlap, "fold_quotes": fold})
+    new = check(cs, max_emails, max_chars)
+    assert len(new) == text.count("\nMessage-ID: ")
+    assert all(g.reason.startswith("email: in the context_text of ") for g in cs.gaps)
