@@ -31,6 +31,9 @@ from .widgets.controls import ControlsPane
 from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
 from .widgets.stats_panel import StatsPanel
+from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
+from .widgets.flag_histogram import FlaggedHistogram
+from .widgets.flags import FlagsPanel
 
 DEFAULT_BUDGET = 512
 DEBOUNCE_SECONDS = 0.15
@@ -81,12 +84,12 @@ class ChunkingProgress(Message):
         self.generation, self.fraction = generation, fraction
 
 
-class ChunktuiApp(App):
+class ChunktuiApp(QualityMixin, App):
     """Document view in the centre, controls and stats on the left, histogram and chunk table on the right."""
 
     CSS_PATH = "app.tcss"
     TITLE = "chunktui"
-    COMMANDS = App.COMMANDS | {ChunktuiCommands}
+    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands}
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
@@ -110,6 +113,7 @@ class ChunktuiApp(App):
                 tooltip="Step to the next strategy and show its one-line summary"),
         Binding("ctrl+t", "tune", "Tune", id="tune",
                 tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
+        *QUALITY_BINDINGS,
     ]
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
@@ -154,6 +158,7 @@ class ChunktuiApp(App):
                 yield ControlsPane(name, self.initial_params, self.initial_tokenizer or DEFAULT_TOKENIZER,
                                    self.budget, id="controls")
                 yield StatsPanel(id="stats")
+                yield FlagsPanel(id="flags")
             with Vertical(id="center"):
                 with Horizontal(id="status-row"):
                     yield Static("no document", id="status")
@@ -161,7 +166,7 @@ class ChunktuiApp(App):
                 yield DocumentView(id="doc")
                 yield ChunkDetail(id="detail")
             with Vertical(id="right"):
-                yield SizeHistogram(id="histogram")
+                yield FlaggedHistogram(id="histogram")
                 yield ChunkTable(id="table")
         yield Footer()
 
@@ -211,6 +216,7 @@ class ChunktuiApp(App):
 
     async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
                             tokenizer: str | None = None) -> None:
+        self._idle.clear()  # the fields about to be built ask for a first run
         self.doc = doc
         self.mode, self.review = "tune", None
         self.chunkset, self.selected, self._launched = None, None, None
@@ -316,6 +322,7 @@ class ChunktuiApp(App):
 
     def on_controls_pane_changed(self, _message: ControlsPane.Changed) -> None:
         if self.mode != "tune" or self.doc is None:
+            self._settle()
             return
         self._read_budget()
         if self.current_request() is None:
@@ -410,6 +417,7 @@ class ChunktuiApp(App):
 
     def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
         self.chunkset = cs
+        self.assess_chunkset(cs)
         stats = cs.stats(self.budget) if cs is not None else None
         self.query_one("#stats", StatsPanel).show(stats)
         self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
@@ -471,6 +479,7 @@ class ChunktuiApp(App):
         if self.table.row_count > index and self.table.cursor_row != index:
             self.table.move_cursor(row=index, animate=False)
         self.query_one("#detail", ChunkDetail).show(cs.chunks[index], cs)
+        self.show_chunk_flags(index)
 
     def on_document_view_cursor_moved(self, message: DocumentView.CursorMoved) -> None:
         index = self._chunk_index_at_line(message.line)

@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 
-def bindings_table(groups: list[tuple[str, list[Binding]]], describe_key) -> Table:
+def bindings_table(groups: list[tuple[str, list[Binding]]], key_display) -> Table:
     table = Table(box=None, padding=(0, 2), show_header=True, header_style="bold")
     table.add_column("key", no_wrap=True, style="bold")
     table.add_column("action")
@@ -18,8 +18,7 @@ def bindings_table(groups: list[tuple[str, list[Binding]]], describe_key) -> Tab
     for title, bindings in groups:
         table.add_row(f"[reverse] {title} [/]", "", "")
         for b in bindings:
-            key = b.key_display or describe_key(b.key)
-            table.add_row(key, b.description, b.tooltip)
+            table.add_row(key_display(b), b.description, b.tooltip)
     return table
 
 
@@ -37,7 +36,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
             yield Static("[b]chunktui keys[/b]  (escape closes)", id="help-title")
-            yield Static(bindings_table(self.groups, self.app.get_key_display_from_key), id="help-table")
+            yield Static(bindings_table(self.groups, self.app.get_key_display), id="help-table")
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

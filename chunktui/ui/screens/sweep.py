@@ -1,0 +1,202 @@
+"""Sweep screen: run a strategy x size x overlap grid and pick the configuration to apply.
+
+The grid runs in a thread worker (the engine's sweep farms cells out to processes);
+the table colours each score from red to green, and enter on a row dismisses the
+screen with that configuration so the app re-chunks with it.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Button, DataTable, Input, Label, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from ...engine import Cancelled, ChunktuiError, Document, get_strategy
+from ...engine.quality import FLAG_NAMES
+
+COLUMNS = ("strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score", "flags")
+
+
+def suggested_sizes(strategy: str, value) -> str:
+    """Six sizes from a quarter to twice the current one, inside the parameter's range."""
+    strat = get_strategy(strategy)
+    param = strat.param(strat.size_param) if strat.size_param else None
+    if param is None or not isinstance(value, (int, float)) or value <= 0:
+        return ""
+    lo = param.min if param.min is not None else 1
+    hi = param.max if param.max is not None else value * 2
+    picks = sorted({int(min(hi, max(lo, round(value * f)))) for f in (0.25, 0.5, 0.75, 1, 1.5, 2)})
+    return ",".join(map(str, picks))
+
+
+def suggested_overlaps(strategy: str, value) -> str:
+    strat = get_strategy(strategy)
+    param = strat.param(strat.overlap_param) if strat.overlap_param else None
+    if param is None or not isinstance(value, (int, float)):
+        return ""
+    base = value if value > 0 else (param.default if isinstance(param.default, (int, float)) and param.default > 0 else 0)
+    return ",".join(str(v) for v in sorted({0, int(base), int(base * 2)}))
+
+
+def score_style(score: float) -> str:
+    """A red-to-green background for a 0..100 score (the heat in the table)."""
+    t = max(0.0, min(1.0, score / 100))
+    red, green = int(200 * (1 - t)) + 30, int(170 * t) + 30
+    return f"bold white on rgb({red},{green},40)"
+
+
+class SweepDone(Message):
+    def __init__(self, result) -> None:
+        super().__init__()
+        self.result = result
+
+
+class SweepFailed(Message):
+    def __init__(self, error: str) -> None:
+        super().__init__()
+        self.error = error
+
+
+class SweepProgress(Message):
+    def __init__(self, done: int, total: int) -> None:
+        super().__init__()
+        self.done, self.total = done, total
+
+
+class SweepScreen(ModalScreen["dict | None"]):
+    """Dismisses with {"strategy", "params"} of the chosen cell, or None."""
+
+    BINDINGS = [
+        Binding("escape", "close", "Close", id="sweep.close", tooltip="Close without changing the configuration"),
+        Binding("ctrl+r", "run", "Run", id="sweep.run", tooltip="Run the grid"),
+    ]
+
+    def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int) -> None:
+        super().__init__()
+        self.doc, self.strategy, self.params = doc, strategy, dict(params)
+        self.tokenizer, self.budget = tokenizer, budget
+        self.result = None
+        strat = get_strategy(strategy)
+        self.sizes = suggested_sizes(strategy, self.params.get(strat.size_param))
+        self.overlaps = suggested_overlaps(strategy, self.params.get(strat.overlap_param))
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="sweep-box"):
+            yield Static(f"[b]Sweep[/b] {self.doc.name} · budget {self.budget} tokens · "
+                         "enter on a row applies it, escape closes", id="sweep-title")
+            with Horizontal(id="sweep-inputs"):
+                yield Label("strategies")
+                yield Input(self.strategy, id="sweep-strategies", compact=True)
+                yield Label("sizes")
+                yield Input(self.sizes, id="sweep-sizes", compact=True, placeholder="200:2000:200 or 256,512")
+                yield Label("overlaps")
+                yield Input(self.overlaps, id="sweep-overlaps", compact=True, placeholder="0,50,100")
+                yield Button("Run", id="sweep-run", variant="primary", compact=True)
+            yield ProgressBar(total=None, show_eta=False, id="sweep-progress")
+            yield Static("", id="sweep-status")
+            yield DataTable(cursor_type="row", zebra_stripes=True, id="sweep-table")
+
+    def on_mount(self) -> None:
+        table = self.query_one("#sweep-table", DataTable)
+        for name in COLUMNS:
+            table.add_column(name, key=name)
+        self.action_run()
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        if event.button.id == "sweep-run":
+            event.stop()
+            self.action_run()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_run()
+
+    def action_run(self) -> None:
+        from ...engine.sweep import parse_range
+
+        strategies = [s.strip() for s in self.query_one("#sweep-strategies", Input).value.split(",") if s.strip()]
+        try:
+            names = [get_strategy(s).name for s in strategies] or [self.strategy]
+            sizes_raw = self.query_one("#sweep-sizes", Input).value.strip()
+            overlaps_raw = self.query_one("#sweep-overlaps", Input).value.strip()
+            sizes = parse_range(sizes_raw, "size") if sizes_raw else [None]
+            overlaps = parse_range(overlaps_raw, "overlap") if overlaps_raw else [None]
+        except ChunktuiError as exc:
+            self._status(str(exc), error=True)
+            return
+        self._status(f"running {', '.join(names)} over {len(sizes)} sizes x {len(overlaps)} overlaps…")
+        self.query_one("#sweep-progress", ProgressBar).update(total=None, progress=0)
+        self.run_grid(names, sizes, overlaps)
+
+    @work(thread=True, exclusive=True, group="sweep", exit_on_error=False)
+    def run_grid(self, names, sizes, overlaps) -> None:
+        from ...engine.sweep import sweep
+
+        worker = get_current_worker()
+        try:
+            result = sweep(self.doc, names, sizes, overlaps, base_params=self.params, tokenizer=self.tokenizer,
+                           budget=self.budget, is_cancelled=lambda: worker.is_cancelled,
+                           progress=lambda done, total: self.post_message(SweepProgress(done, total)))
+        except Cancelled:
+            return
+        except ChunktuiError as exc:
+            self.post_message(SweepFailed(str(exc)))
+            return
+        except Exception as exc:  # a strategy bug must not close the app
+            self.post_message(SweepFailed(f"internal error: {exc!r}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(SweepDone(result))
+
+    def on_sweep_progress(self, message: SweepProgress) -> None:
+        self.query_one("#sweep-progress", ProgressBar).update(total=message.total, progress=message.done)
+
+    def on_sweep_failed(self, message: SweepFailed) -> None:
+        self._status(message.error, error=True)
+
+    def on_sweep_done(self, message: SweepDone) -> None:
+        self.result = result = message.result
+        table = self.query_one("#sweep-table", DataTable)
+        table.clear()
+        best = result.best()
+        for i, c in enumerate(result.cells):
+            flags = ", ".join(f"{n} {name}" for name in FLAG_NAMES if (n := c.flags[name]))
+            score = Text(f" {c.score:5.1f} " + ("★" if c is best else " "), score_style(c.score))
+            table.add_row(c.strategy, _cell(c.size), _cell(c.overlap), f"{c.count:,}", f"{c.median_tokens:g}",
+                          f"{c.p95_tokens:g}", f"{c.over_budget_pct:.1f}", score, flags or "-", key=str(i))
+        skipped = f"; {len(result.skipped)} skipped ({result.skipped[0].reason})" if result.skipped else ""
+        self._status(f"{len(result.cells)} configurations{skipped}. ★ best score. Enter applies the highlighted row.")
+        if best is not None:
+            table.move_cursor(row=result.cells.index(best))
+            table.focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if self.result is None:
+            return
+        cell = self.result.cells[int(event.row_key.value)]
+        self.dismiss(self.chosen(cell))
+
+    def chosen(self, cell) -> dict:
+        """The configuration of `cell`: the params the sweep ran with plus the cell's size and overlap."""
+        strat = get_strategy(cell.strategy)
+        base = {k: v for k, v in self.params.items() if strat.param(k) is not None}
+        return {"strategy": cell.strategy, "params": base | cell.params()}
+
+    def _status(self, text: str, error: bool = False) -> None:
+        status = self.query_one("#sweep-status", Static)
+        status.update(Text(text, "red" if error else ""))
+
+    def action_close(self) -> None:
+        self.workers.cancel_group(self, "sweep")
+        self.dismiss(None)
+
+
+def _cell(value) -> str:
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
