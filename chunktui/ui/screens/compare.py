@@ -69,6 +69,20 @@ class CompareDone(Message):
 
 
 class CompareScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    CompareScreen { align: center middle; }
+    #compare-box { width: 95%; height: 92%; border: thick $accent; background: $surface; padding: 0 1; }
+    #compare-title { height: auto; }
+    #compare-inputs { height: 1; margin: 1 0 0 0; }
+    #compare-inputs Label { width: auto; padding: 0 1; }
+    #compare-b { width: 1fr; }
+    #compare-go { margin-left: 1; }
+    #compare-summary { height: auto; max-height: 2; margin-bottom: 1; }
+    #compare-body { height: 1fr; }
+    #compare-view { width: 1fr; height: 1fr; }
+    #compare-stats { width: 44; height: 1fr; padding-left: 1; }
+    """
+
     BINDINGS = [
         Binding("escape", "close", "Close", id="compare.close", tooltip="Back to the main screen"),
     ]

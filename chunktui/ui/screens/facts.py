@@ -29,6 +29,17 @@ class FactsResult:
 
 
 class FactsScreen(ModalScreen[FactsResult]):
+    DEFAULT_CSS = """
+    FactsScreen { align: center middle; }
+    #facts-box { width: 90%; height: 80%; border: thick $accent; background: $surface; padding: 0 1; }
+    #facts-title { height: auto; margin-bottom: 1; }
+    #facts-body { height: 1fr; }
+    #facts-input { width: 1fr; height: 1fr; }
+    #facts-table { width: 1fr; height: 1fr; }
+    #facts-buttons { height: 1; margin-top: 1; }
+    #facts-summary { width: 1fr; padding-left: 2; }
+    """
+
     BINDINGS = [
         Binding("escape", "close", "Close", id="facts.close", tooltip="Keep the phrases and go back"),
         Binding("ctrl+r", "check", "Check", id="facts.check", tooltip="Check the phrases against the chunks"),

@@ -72,6 +72,20 @@ class SweepProgress(Message):
 class SweepScreen(ModalScreen["dict | None"]):
     """Dismisses with {"strategy", "params"} of the chosen cell, or None."""
 
+    DEFAULT_CSS = """
+    SweepScreen { align: center middle; }
+    #sweep-box { width: 95%; height: 90%; border: thick $accent; background: $surface; padding: 0 1; }
+    #sweep-inputs { height: 1; margin: 1 0; }
+    #sweep-inputs Label { width: auto; padding: 0 1; }
+    #sweep-strategies { width: 1fr; }
+    #sweep-sizes { width: 2fr; }
+    #sweep-overlaps { width: 1fr; }
+    #sweep-run { margin-left: 1; }
+    #sweep-progress { height: 1; }
+    #sweep-status { height: auto; max-height: 2; }
+    #sweep-table { height: 1fr; }
+    """
+
     BINDINGS = [
         Binding("escape", "close", "Close", id="sweep.close", tooltip="Close without changing the configuration"),
         Binding("ctrl+r", "run", "Run", id="sweep.run", tooltip="Run the grid"),
