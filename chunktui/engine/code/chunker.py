@@ -180,6 +180,13 @@ class CodeChunker:
         self.defs, self.imports = extract(self.pf)
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
+        self._import_ends = [i.end for i in self.imports]
+        self._importers: dict[str, list[int]] = {}
+        for k, imp in enumerate(self.imports):
+            for name in imp.bound:
+                self._importers.setdefault(name, []).append(k)
+        self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
+                             for k, e in enumerate(level)}
         unit = params.get("unit", "bytes")
         text = doc.text
         if unit == "chars":
@@ -253,7 +260,7 @@ class CodeChunker:
         defined = self.tree.defined_in(core_s, core_e)
         lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
         local_imports = self.imports[lo:hi]
-        used = self._used_imports(start, core_e, local_imports)
+        used = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined)
         split = e2 > s2 and self._splits(s2, e2, chain)
         btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
@@ -272,16 +279,17 @@ class CodeChunker:
         context = self._context(chain, defined, siblings, used, text[start:core_e])
         return Span(start, core_e, btype, label, metadata=meta, context_text=context)
 
-    def _used_imports(self, s: int, e: int, local) -> list:
+    def _used_imports(self, s: int, e: int) -> list:
         if not self.imports:
             return []
         body = self.doc.text[s:e]
-        for imp in local:  # an import statement does not "use" the names it binds
+        lo, hi = bisect_right(self._import_ends, s), bisect_left(self._import_starts, e)
+        for imp in self.imports[lo:hi]:  # an import statement does not "use" the names it binds
             a, b = max(imp.start, s) - s, min(imp.end, e) - s
             if b > a:
                 body = body[:a] + " " * (b - a) + body[b:]
-        names = set(_IDENT.findall(body))
-        return [i for i in self.imports if any(n in names for n in i.bound)]
+        hits = {k for n in set(_IDENT.findall(body)) for k in self._importers.get(n, ())}
+        return [self.imports[k] for k in sorted(hits)]
 
     def _siblings(self, chain, defined) -> list[str]:
         detail = self.params.get("sibling_detail", "signatures")
@@ -294,11 +302,7 @@ class CodeChunker:
         level = scope.children if scope is not None else self.tree.roots
         if not focus or not level:
             return []
-        ids = {id(f) for f in focus}
-        idx = [k for k, x in enumerate(level) if id(x) in ids]
-        if not idx:
-            return []
-        a, b = idx[0], idx[-1]
+        a, b = self._level_index[id(focus[0])], self._level_index[id(focus[-1])]
         picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
         return [x.name if detail == "names" else x.signature for x in picked]
 

@@ -1,0 +1,66 @@
+"""Cost of the `code` strategy relative to a bare tree-sitter parse of the same file.
+
+    .venv/bin/python -m bench.code_parse [FILE ...]
+
+Without files it builds a large Python and a large TypeScript file from the samples
+(imports once, the rest repeated 200 times). Prints, per file, the best-of-N time of a bare parse,
+of the `code` strategy alone (parse, entities, chunking, metadata), and of the
+full `chunk_document` run (plus token counting), each as a ratio to the parse.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from chunktui.engine import Document, chunk_document
+from chunktui.engine.code.languages import detect_language, load_grammar
+from chunktui.engine.strategies import Context, get_strategy
+
+ROOT = Path(__file__).parent.parent
+REPEAT = 5
+
+
+def best(fn, n=REPEAT) -> float:
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def bench(name: str, text: str) -> None:
+    import tree_sitter as ts
+
+    language = detect_language(name)
+    grammar = load_grammar(language)
+    source = text.encode()
+    doc = Document(text=text, path=name, kind="code", language=language)
+    strat = get_strategy("code")
+    params = strat.validate({})
+    parse = best(lambda: ts.Parser(grammar.language).parse(source))
+    strategy = best(lambda: strat.run(doc, params, Context()))
+    full = best(lambda: chunk_document(doc, "code", params), n=2)
+    cs = chunk_document(doc, "code", params)
+    print(f"{name}: {len(source) / 1e6:.2f} MB, {text.count(chr(10))} lines, {len(cs.chunks)} chunks")
+    print(f"  bare parse      {parse * 1000:8.1f} ms")
+    print(f"  code strategy   {strategy * 1000:8.1f} ms   ratio {strategy / parse:5.2f}x")
+    print(f"  chunk_document  {full * 1000:8.1f} ms   ratio {full / parse:5.2f}x (adds cl100k token counts)")
+
+
+def main(argv: list[str]) -> None:
+    if argv:
+        for f in argv:
+            bench(f, Path(f).read_text(encoding="utf-8"))
+        return
+    for name, sample, marker in (("big_inventory.py", "inventory.py", "\nlogger = "),
+                                 ("big_auth.ts", "auth_middleware.ts", "\n/** Claims")):
+        text = (ROOT / "sample_docs" / sample).read_text()
+        head, body = text.split(marker, 1)  # imports once, as in a real file; the rest 200 times
+        bench(name, head + (marker + body) * 200)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
