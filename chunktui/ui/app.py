@@ -34,6 +34,8 @@ from .widgets.stats_panel import StatsPanel
 from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
+from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
+from ..engine.code.languages import UnsupportedLanguageError
 
 DEFAULT_BUDGET = 512
 DEBOUNCE_SECONDS = 0.15
@@ -370,6 +372,13 @@ class ChunktuiApp(QualityMixin, App):
         except ParamError as exc:
             self.post_message(ChunkingFailed(generation, str(exc), exc.name))
             return
+        except UnsupportedLanguageError as exc:  # code strategies on a file without a grammar
+            self.call_from_thread(self.notify, f"{exc}. Showing `semantic` instead.", title="No code grammar",
+                                  severity="warning", timeout=8)
+            try:
+                cs = chunk_document(doc, "semantic", {}, tokenizer=tokenizer, is_cancelled=lambda: worker.is_cancelled)
+            except (Cancelled, ChunktuiError):
+                return
         except ChunktuiError as exc:
             self.post_message(ChunkingFailed(generation, str(exc)))
             return
