@@ -147,14 +147,13 @@ def run(doc, params, ctx) -> Proposal:
         if hard < n and delimiters:
             # the cut must move past the previous chunk's end, or overlap would make no progress
             lo = max(start, prev_end)
-            if prefix:
-                p = _last_delimiter(text, delimiters, lo + 1, hard + 1)
-                cut = p
-            else:
-                p = _last_delimiter(text, delimiters, lo, hard)
-                cut = p + 1
-            if p >= 0 and (unit != "tokens" or walker.size(start, cut) <= size):
-                end = cut
+            shift = 0 if prefix else 1  # the cut is before or after the delimiter
+            p = _last_delimiter(text, delimiters, lo + 1 - shift, hard + 1 - shift)
+            # a shorter text can encode to more tokens (BPE is not monotonic): then try earlier
+            while p >= 0 and unit == "tokens" and walker.size(start, p + shift) > size:
+                p = _last_delimiter(text, delimiters, lo + 1 - shift, p)
+            if p >= 0:
+                end = p + shift
                 cut_type = "delimiter"
                 cut_label = f"{'before' if prefix else 'after'} {text[p]!r}"
         metadata = {}

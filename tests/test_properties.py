@@ -1,0 +1,257 @@
+"""Every registered strategy keeps the promises users rely on, on any text and any params.
+
+Parametrized over `all_strategies()`, so a strategy added later is held to the
+same invariants without touching this file: exact offsets, order, no silent
+gaps, sizes within the declared limit (or flagged oversized), byte offsets that
+never split a character, and exact token counts. Strategies whose overlap has a
+precise meaning also get their overlap contract checked.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from chunktui.engine import Document, all_strategies, chunk_document, get_strategy, load_document
+from chunktui.engine.errors import ChunkingError, ParamError
+from chunktui.engine.strategies._delimiters import decode_delimiters
+from chunktui.engine.tokens import get_counter, get_encoding
+
+SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_docs").iterdir() if p.is_file())
+STRATEGIES = all_strategies()
+ENC = get_encoding("cl100k_base")
+SMALL = 48  # sizes stay small so every example yields many chunks and many boundaries
+
+SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                           HealthCheck.data_too_large])
+
+FRAGMENTS = [
+    "word", "the", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "?", "!", ",", "é", "e\u0301", "ñ",
+    "🎉", "👩\u200d👩\u200d👧", "日本語", "。", "\u00a0", "# Title\n", "## Sub\n", "```\ncode\n```\n",
+    "def f(x):\n    return x\n", "class A:\n    pass\n", "- item\n", "| a | b |\n", "{\"k\": 1}\n",
+    "2024-01-01 12:00:00 ERROR boom\n", "a,b,\"c\nd\"\n", "00:00:01.000 --> 00:00:02.000\n",
+]
+texts = st.one_of(
+    st.text(st.characters(exclude_categories=("Cs",)), max_size=400),
+    st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
+    st.builds(lambda word, n: word * n, st.sampled_from(["x", "lorem ipsum ", "é🎉", "\t"]),
+              st.integers(200, 1500)),  # one huge line
+    st.just(""),
+)
+STR_CHOICES = ["", "\\n", ". ", "\\n.?", " ", "\\t,", ";"]
+
+
+def param_values(strategy, least_size=0):
+    """A draw for every Param, kept small; invalid combinations are skipped by the caller."""
+    fields = {}
+    for p in strategy.params:
+        if p.type == "int":
+            lo = int(p.min) if p.min is not None else 0
+            if p.name == strategy.size_param:
+                lo = max(lo, least_size)
+            hi = lo + SMALL if p.max is None else min(int(p.max), lo + SMALL)
+            fields[p.name] = st.integers(lo, hi)
+        elif p.type == "float":
+            lo = p.min if p.min is not None else 0.0
+            hi = lo + 4.0 if p.max is None else min(p.max, lo + 4.0)
+            fields[p.name] = st.floats(lo, hi, allow_nan=False)
+        elif p.type == "bool":
+            fields[p.name] = st.booleans()
+        elif p.type == "choice":
+            fields[p.name] = st.sampled_from(p.choices)
+        else:
+            fields[p.name] = st.sampled_from([p.default] + STR_CHOICES)
+    return st.fixed_dictionaries(fields)
+
+
+REFUSED = "refused"  # a format strategy turned down text not of its kind, as it may
+
+
+def run(doc, strategy, raw, *, generated):
+    """Chunk; None when the params are invalid, REFUSED when the strategy may refuse this text."""
+    try:
+        strategy.validate(raw)
+    except ParamError:
+        return None
+    try:
+        return chunk_document(doc, strategy.name, raw, tokenizer="cl100k_base")
+    except ChunkingError:
+        if strategy.kinds and (generated or doc.kind not in strategy.kinds):
+            return REFUSED
+        raise
+
+
+def measure(unit, text):
+    if unit == "tokens":
+        return len(ENC.encode_ordinary(text))
+    return get_counter(unit).count(text)
+
+
+def check_invariants(cs):
+    text = cs.document.text
+    chunks = cs.chunks
+    strategy = get_strategy(cs.strategy)  # `auto` reports the strategy it delegated to
+    values = cs.params
+    assert [(c.start, c.end) for c in chunks] == sorted((c.start, c.end) for c in chunks)
+    pos, lines, nbytes = 0, 1, 0  # walked forward with the chunk starts, so checks stay linear
+    for i, c in enumerate(chunks):
+        assert c.index == i and c.id == f"chunk-{i + 1:04d}"
+        assert 0 <= c.start < c.end <= len(text)
+        assert c.text == text[c.start:c.end]
+        lines += text.count("\n", pos, c.start)
+        nbytes += len(text[pos:c.start].encode("utf-8"))
+        pos = c.start
+        assert c.start_line == lines
+        assert c.end_line == lines + c.text.count("\n", 0, c.chars - 1)
+        assert c.start_byte == nbytes
+        assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))
+        assert c.tokens == len(ENC.encode_ordinary(c.text))
+
+    # gaps are exactly the text no chunk covers, and a covering strategy declares each one
+    uncovered, pos = [], 0
+    for c in chunks:
+        if c.start > pos:
+            uncovered.append((pos, c.start))
+        pos = max(pos, c.end)
+    if pos < len(text):
+        uncovered.append((pos, len(text)))
+    merged = []
+    for g in cs.gaps:
+        if merged and merged[-1][1] == g.start:
+            merged[-1] = (merged[-1][0], g.end)
+        else:
+            merged.append((g.start, g.end))
+    assert merged == uncovered
+    if strategy.covering:
+        assert all(g.reason != "uncovered" for g in cs.gaps), cs.gaps
+
+    if strategy.max_size is not None:
+        unit, limit = strategy.max_size(values)
+        for c in chunks:
+            over = measure(unit, c.text) > limit
+            assert bool(c.metadata.get("oversized")) == over, (c, unit, limit)
+
+    name = strategy.overlap_param
+    if name and values.get(name) == 0:
+        flat = [c for c in chunks if "parent_chunk_id" not in c.metadata and "child_chunk_ids" not in c.metadata]
+        assert all(b.start >= a.end for a, b in zip(flat, flat[1:]))
+
+    contract = CONTRACTS.get(strategy.name)
+    if contract is not None:
+        contract(cs, values)
+
+
+def fixed_contract(cs, p):
+    """Windows fill up to `size` unless cut at the last delimiter; overlap is as close to
+    `overlap` as character (or token) boundaries allow; an oversized chunk is one character."""
+    text, chunks, unit, size = cs.document.text, cs.chunks, p["unit"], p["size"]
+    delims = decode_delimiters("delimiters", p["delimiters"])
+    for c in chunks:
+        if c.metadata.get("oversized"):
+            assert c.end - c.start == 1
+    for k, (a, b) in enumerate(zip(chunks, chunks[1:])):
+        assert b.start > a.start and b.end > a.end
+        ov = measure(unit, text[b.start:a.end]) if b.start < a.end else 0
+        assert ov <= p["overlap"]
+        if unit != "tokens" and ov < p["overlap"] and not b.metadata.get("oversized"):
+            # one more character of overlap would not fit the overlap, the chunk, or progress
+            s = b.start - 1
+            assert (s <= a.start or measure(unit, text[s:a.end]) > p["overlap"]
+                    or measure(unit, text[s:b.end]) > size)
+        prev_end = chunks[k - 1].end if k else 0
+        lo = max(a.start, prev_end)
+        if b.boundary_type == "delimiter":
+            assert (text[a.end] if p["prefix"] else text[a.end - 1]) in delims
+        else:
+            assert b.boundary_type == "size"
+            shift = 0 if p["prefix"] else 1
+            for q in range(lo + 1 - shift, a.end + 1 - shift):
+                if text[q] in delims:  # an unused delimiter: only if cutting there is too big in tokens
+                    assert unit == "tokens" and measure(unit, text[a.start:q + shift]) > size
+            if unit != "tokens" and not a.metadata.get("oversized"):
+                assert measure(unit, text[a.start:a.end + 1]) > size, "hard cut before the window was full"
+    if unit == "tokens" and p["overlap"] and len(chunks) > 1:
+        # token overlap: within one token of the request wherever the earlier chunk is long enough
+        for a, b in zip(chunks, chunks[1:]):
+            if measure("tokens", text[a.start:a.end]) > p["overlap"] + 2 and not b.metadata.get("oversized"):
+                assert measure("tokens", text[b.start:a.end]) >= p["overlap"] - 1
+
+
+def recursive_contract(cs, p):
+    """Overlap never exceeds the request, and neighbours share source only by overlap."""
+    text, chunks = cs.document.text, cs.chunks
+    for a, b in zip(chunks, chunks[1:]):
+        assert b.start > a.start and b.end > a.end
+        if b.start < a.end:
+            assert measure(p["unit"], text[b.start:a.end]) <= p["overlap"] + (1 if p["unit"] == "tokens" else 0)
+        else:
+            assert b.start == a.end
+
+
+def split_contract(cs, p):
+    """Chunks tile the text, each ends with a delimiter (but the last), and only the text
+    as a whole may be shorter than `min_chars`."""
+    text, chunks = cs.document.text, cs.chunks
+    delims = decode_delimiters("delimiters", p["delimiters"])
+    assert "".join(c.text for c in chunks) == text
+    for c in chunks[:-1]:
+        assert c.text[-1] in delims
+    if len(chunks) > 1:
+        assert all(c.chars >= p["min_chars"] for c in chunks)
+
+
+def lines_contract(cs, p):
+    """Cores of `size` lines tile the file; each chunk adds `overlap` lines on both sides."""
+    total, size, overlap = cs.document.line_count, p["size"], p["overlap"]
+    expected_core = 1
+    for c in cs.chunks:
+        core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
+        assert core_a == expected_core and core_b == min(total, core_a + size - 1)
+        assert c.start_line == max(1, core_a - overlap)
+        assert c.end_line == min(total, core_b + overlap)
+        expected_core = core_b + 1
+    assert expected_core == total + 1
+
+
+CONTRACTS = {"fixed": fixed_contract, "recursive": recursive_contract, "split": split_contract,
+             "lines": lines_contract}
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@SETTINGS
+@given(data=st.data(), text=texts)
+def test_invariants_on_generated_text(strategy, data, text):
+    raw = data.draw(param_values(strategy))
+    cs = run(Document.from_text(text), strategy, raw, generated=True)
+    assume(cs is not None)
+    if cs is not REFUSED:
+        check_invariants(cs)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+@settings(SETTINGS, max_examples=3)
+@given(data=st.data())
+def test_invariants_on_sample_docs(strategy, path, data):
+    raw = data.draw(param_values(strategy, least_size=16))
+    cs = run(load_document(path), strategy, raw, generated=False)
+    assume(cs is not None)
+    if cs is not REFUSED:
+        check_invariants(cs)
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_defaults_on_sample_docs(strategy, path):
+    """Out of the box every strategy chunks every sample of its kind without a gap it hides."""
+    doc = load_document(path)
+    cs = run(doc, strategy, {}, generated=False)
+    assert cs is not None, "the defaults must be valid"
+    if cs is REFUSED:
+        return
+    check_invariants(cs)
+    assert cs.chunks or not doc.text
