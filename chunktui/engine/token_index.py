@@ -182,3 +182,9 @@ def get_index(text: str, name: str, encoding) -> TokenIndex:
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     return index
+
+
+def clear_cache() -> None:
+    """Forget every kept index (frees memory; the next count re-encodes its document)."""
+    with _lock:
+        _cache.clear()

@@ -1,0 +1,96 @@
+"""Benchmark corpora from real text already on the machine, never repeated.
+
+Repeated text flatters caches (and hides peers' offset bugs until it shows them),
+so each corpus is distinct files (deduplicated by content) concatenated in a
+seeded order until it reaches the size; the last file is cut at a line break.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import site
+import sys
+import sysconfig
+from functools import lru_cache
+from pathlib import Path
+
+SIZES = {"100k": 100_000, "1m": 1_000_000, "10m": 10_000_000}
+SEED = 20261130
+
+# (corpus, file suffixes, what it stands for)
+KINDS = {
+    "docs": ((".md", ".rst", ".txt"), "documentation shipped by installed packages (.md .rst .txt)"),
+    "markdown": ((".md",), "markdown files shipped by installed packages and tools"),
+    "code": ((".py",), "the Python standard library's sources"),
+}
+
+
+def _roots(kind: str) -> list[Path]:
+    stdlib = Path(sysconfig.get_paths()["stdlib"])
+    if kind == "code":
+        return [stdlib]
+    roots = [stdlib.parent, *map(Path, site.getsitepackages()), Path(sys.prefix),
+             Path("/usr/share/doc"), Path("/usr/lib/node_modules")]
+    return [r for r in dict.fromkeys(roots) if r.is_dir()]
+
+
+@lru_cache(maxsize=None)
+def candidate_files(kind: str) -> tuple[Path, ...]:
+    """Readable UTF-8 files of the kind, one per distinct content, in a seeded order."""
+    suffixes = KINDS[kind][0]
+    seen_paths: set[Path] = set()
+    seen_content: set[bytes] = set()
+    files: list[tuple[Path, int]] = []
+    for root in _roots(kind):
+        for path in sorted(root.rglob("*")):
+            if path.suffix.lower() not in suffixes:
+                continue
+            try:
+                real = path.resolve()
+                if real in seen_paths or not real.is_file():
+                    continue
+                seen_paths.add(real)
+                data = real.read_bytes()
+            except OSError:
+                continue
+            if len(data) < 200 or b"\x00" in data:
+                continue
+            digest = hashlib.sha256(data).digest()
+            if digest in seen_content:
+                continue
+            try:
+                data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            seen_content.add(digest)
+            files.append((real, len(data)))
+    files.sort()
+    random.Random(SEED).shuffle(files)
+    return tuple(p for p, _ in files)
+
+
+@lru_cache(maxsize=None)
+def corpus(kind: str, size: int) -> str:
+    """About `size` characters of distinct files of `kind` (fewer if the machine has less)."""
+    parts: list[str] = []
+    total = 0
+    for path in candidate_files(kind):
+        text = path.read_text(encoding="utf-8")
+        if not text.endswith("\n"):
+            text += "\n"
+        if total + len(text) > size:
+            cut = text.rfind("\n", 0, size - total)
+            if cut > 0:
+                parts.append(text[:cut + 1])
+                total += cut + 1
+            if total >= size * 0.99:
+                break
+            continue
+        parts.append(text)
+        total += len(text)
+    return "".join(parts)
+
+
+def describe(kind: str) -> str:
+    return KINDS[kind][1]

@@ -1,0 +1,168 @@
+"""`make bench`: chunktui against its peers on the same real text, in one process.
+
+    python -m bench.run                 # sizes 100k,1m,10m, median of 5, writes BENCHMARKS.md
+    python -m bench.run --quick         # 100k and 1m, median of 3, a subset of modes (~1-2 min)
+    python -m bench.run --sizes 1m --repeat 7 --modes "chars 512"
+
+Every contender runs on one thread; within a mode and size the contenders take
+turns (the order rotates each repetition) so a noisy neighbour slows everyone
+alike; each time is the median of the repetitions. Results go to
+bench/results.json and, rendered, to BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from .checks import check
+from .contenders import CONTENDERS, Mode, Skip
+from .corpus import SIZES, corpus
+from .report import render
+from .repeated import repeated_text_probe
+from .system import machine, versions
+from .timing import median_time, timed
+from .token_counts import token_count_bench
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# the tokenizers' Rust thread pools must not outnumber the one thread everyone gets
+os.environ.setdefault("RAYON_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+def all_modes() -> list[Mode]:
+    modes = [Mode("text", unit, size, frac)
+             for unit in ("chars", "tokens") for size in (512, 4096) for frac in (0.0, 0.1)]
+    modes += [Mode("markdown", "chars", size, frac) for size in (512, 4096) for frac in (0.0, 0.1)]
+    modes += [Mode("lines", "lines", 50, frac) for frac in (0.0, 0.1)]
+    modes += [Mode("code", "chars", size, 0.0) for size in (512, 4096)]
+    return modes
+
+
+QUICK_MODES = ("chars 512 overlap 0%", "tokens 512 overlap 10%", "markdown chars 4096 overlap 0%",
+               "lines 50 overlap 10%", "code chars 4096 overlap 0%")
+
+
+def floors(kind: str, text: str, repeat: int) -> dict:
+    """The least any splitter must do: find delimiters, encode once, parse once."""
+    from chunktui.engine.tokens import get_encoding
+
+    line = re.compile("\n")
+    encode = get_encoding("cl100k_base").encode_ordinary
+
+    def find_scan() -> int:
+        find, n, pos = text.find, 0, text.find("\n\n")
+        while pos != -1:
+            n += 1
+            pos = find("\n\n", pos + 2)
+        return n
+
+    out = {
+        "scan": median_time(lambda: [m.start() for m in line.finditer(text)], repeat),
+        "find": median_time(find_scan, repeat),
+        "encode": median_time(lambda: len(encode(text)), repeat),
+    }
+    if kind == "code":
+        import tree_sitter
+        import tree_sitter_python
+
+        parser = tree_sitter.Parser(tree_sitter.Language(tree_sitter_python.language()))
+        source = text.encode("utf-8")
+        out["parse"] = median_time(lambda: parser.parse(source), repeat)
+    return out
+
+
+def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: float, log) -> dict:
+    """Every contender of the mode's family on `text`, turn by turn."""
+    contenders = [c for c in CONTENDERS if mode.family in c.families]
+    results: dict[str, dict] = {}
+    for c in contenders:
+        try:
+            c.make(mode, text)
+            results[c.name] = {"ours": c.ours, "times": [], "check": None}
+        except Skip as exc:
+            results[c.name] = {"ours": c.ours, "skip": str(exc)}
+    for rep in range(repeat):
+        live = [c for c in contenders if "skip" not in results[c.name] and not results[c.name].get("stopped")]
+        if not live:
+            break
+        shift = rep % len(live)
+        for c in live[shift:] + live[:shift]:
+            entry = results[c.name]
+            runner = c.make(mode, text)
+            seconds, out = timed(runner)
+            entry["times"].append(seconds)
+            if entry["check"] is None:
+                entry["check"] = check(text, out, mode)
+            if seconds > max_seconds:
+                entry["stopped"] = f"one run took {seconds:.0f} s (> {max_seconds:.0f} s): not repeated"
+            log(f"  {mode.name:34} {size_key:>4} {c.name:42} {seconds * 1000:10.1f} ms")
+    for entry in results.values():
+        if entry.get("times"):
+            entry["median"] = statistics.median(entry["times"])
+    return results
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
+    p.add_argument("--quick", action="store_true", help="100k and 1m, median of 3, a subset of modes")
+    p.add_argument("--sizes", help=f"comma-separated among {', '.join(SIZES)}")
+    p.add_argument("--repeat", type=int, help="runs per contender (median); default 5, quick 3")
+    p.add_argument("--modes", help="only modes whose name contains one of these comma-separated strings")
+    p.add_argument("--max-seconds", type=float, default=90.0, help="stop repeating a contender slower than this")
+    p.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results.json")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    sizes = (args.sizes or ("100k,1m" if args.quick else ",".join(SIZES))).split(",")
+    for key in sizes:
+        if key not in SIZES:
+            raise SystemExit(f"unknown size {key!r} (known: {', '.join(SIZES)})")
+    repeat = args.repeat or (3 if args.quick else 5)
+    modes = all_modes()
+    wanted = args.modes.split(",") if args.modes else (QUICK_MODES if args.quick else None)
+    if wanted:
+        modes = [m for m in modes if any(w.strip() in m.name for w in wanted)]
+
+    def log(msg: str) -> None:
+        print(msg, flush=True)
+
+    started = time.time()
+    data = {"machine": machine(), "versions": versions(), "repeat": repeat, "sizes": sizes,
+            "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
+            "floors": {}, "modes": [], "repeated": [], "tokens": []}
+    for key in sizes:
+        for kind in sorted({m.corpus for m in modes} | {"docs"}):
+            text = corpus(kind, SIZES[key])
+            data["floors"].setdefault(kind, {})[key] = {"chars": len(text), "bytes": len(text.encode()),
+                                                        **floors(kind, text, repeat)}
+            log(f"floors {kind} {key}: {data['floors'][kind][key]}")
+    for mode in modes:
+        entry = {"mode": mode.name, "family": mode.family, "unit": mode.unit, "size": mode.size,
+                 "overlap": mode.overlap, "corpus": mode.corpus, "by_size": {}}
+        for key in sizes:
+            entry["by_size"][key] = bench_mode(mode, key, corpus(mode.corpus, SIZES[key]), repeat,
+                                               args.max_seconds, log)
+        data["modes"].append(entry)
+    data["repeated"] = repeated_text_probe(log)
+    for key in sizes:
+        data["tokens"].append(token_count_bench(key, corpus("docs", SIZES[key]), repeat, log))
+    data["seconds"] = round(time.time() - started)
+    if not args.no_write:
+        (ROOT / "bench" / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+        (ROOT / "BENCHMARKS.md").write_text(render(data))
+        log(f"wrote BENCHMARKS.md and bench/results.json in {data['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
