@@ -111,7 +111,11 @@ def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) ->
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
     except OSError as exc:
-        raise ExportError(target, f"cannot create the output folder ({exc.strerror or exc})") from None
+        blocker = next((a for a in parent.parents if a.exists() and not a.is_dir()), None)
+        if parent.exists() and not parent.is_dir():
+            blocker = parent
+        why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
+        raise ExportError(target, f"cannot create the output folder ({why})") from None
     try:
         chunk_files = WRITERS[fmt](cs, tmp)
         manifest = build_manifest(cs, target, fmt, chunk_files)
