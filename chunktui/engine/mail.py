@@ -72,7 +72,9 @@ def _message_starts(doc: Document) -> list[tuple[int, str | None]]:
             if _HEADER_LINE.match(nxt):  # a body line "From here on..." is not followed by a header
                 starts.append((s, None))
         prev_blank = not line.strip()
-    if not starts or starts[0][0] != 0:
+    if starts and not text[:starts[0][0]].strip():
+        starts[0] = (0, starts[0][1])  # blank lines before the first message belong to it
+    elif not starts or starts[0][0] != 0:
         starts.insert(0, (0, None))  # a single .eml, or text before the first separator
     return starts
 

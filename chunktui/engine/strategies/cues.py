@@ -53,7 +53,10 @@ def run(doc, params, ctx) -> Proposal:
             meta["oversized"] = True
         end = next_block.get(last.block_start, len(doc.text))
         spans.append(Span(first.block_start, end, "cue", f"{first.start} --> {last.end}", meta, context_text=text))
-    gaps = []
+    if spans and not subs.blocks:  # SRT: blank lines before the first cue belong to the first chunk
+        spans[0] = Span(0, *[getattr(spans[0], f) for f in ("end", "boundary_type", "boundary_label", "metadata",
+                                                               "context_text")])
+    gaps = [] if spans or subs.blocks else [(0, len(doc.text), "blank")]
     for start, end, kind in subs.blocks:
         gaps.append((start, next_block.get(start, len(doc.text)), kind))
     notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]

@@ -46,8 +46,11 @@ def run(doc, params, ctx) -> Proposal:
             meta["oversized"] = True
         label = f"rows {a + 1}-{b + 1}" if b > a else f"row {a + 1}"
         spans.append(Span(s, end, "row", label, meta, context_text=None if k == 0 else header_text + text[s:end]))
-    if not spans:
-        spans.append(Span(0, len(text), "row", "header", {**base, "row_numbers": []}))
+    if not spans:  # a header and no rows
+        meta = {**base, "row_numbers": []}
+        if len(text) > max_chars:
+            meta["oversized"] = True
+        spans.append(Span(0, len(text), "row", "header", meta))
     return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"])
 
 

@@ -121,6 +121,8 @@ def _span_of(window, new):
 
 def run(doc, params, ctx) -> Proposal:
     messages = parse_messages(doc)
+    if not messages:
+        return Proposal([], gaps=[(0, len(doc.text), "blank")] if doc.text else [])
     roots = build_threads(messages)
     max_emails, max_chars, overlap = params["max_emails_per_chunk"], params["max_chars"], params["overlap_emails"]
     fold = params["fold_quotes"]

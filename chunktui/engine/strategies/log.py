@@ -28,6 +28,8 @@ def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, i
         out.append(["tail", max(1, total - tail + 1), total])
     merged: list[list] = []
     for name, first, last in sorted(out, key=lambda s: s[1]):
+        if first > last:  # an empty file
+            continue
         if merged and first <= merged[-1][2] + 1:  # overlapping or touching: one section
             merged[-1][0] += "+" + name
             merged[-1][2] = max(merged[-1][2], last)

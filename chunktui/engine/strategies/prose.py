@@ -157,9 +157,10 @@ def run(doc, params, ctx) -> Proposal:
                 emit(done)
                 acc = sum(c.tokens for c in group)
             if u.tokens > hi:
-                if group:
-                    emit(group)
-                    group, acc = [], 0
+                while group:
+                    done, group = fit(group, at_end=True)
+                    emit(done)
+                acc = 0
                 for k, (a, b, kind) in enumerate(_pieces(text, u.start, u.end, hi, counter)):
                     meta = {"header_path": list(u.path), "paragraphs": 1, "split_paragraph": True}
                     if kind == "char" and b - a == 1 and counter.count(text[a:b]) > hi:
