@@ -7,7 +7,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, ParamError, chunk_document, load_document
-from chunktui.engine.strategies.markdown import scan_markdown, split_lines
+from chunktui.engine.strategies.markdown import scan_markdown
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 
@@ -135,7 +135,7 @@ def test_guide_md(params):
     doc = load_document(SAMPLES / "guide.md")
     cs = chunk_document(doc, "markdown", params)
     max_char = params.get("max_char", 2048)
-    scan = scan_markdown(split_lines(doc.text, doc.line_count))
+    scan = scan_markdown(doc)
     fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
     assert not cs.gaps and len(cs.chunks) > 1
     for c in cs.chunks:
@@ -162,7 +162,7 @@ def test_fences_whole_overlap_bounded_and_sizes_fit(text, max_char, overlap, min
     assume(overlap < max_char and min_char <= max_char)
     cs = run(text, min_char=min_char, max_char=max_char, chunk_overlap=overlap)
     doc = cs.document
-    scan = scan_markdown(split_lines(text, doc.line_count))
+    scan = scan_markdown(doc)
     kept = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
     kept = [(a, b) for a, b in kept if b - a <= max_char]
     for c in cs.chunks:

@@ -114,7 +114,8 @@ def test_python_definitions_imports_and_decorators():
         16: ("class", "Store"),  # the decorator line, not the class line
         22: ("function", "get()"),
     }
-    assert cls.context[22] == ("Store", "get")
+    assert cls.context(22) == ("Store", "get")
+    assert cls.context(16) == ("Store",) and cls.context(13) == ("helper",)
     assert cls.score[16] > cls.score[12] > cls.score[22] > cls.score[9]
 
 
@@ -172,7 +173,7 @@ def test_guide_md_cuts_at_headings_outside_code_fences():
     size = 40
     cs = chunk_document(doc, "semantic", {"size": size, "overlap": 5})
     lines = split_lines(doc.text, doc.line_count)
-    scan = scan_markdown(lines)
+    scan = scan_markdown(doc)
     heads = {line: title for line, _, title in scan.headings}
     assert len(cs.chunks) > 2
     for prev, c in zip(cs.chunks, cs.chunks[1:]):

@@ -30,6 +30,8 @@ from ..model import Span
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_CANDIDATE = re.compile(r"^ {0,3}(?:`{3}|~{3}|#|=|-)", re.M)
+_FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _WORD_START = re.compile(r"(?<=\s)\S")
 _PARAGRAPH_START = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\S)")
@@ -50,56 +52,58 @@ def split_lines(text: str, line_count: int) -> list[str]:
     return [l[:-1] if l.endswith("\r") else l for l in lines]
 
 
-def scan_markdown(lines: list[str]) -> MarkdownScan:
-    """One pass over the lines: fences (unclosed ones run to the end), front matter, headings."""
-    n = len(lines)
+def scan_markdown(doc) -> MarkdownScan:
+    """Fences (unclosed ones run to the end), front matter and headings of `doc`.
+
+    Only lines that can open or close a fence or be a heading are looked at (one
+    regex pass over the text), so long plain runs cost nothing in Python.
+    """
+    text, starts, n = doc.text, doc.line_starts, doc.line_count
     scan = MarkdownScan(in_fence=bytearray(n + 2))
-    i = 0
-    if n and lines[0].strip() == "---":  # YAML front matter is not a setext underline
-        for j in range(1, n):
-            if lines[j].strip() in ("---", "..."):
-                for k in range(0, j + 1):
-                    scan.in_fence[k + 1] = 1
-                i = j + 1
-                break
+
+    def line(i: int) -> str:
+        end = starts[i] - 1 if i < len(starts) else len(text)
+        s = text[starts[i - 1]:end]
+        return s[:-1] if s.endswith("\r") else s
+
+    begin = special = 0  # special: last line taken as front matter, fence or heading, never setext text
+    if n > 1 and line(1).strip() == "---":  # YAML front matter is not a setext underline
+        m = _FRONT_MATTER_END.search(text, starts[1])
+        if m:
+            last = bisect_right(starts, m.start())
+            scan.in_fence[1:last + 1] = b"\x01" * last
+            begin = starts[last] if last < len(starts) else len(text)
+            special = last
     fence_char, fence_len, fence_open = "", 0, 0
-    prev_text = False  # the previous line is paragraph text a setext underline may turn into a heading
-    while i < n:
-        line = lines[i]
-        lineno = i + 1
+    for m in _CANDIDATE.finditer(text, begin):
+        i = bisect_right(starts, m.start())
+        if i > n:
+            break
+        ln = line(i)
         if fence_char:
-            scan.in_fence[lineno] = 1
-            stripped = line.strip()
-            if stripped.startswith(fence_char * fence_len) and not stripped.strip(fence_char) and len(line) - len(line.lstrip(" ")) <= 3:
-                scan.fences.append((fence_open, lineno))
-                fence_char = ""
-            i += 1
+            stripped = ln.strip()
+            if stripped.startswith(fence_char * fence_len) and not stripped.strip(fence_char):
+                scan.fences.append((fence_open, i))
+                fence_char, special = "", i
             continue
-        m = _FENCE.match(line)
-        if m and not (m.group(1)[0] == "`" and "`" in line[m.end():]):
-            fence_char, fence_len, fence_open = m.group(1)[0], len(m.group(1)), lineno
-            scan.in_fence[lineno] = 1
-            prev_text = False
-            i += 1
+        fm = _FENCE.match(ln)
+        if fm and not (fm.group(1)[0] == "`" and "`" in ln[fm.end():]):
+            fence_char, fence_len, fence_open, special = fm.group(1)[0], len(fm.group(1)), i, i
             continue
-        if "#" in line[:4]:
-            m = _ATX.match(line)
-            if m:
-                scan.headings.append((lineno, len(m.group(1)), (m.group(2) or "").strip()))
-                prev_text = False
-                i += 1
-                continue
-        if prev_text and (line[:4].lstrip(" ")[:1] in ("=", "-")):
-            m = _SETEXT.match(line)
-            if m:
-                scan.headings.append((lineno - 1, 1 if m.group(1)[0] == "=" else 2, lines[i - 1].strip()))
-                prev_text = False
-                i += 1
-                continue
-        prev_text = bool(line.strip()) and not _NOT_SETEXT_TEXT.match(line) and not line.startswith(("    ", "\t"))
-        i += 1
+        am = _ATX.match(ln) if "#" in ln[:4] else None
+        if am:
+            scan.headings.append((i, len(am.group(1)), (am.group(2) or "").strip()))
+            special = i
+            continue
+        if i > 1 and special != i - 1 and _SETEXT.match(ln):
+            prev = line(i - 1)
+            if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
+                scan.headings.append((i - 1, 1 if ln.lstrip(" ")[0] == "=" else 2, prev.strip()))
+                special = i
     if fence_char:
         scan.fences.append((fence_open, n))
+    for a, b in scan.fences:
+        scan.in_fence[a:b + 1] = b"\x01" * (b - a + 1)
     return scan
 
 
@@ -115,7 +119,7 @@ class _Section:
     heading: str  # "## Title", or "" for the text before the first heading
 
 
-def _sections(doc, lines: list[str], scan: MarkdownScan) -> list[_Section]:
+def _sections(doc, scan: MarkdownScan) -> list[_Section]:
     """Contiguous sections covering the whole text, one per H1-H3 heading (plus any preamble)."""
     heads = [h for h in scan.headings if h[1] <= 3]
     sections: list[_Section] = []
@@ -245,11 +249,10 @@ def _cuts_big(a: int, b: int, big) -> bool:
 def run(doc, params, ctx) -> Proposal:
     min_char, max_char, overlap = params["min_char"], params["max_char"], params["chunk_overlap"]
     text = doc.text
-    lines = split_lines(text, doc.line_count)
-    scan = scan_markdown(lines)
+    scan = scan_markdown(doc)
     fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
     spans: list[Span] = []
-    groups = _fuse(_sections(doc, lines, scan), min_char, max_char)
+    groups = _fuse(_sections(doc, scan), min_char, max_char)
     for gi, group in enumerate(groups):
         ctx.check()
         ctx.progress(gi / max(1, len(groups)))

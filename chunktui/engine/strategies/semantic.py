@@ -18,7 +18,8 @@ chunk's last lines; boundary_type/label describe the cut that starts the chunk.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 from typing import Callable
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
@@ -64,6 +65,7 @@ _IMPORT = re.compile(
     r"(?:import\b|from\s+\.*[\w.]*\s+import\b|use\s+[\w:{]|using\s+[\w.=\s]+;|#\s*include\b|require\b|"
     r"package\s+[\w.]+\s*;?\s*$|extern\s+crate\b|export\s+(?:\*|\{[^}]*\})\s*from\b|"
     r"(?:const|let|var)\s+[\w{}\s,]+=\s*require\()")
+_PARAGRAPH = re.compile(r"^[ \t\r]*\n(?=[ \t]*\S)", re.M)  # a blank line before a non-blank one
 _COMMENT_PREFIXES = ("#", "//", "/*", "*", "@", "--")
 _NO_SIGNATURE_LANGS = frozenset({"python", "ruby", "bash"})
 
@@ -76,12 +78,25 @@ class Lines:
     score: list[float]
     kind: list[str | None]
     label: list[str]
-    context: list[tuple[str, ...]]  # header path (markdown) or scope chain (code) in force at the line
-    context_key: str  # "header_path" or "scope_chain"
+    context_key: str  # "header_path" (markdown) or "scope_chain" (code)
+    context_lines: list[int] = field(default_factory=lambda: [0])  # lines where the context changes
+    context_values: list[tuple[str, ...]] = field(default_factory=lambda: [()])
 
     @property
     def count(self) -> int:
         return len(self.lines)
+
+    def set_context(self, line: int, value: tuple[str, ...]) -> None:
+        """From `line` on, `value` is in force (lines must come in order)."""
+        if self.context_lines[-1] == line:
+            self.context_values[-1] = value
+        elif self.context_values[-1] != value:
+            self.context_lines.append(line)
+            self.context_values.append(value)
+
+    def context(self, line: int) -> tuple[str, ...]:
+        """Header path or scope chain in force at `line`."""
+        return self.context_values[bisect_right(self.context_lines, line) - 1]
 
 
 def _indent(line: str) -> int:
@@ -126,35 +141,30 @@ def classify(doc) -> Lines:
     """Score every line of `doc` as a chunk start; one pass, no per-chunk rescans."""
     lines = split_lines(doc.text, doc.line_count)
     n = len(lines)
-    score = [0.0] * (n + 2)
-    kind: list[str | None] = [None] * (n + 2)
-    label = [""] * (n + 2)
-    context: list[tuple[str, ...]] = [()] * (n + 2)
+    markdown = doc.kind in ("markdown", "prose")
+    cls = Lines(lines, [0.0] * (n + 2), [None] * (n + 2), [""] * (n + 2), "header_path" if markdown else "scope_chain")
+    score, kind, label = cls.score, cls.kind, cls.label
 
     def mark(i: int, k: str, lab: str, value: float) -> None:
         if value > score[i]:
             score[i], kind[i], label[i] = value, k, lab
 
-    if doc.kind in ("markdown", "prose"):
-        scan = scan_markdown(lines)
-        for i in range(2, n + 1):
-            if not scan.in_fence[i] and lines[i - 1].strip() and not lines[i - 2].strip():
+    if markdown:
+        scan = scan_markdown(doc)
+        starts = doc.line_starts
+        for m in _PARAGRAPH.finditer(doc.text):
+            i = bisect_right(starts, m.end())
+            if i <= n and not scan.in_fence[i]:
                 mark(i, "paragraph", _short(lines[i - 1]), SCORES["paragraph"])
         path: tuple[tuple[int, str], ...] = ()
-        heads = iter(scan.headings + [(n + 1, 0, "")])
-        head = next(heads)
-        for i in range(1, n + 1):
-            if head[0] == i:
-                level, title = head[1], head[2]
-                path = tuple(p for p in path if p[0] < level) + ((level, title),)
-                mark(i, "heading", heading_label(level, title), SCORES["heading"] - (level > 3))
-                head = next(heads)
-            context[i] = tuple(t for _, t in path)
-        return Lines(lines, score, kind, label, context, "header_path")
+        for i, level, title in scan.headings:
+            path = tuple(p for p in path if p[0] < level) + ((level, title),)
+            mark(i, "heading", heading_label(level, title), SCORES["heading"] - (level > 3))
+            cls.set_context(i, tuple(t for _, t in path))
+        return cls
 
     allow_signature = doc.language not in _NO_SIGNATURE_LANGS
     stack: list[tuple[int, str]] = []  # open definitions: (indent, name)
-    scope: tuple[str, ...] = ()
     import_depth = 0  # open brackets of a multi-line import
     after_imports = False
     comment_start = 0  # first line of the comment run just before the current line
@@ -165,44 +175,37 @@ def classify(doc) -> Lines:
         if not stripped:
             prev_blank = True
             comment_start = 0
-            context[i] = scope
             continue
-        indent = _indent(line)
         if import_depth > 0:
             import_depth += _balance(line)
             prev_blank = False
-            context[i] = scope
             continue
+        indent = _indent(line)
         if indent == 0 and _IMPORT.match(stripped):
             import_depth = max(0, _balance(stripped))
             after_imports, comment_start, prev_blank = True, 0, False
-            context[i] = scope
             continue
         is_comment = stripped.startswith(_COMMENT_PREFIXES)
-        if stack and not is_comment:
-            while stack and indent <= stack[-1][0]:
-                stack.pop()
-            scope = tuple(name for _, name in stack)
+        closed = False
+        while stack and not is_comment and indent <= stack[-1][0]:
+            stack.pop()
+            closed = True
         found = None if is_comment else _definition(stripped, allow_signature)
         first = comment_start or i
         if found:
             k, lab = found
             stack.append((indent, lab.rstrip("()")))
-            scope = tuple(name for _, name in stack)
             mark(first, k, lab, SCORES[k] - (NESTED_PENALTY if indent else 0))
-            context[first] = scope
+        if found or closed:  # a definition's decorators and doc comments belong to its scope
+            cls.set_context(first if found else i, tuple(name for _, name in stack))
         if after_imports and not is_comment:
             mark(first, "import", "after imports", SCORES["import"])
             after_imports = False
         if prev_blank and i > 1:
             mark(i, "paragraph", _short(stripped), SCORES["paragraph"] - (NESTED_PENALTY if indent else 0))
-        if is_comment:
-            comment_start = comment_start or i
-        else:
-            comment_start = 0
+        comment_start = (comment_start or i) if is_comment else 0
         prev_blank = False
-        context[i] = scope
-    return Lines(lines, score, kind, label, context, "scope_chain")
+    return cls
 
 
 def best_cut(cls: Lines, first: int, target: int) -> int:
@@ -241,8 +244,9 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
         else:
             btype, blabel = "line", f"line {first}"
         meta = {"core_start_line": first, "core_end_line": cut - 1}
-        if cls.context[first]:
-            meta[cls.context_key] = list(cls.context[first])
+        context = cls.context(first)
+        if context:
+            meta[cls.context_key] = list(context)
         if extra is not None:
             meta.update(extra(first, target))
         spans.append(Span(doc.line_start(start_line), doc.line_end(cut - 1), btype, blabel, metadata=meta))
