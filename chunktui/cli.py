@@ -374,13 +374,18 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     names = parse_strategies(strategy_names or [default_strategy()])
     base = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     console = Console(stderr=True)
+    # no auto-refresh thread: with no other thread running, the worker pool can fork (fast start)
     bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), console=console, transient=True,
-                   disable=not console.is_terminal)
+                   disable=not console.is_terminal, auto_refresh=False)
     with bar:
         task = bar.add_task("sweep", total=None)
+
+        def progress(done, total):
+            bar.update(task, completed=done, total=total)
+            bar.refresh()
+
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
-                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers,
-                              progress=lambda done, total: bar.update(task, completed=done, total=total))
+                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress)
     for skipped in result.skipped:
         warn_line(f"skipped {skipped.strategy} size={skipped.size} overlap={skipped.overlap}: {skipped.reason}")
     click.echo(sweep_output(result, fmt))
