@@ -188,14 +188,32 @@ class CodeChunker:
         self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
                              for k, e in enumerate(level)}
         unit = params.get("unit", "bytes")
-        text = doc.text
+        self._line_tokens: list[int] | None = None
         if unit == "chars":
             self.measure = lambda s, e: e - s
         elif unit == "bytes":
             self.measure = lambda s, e: doc.byte_offset(e) - doc.byte_offset(s)
         else:
             counter = ctx.counter("tokens")
-            self.measure = lambda s, e: counter.count(text[s:e])
+            self.measure = lambda s, e: counter.count(doc.text[s:e])
+            starts = doc.line_starts
+            counts = counter.count_spans(doc.text, [(a, b) for a, b in zip(starts, starts[1:] + [len(doc.text)])])
+            self._line_tokens = [0]
+            for n in counts:
+                self._line_tokens.append(self._line_tokens[-1] + n)
+
+    def fits(self, s: int, e: int, limit: int) -> bool:
+        """Does [s, e) (whole lines) fit `limit`? Tokens are estimated from per-line counts and
+        counted exactly only near the limit, so sizing stays linear in the file."""
+        if self._line_tokens is None or e <= s:
+            return self.measure(s, e) <= limit
+        doc = self.doc
+        estimate = self._line_tokens[doc.line_of(e - 1)] - self._line_tokens[doc.line_of(s) - 1]
+        if estimate <= 0.8 * limit:
+            return True
+        if estimate > 1.25 * limit:
+            return False
+        return self.measure(s, e) <= limit
 
     # -- boundaries --------------------------------------------------------------------
     def atoms(self, limit: int | None) -> list[Atom]:
@@ -203,7 +221,7 @@ class CodeChunker:
         if limit is None:
             fits = lambda a, b: True  # noqa: E731
         else:
-            fits = lambda a, b: self.measure(doc.line_start(a + 1), doc.line_end(b + 1)) <= limit  # noqa: E731
+            fits = lambda a, b: self.fits(doc.line_start(a + 1), doc.line_end(b + 1), limit)  # noqa: E731
         return _Atomizer(self.pf, fits, set(self.pf.grammar.spec.imports)).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
@@ -212,7 +230,7 @@ class CodeChunker:
         cores = []
         for run in runs:
             self.ctx.check()
-            cores += _merge(run, lambda s, e: self.measure(s, e) <= limit)
+            cores += _merge(run, lambda s, e: self.fits(s, e, limit))
         return cores, gaps
 
     def toplevel_cores(self) -> list[tuple[int, int, bool]]:
@@ -241,10 +259,10 @@ class CodeChunker:
             if i and overlap_lines and not oversized and cores[i - 1][1] == s:
                 first = doc.line_of(s)
                 lo = max(doc.line_of(cores[i - 1][0]), first - overlap_lines)
-                while lo < first and limit is not None and self.measure(doc.line_start(lo), e) > limit:
+                while lo < first and limit is not None and not self.fits(doc.line_start(lo), e, limit):
                     lo += 1
                 start = doc.line_start(lo)
-            spans.append(self.describe(i, start, s, e, limit is not None and self.measure(s, e) > limit))
+            spans.append(self.describe(i, start, s, e, limit is not None and not self.fits(s, e, limit)))
             if i % 64 == 0:
                 self.ctx.progress(0.5 + 0.5 * i / max(1, len(cores)))
         return spans
