@@ -1,0 +1,145 @@
+"""Pilot tests of review mode, export and profile dialogs, help, file picker and demo."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Select, Switch
+
+from chunktui.engine import chunk_document, load_document
+from chunktui.formats.export import writer_names
+from chunktui.formats.profiles import load_profile
+from chunktui.formats.store import save_chunkset
+from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.screens.export import ExportScreen
+from chunktui.ui.screens.help import HelpScreen
+from chunktui.ui.screens.picker import FilePickerScreen
+from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, run, settle
+
+
+@run
+async def test_chunks_yaml_opens_in_review_mode_and_can_switch_to_tuning(tmp_path):
+    source = tmp_path / "notes.md"
+    source.write_text((SAMPLES / "notes.md").read_text(encoding="utf-8"), encoding="utf-8")
+    saved = chunk_document(load_document(source), "lines", {"size": 8, "overlap": 2})
+    store = save_chunkset(saved, tmp_path / "chunks.yaml")
+    app = ChunktuiApp(path=store, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.mode == "review"
+        assert [(c.start, c.end, c.text) for c in app.chunkset.chunks] == \
+            [(c.start, c.end, c.text) for c in saved.chunks]
+        assert app.table.row_count == len(saved.chunks)
+        assert "unchanged" in str(app.query_one("#banner").content)
+        assert app.controls.disabled
+        await pilot.press("ctrl+t")
+        await settle(pilot)
+        assert app.mode == "tune" and not app.controls.disabled
+        assert app.chunkset.strategy == "lines"
+        assert [(c.start, c.end) for c in app.chunkset.chunks] == [(c.start, c.end) for c in saved.chunks]
+
+
+@run
+async def test_chunks_yaml_of_a_changed_source_says_so(tmp_path):
+    source = tmp_path / "notes.md"
+    source.write_text("# One\n\nfirst text\n", encoding="utf-8")
+    store = save_chunkset(chunk_document(load_document(source), "lines", {"size": 1, "overlap": 0}),
+                          tmp_path / "chunks.yaml")
+    source.write_text("# One\n\nchanged text\n", encoding="utf-8")
+    app = ChunktuiApp(path=store, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.mode == "review"
+        assert "CHANGED" in str(app.query_one("#banner").content)
+        assert app.chunkset.chunks[2].text == "first text\n"
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.mode == "review"
+
+
+@run
+async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
+    out = tmp_path / "out"
+    app = ChunktuiApp(path=SAMPLES / "inventory.py", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        count = len(app.chunkset.chunks)
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        assert isinstance(dialog, ExportScreen)
+        assert [o for o in writer_names()] == [str(v) for _, v in dialog.query_one("#export-format")._options]
+        dialog.query_one("#export-format", Select).value = "json"
+        dialog.query_one("#export-dir", Input).value = str(out)
+        await pilot.click("#export-go")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportScreen)
+        assert (out / "manifest.json").is_file() and (out / "chunks.json").is_file()
+        assert any(str(out / "manifest.json") in n.message for n in app._notifications)
+
+        # a second export into the now non-empty folder is refused in the dialog, then allowed with overwrite
+        await pilot.press("e")
+        await pilot.pause()
+        dialog = app.screen
+        dialog.query_one("#export-dir", Input).value = str(out)
+        await pilot.click("#export-go")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is dialog
+        assert str(dialog.query_one("#export-error").content)
+        dialog.query_one("#export-overwrite", Switch).value = True
+        await pilot.click("#export-go")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen is not dialog
+        assert len(list(out.glob("chunk-*.txt"))) == count
+
+
+@run
+async def test_save_profile_writes_what_the_controls_show(tmp_path):
+    target = tmp_path / "p.yaml"
+    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#profile-path", Input).value = str(target)
+        await pilot.click("#profile-save")
+        await pilot.pause()
+    profile = load_profile(target)
+    assert profile.strategy == "recursive" and profile.params["size"] == 400 and profile.params["overlap"] == 40
+    again = ChunktuiApp(path=SAMPLES / "essay.txt", profile=target, debounce=FAST)
+    async with again.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert again.chunkset.strategy == "recursive" and again.chunkset.params["size"] == 400
+
+
+@run
+async def test_no_file_opens_the_picker_and_help_lists_every_binding():
+    app = ChunktuiApp(debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, FilePickerScreen)
+    app = ChunktuiApp(path=SAMPLES / "notes.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        listed = {b.id for _, group in app.screen.groups for b in group}
+        assert {b.id for b in ChunktuiApp.BINDINGS} <= listed
+        assert all(b.id and b.tooltip for _, group in app.screen.groups for b in group)
+
+
+@run
+async def test_demo_steps_through_strategies_with_their_summary():
+    app = ChunktuiApp(demo=True, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = app.controls.strategy_name
+        await pilot.press("s")
+        await settle(pilot)
+        strategy = app.controls.strategy
+        assert strategy.name != first
+        assert strategy.summary in str(app.query_one("#banner").content)
+        assert_screen_matches_engine(app)
+        assert not strategy.kinds or app.doc.kind in strategy.kinds
