@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.mail import is_email_folder, load_email_folder
+from chunktui.engine.mail import is_email_folder, load_email_folder, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FOLDER = Path(__file__).parent / "fixtures" / "eml_folder"
@@ -77,6 +77,24 @@ def test_windows_overlap_by_overlap_emails():
     for prev, nxt in pairs:
         assert nxt.metadata["message_ids"][0] == prev.metadata["message_ids"][-1]
         assert nxt.metadata["message_ids"][1] not in prev.metadata["message_ids"]
+
+
+@pytest.mark.parametrize("max_chars", [800, 2048, 100_000])
+def test_thread_outline_lists_each_window_once_under_its_parent(max_chars):
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email", {"max_chars": max_chars})
+    outline = thread_outline(cs.chunks)
+    assert sorted(c.id for _, c in outline) == [c.id for c in cs.chunks]
+    depth = {c.id: d for d, c in outline}
+    position = {c.id: i for i, (_, c) in enumerate(outline)}
+    for c in cs.chunks:
+        parent = c.metadata["parent_chunk_id"]
+        if parent is None:
+            assert depth[c.id] == 0
+            continue
+        assert position[parent] < position[c.id]
+        forks_here = c.metadata["branch"] == "fork" and cs.chunks[int(parent[6:]) - 1].metadata["branch"] == "main"
+        assert depth[c.id] == depth[parent] + (1 if forks_here else 0)
+    assert max(depth.values()) == 1
 
 
 def test_window_metadata_dates_subject_participants():

@@ -219,3 +219,36 @@ def is_email_folder(path) -> bool:
         return False
     files = [p for p in root.rglob("*") if p.is_file() and not any(part.startswith(".") for part in p.parts)]
     return bool(files) and all(p.suffix.lower() == ".eml" for p in files)
+
+
+def thread_outline(chunks) -> list[tuple[int, object]]:
+    """Email chunks in thread-tree order with their depth, for drawing the tree (app, inspect).
+
+    Roots are chunks without a parent_chunk_id, in chunk order; children follow
+    their parent, a fork's windows one level deeper than the window they fork from.
+    """
+    by_id = {c.metadata.get("chunk_id"): c for c in chunks if c.metadata.get("chunk_id")}
+    out: list[tuple[int, object]] = []
+    seen: set[str] = set()
+
+    def walk(chunk, depth: int) -> None:
+        stack = [(chunk, depth)]
+        while stack:
+            c, d = stack.pop()
+            cid = c.metadata["chunk_id"]
+            if cid in seen:
+                continue
+            seen.add(cid)
+            out.append((d, c))
+            kids = [by_id[k] for k in c.metadata.get("child_chunk_ids", ()) if k in by_id]
+            same = [k for k in kids if k.metadata.get("branch") == c.metadata.get("branch")
+                    and k.metadata.get("fork_of") == c.metadata.get("fork_of")]
+            forks = [k for k in kids if k not in same]
+            # the branch continues at the same depth; forks go one level deeper, listed first
+            stack.extend((k, d) for k in reversed(same))
+            stack.extend((k, d + 1) for k in reversed(forks))
+
+    for c in chunks:
+        if c.metadata.get("chunk_id") and not c.metadata.get("parent_chunk_id"):
+            walk(c, 0)
+    return out
