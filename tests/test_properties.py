@@ -182,14 +182,14 @@ def fixed_contract(cs, p):
 
 
 def recursive_contract(cs, p):
-    """Overlap never exceeds the request, and neighbours share source only by overlap."""
+    """Overlap never exceeds the request; only whitespace is ever left between neighbours."""
     text, chunks = cs.document.text, cs.chunks
     for a, b in zip(chunks, chunks[1:]):
         assert b.start > a.start and b.end > a.end
         if b.start < a.end:
             assert measure(p["unit"], text[b.start:a.end]) <= p["overlap"] + (1 if p["unit"] == "tokens" else 0)
-        else:
-            assert b.start == a.end
+    assert all(text[g.start:g.end].isspace() and g.reason == "whitespace only" for g in cs.gaps)
+    assert all(not c.text.isspace() for c in chunks)
 
 
 def split_contract(cs, p):

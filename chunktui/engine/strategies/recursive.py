@@ -7,7 +7,9 @@ larger pieces are split again with the next separator), so boundaries match
 LangChain's. But every piece is a span of the source from the walk itself:
 no whitespace is stripped, repeated text cannot be mislocated, and overlap is
 exactly the source the neighbours share. As in LangChain, a piece that had to
-be split further starts a new run of chunks, so no overlap crosses its edges.
+be split further starts a new run of chunks, so no overlap crosses its edges,
+and a chunk of nothing but whitespace is left out (LangChain strips it to
+nothing), here as a declared gap so the tool still shows it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class _Splitter:
         self.counter, self.ctx = counter, ctx
         self.exact = counter.name == "chars"
         self.spans: list[Span] = []
+        self.gaps: list[tuple[int, int, str]] = []
         self._char_counts: dict[str, int] = {}
 
     def lengths(self, pieces: list[tuple[int, int]], sep: str) -> list[int]:
@@ -128,6 +131,9 @@ class _Splitter:
             pos = stop - self.overlap
 
     def _emit(self, start: int, end: int, oversized: bool = False) -> None:
+        if self.text[start:end].isspace():
+            self.gaps.append((start, end, "whitespace only"))
+            return
         if start == 0:
             boundary, label = "start", "start of text"
         else:  # separators open the piece they precede, so the chunk's first characters say which
@@ -141,7 +147,7 @@ def run(doc, params, ctx) -> Proposal:
     splitter = _Splitter(doc.text, params["size"], params["overlap"], counter, ctx)
     if doc.text:
         splitter.split(0, len(doc.text), SEPARATORS)
-    return Proposal(splitter.spans)
+    return Proposal(splitter.spans, gaps=splitter.gaps)
 
 
 register(Strategy(
