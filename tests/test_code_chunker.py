@@ -26,7 +26,7 @@ CASES = {
                                        ["AuthMiddleware", "validateToken"], 500),
     "tests/code_samples/shapes.rs": (("fmt", ["Display for Circle", "fmt"]), ("weight", ["summarize", "weight"]),
                                      ["summarize"], 300),
-    "tests/code_samples/server.go": (("Name", ["Name"]), None, ["HandleGet"], 300),
+    "tests/code_samples/server.go": (("Name", ["Server", "Name"]), None, ["Server", "HandleGet"], 300),
     "tests/code_samples/Ledger.java": (("add", ["Ledger", "add"]), ("changed", ["Ledger", "Listener", "changed"]),
                                        ["Ledger", "rebuild"], 300),
     "tests/code_samples/cart.js": (("add", ["Cart", "add"]), ("discountFor", ["checkout", "discountFor"]),

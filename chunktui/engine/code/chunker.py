@@ -284,7 +284,7 @@ class CodeChunker:
         btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
         meta = {
             "language": self.language,
-            "scope_chain": [c.name for c in chain],
+            "scope_chain": chain[-1].chain if chain else [],
             "entities": [d.to_dict() for d in defined] + [i.to_dict() for i in local_imports],
             "siblings": siblings,
             "imports": [i.signature for i in used],
@@ -342,7 +342,7 @@ class CodeChunker:
         if local_imports and local_imports[0].start <= s2 + 1:
             return "import", local_imports[0].signature
         if chain:
-            return "statement", " > ".join(c.name for c in chain)
+            return "statement", " > ".join(chain[-1].chain)
         first_line = self.doc.text[s2:self.doc.text.find("\n", s2) if "\n" in self.doc.text[s2:s2 + 200] else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
@@ -353,7 +353,7 @@ class CodeChunker:
         c = self.pf.grammar.spec.comment
         lines = [f"{c} {self.doc.path or '<text>'}"]
         if chain:
-            lines.append(f"{c} Scope: {' > '.join(x.name for x in chain)}")
+            lines.append(f"{c} Scope: {' > '.join(chain[-1].chain)}")
         if mode == "full":
             if chain and chain[-1] not in defined:
                 lines.append(f"{c} Inside: {chain[-1].signature}")

@@ -42,12 +42,15 @@ class Entity:
     parent: "Entity | None" = field(repr=False, default=None)
     children: list = field(repr=False, default_factory=list)
     bound: tuple[str, ...] = ()  # names an import binds
+    owner: str | None = None  # Go: the receiver type a top-level method belongs to
 
     @property
     def chain(self) -> list[str]:
         out, e = [], self
         while e is not None:
             out.append(e.name)
+            if e.parent is None and e.owner:
+                out.append(e.owner)
             e = e.parent
         return out[::-1]
 
@@ -58,7 +61,7 @@ class Entity:
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "signature": self.signature, "docstring": self.docstring,
                 "start_line": self.start_line, "end_line": self.end_line, "start_byte": self.start_byte,
-                "end_byte": self.end_byte, "parent": self.parent.name if self.parent else None}
+                "end_byte": self.end_byte, "parent": self.parent.name if self.parent else self.owner}
 
 
 def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
@@ -92,6 +95,7 @@ def _entity(pf: ParsedFile, node, kind: str) -> Entity:
             and _declarator_name_node(node).type == "qualified_identifier":
         kind = "method"
     return Entity(
+        owner=_receiver(pf, node),
         name=_name(pf, node), kind=kind, signature=_signature(pf, node), docstring=_docstring(pf, node, leading),
         start=pf.start(outer), end=pf.end(outer), extent_start=extent,
         start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
@@ -121,6 +125,17 @@ def _leading_comments(node) -> list:
         out.append(prev)
         cur, prev = prev, before
     return out[::-1]
+
+
+def _receiver(pf: ParsedFile, node) -> str | None:
+    """`Server` for Go's `func (s *Server) Name()`: the type the method hangs off."""
+    receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
+    if receiver is None or pf.grammar.spec.name != "go":
+        return None
+    param = next((c for c in receiver.named_children if c.type == "parameter_declaration"), None)
+    typ = param.child_by_field_name("type") if param is not None else None
+    m = re.match(r"\*?\s*([A-Za-z_]\w*)", pf.text(typ)) if typ is not None else None
+    return m.group(1) if m else None
 
 
 def _declarator_name_node(node):
