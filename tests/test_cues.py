@@ -107,6 +107,7 @@ def test_utf16_subtitles_give_the_same_cues_as_utf8(tmp_path):
     ("WEBVTT\n\nintro\njust text, no timing\n", 4, "expected a cue timing line"),
     ("Kind: captions\n\n00:00:01.000 --> 00:00:02.000\nhi\n", 1, "must start with 'WEBVTT'"),
     ("WEBVTT\n\n00:00:05.000 --> 00:00:02.000\nbackwards\n", 3, "ends"),
+    ("WEBVTT\nKind: captions\n00:00:01.000 --> 00:00:02.000\nhi\n", 3, "separated from the WEBVTT header"),
 ])
 def test_malformed_vtt_names_file_and_line(text, line, fragment):
     doc = Document.from_text(text, path="talk.vtt")

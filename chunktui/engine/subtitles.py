@@ -117,9 +117,9 @@ def _parse_vtt(doc: Document) -> SubtitleFile:
     out = SubtitleFile("vtt", [])
     head = blocks[0]
     out.header["title"] = head[0][3][6:].strip(" \t-")
-    for _, _, _, line in head[1:]:
+    for line_no, _, _, line in head[1:]:
         if "-->" in line:
-            raise _error(doc, head[0][0] + 1, "a cue must be separated from the WEBVTT header by a blank line")
+            raise _error(doc, line_no, "a cue must be separated from the WEBVTT header by a blank line")
         key, _, value = line.partition(":")
         out.header[key.strip()] = value.strip()
     out.blocks.append((0, head[-1][2], "header"))
