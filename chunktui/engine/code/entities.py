@@ -69,7 +69,8 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     from tree_sitter import QueryCursor
 
     g = pf.grammar
-    nodes = QueryCursor(g.entity_query).captures(pf.root).get("entity", [])
+    captures = QueryCursor(g.query).captures(pf.root)
+    nodes = captures.get("entity", [])
     seen, defs = set(), []
     for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
         if node.id in seen:
@@ -78,12 +79,11 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
         defs.append(_entity(pf, node, g.spec.entities.get(node.type) or EXTRA_KINDS.get(node.type, "function")))
     nest(defs)
     imports = []
-    if g.import_query is not None:
-        for node in sorted(QueryCursor(g.import_query).captures(pf.root).get("import", []), key=lambda n: n.start_byte):
-            e = _entity(pf, node, "import")
-            e.name = e.signature
-            e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
-            imports.append(e)
+    for node in sorted(captures.get("import", []), key=lambda n: n.start_byte):
+        e = _entity(pf, node, "import")
+        e.name = e.signature
+        e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
+        imports.append(e)
     return defs, imports
 
 

@@ -195,8 +195,7 @@ class Grammar:
 
     spec: LanguageSpec
     language: object
-    entity_query: object
-    import_query: object | None
+    query: object  # captures @entity and @import in one pass over the tree
     error_query: object
     known: set = field(default_factory=set)
 
@@ -215,6 +214,7 @@ def load_grammar(name: str) -> Grammar:
     patterns = " ".join(f"({t})" for t in types)
     source = f"[{patterns}] @entity\n" + "\n".join(spec.extra_queries)
     imports = [t for t in spec.imports if known(t)]
-    import_query = ts.Query(lang, "[" + " ".join(f"({t})" for t in imports) + "] @import") if imports else None
-    return Grammar(spec, lang, ts.Query(lang, source), import_query, ts.Query(lang, "(ERROR) @error"),
+    if imports:
+        source += "\n[" + " ".join(f"({t})" for t in imports) + "] @import"
+    return Grammar(spec, lang, ts.Query(lang, source), ts.Query(lang, "(ERROR) @error"),
                    known={t for t in (*spec.entities, *spec.blocks, *spec.wrappers) if known(t)})
