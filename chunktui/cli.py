@@ -386,8 +386,11 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
                               min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress)
+    for note in result.notes:
+        warn_line(note)
     for skipped in result.skipped:
-        warn_line(f"skipped {skipped.strategy} size={skipped.size} overlap={skipped.overlap}: {skipped.reason}")
+        grid = " ".join(f"{k}={v}" for k, v in (("size", skipped.size), ("overlap", skipped.overlap)) if v is not None)
+        warn_line(f"skipped {skipped.strategy} {grid}: {skipped.reason}")
     click.echo(sweep_output(result, fmt))
 
 

@@ -47,16 +47,17 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
               progress=None):
     """Load the document, check the grid and run it; bad input raises a ChunktuiError."""
     from chunktui.engine import get_strategy, load_document
-    from chunktui.engine.sweep import parse_range, sweep
+    from chunktui.engine.sweep import parse_range, resolve_strategies, sweep
 
-    strats = [get_strategy(s) for s in strategies]
-    for key in base_params:
-        if not any(s.param(key) for s in strats):
-            raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
     sizes = parse_range(size_spec, "size") if size_spec else [None]
     overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
     doc = load_document(path)
-    result = sweep(doc, [s.name for s in strats], sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
+    names, _ = resolve_strategies(doc, strategies)
+    strats = [get_strategy(s) for s in names]
+    for key in base_params:
+        if not any(s.param(key) for s in strats):
+            raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
+    result = sweep(doc, list(strategies), sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
                    budget=budget, min_tokens=min_tokens, workers=workers, progress=progress)
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"

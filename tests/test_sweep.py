@@ -81,3 +81,14 @@ def test_progress_and_cancel(doc):
 
     with pytest.raises(Cancelled):
         sweep(doc, ["lines"], [5, 10], [0, 1], workers=2, is_cancelled=lambda: True)
+
+
+def test_auto_is_swept_as_the_strategy_it_picks():
+    from chunktui.engine.strategies.auto import pick_strategy
+
+    doc = Document.from_text(TEXT, path="parts.md")
+    picked = pick_strategy(doc)[0]
+    result = sweep(doc, ["auto", picked], [1500, 2500], [None], workers=1)
+    assert {c.strategy for c in result.cells} == {picked}
+    assert [c.size for c in result.cells] == [1500, 2500]  # one row per size: auto and its pick are the same
+    assert any(note.startswith(f"auto: sweeping {picked}") for note in result.notes)

@@ -62,6 +62,7 @@ class Skipped:
 class SweepResult:
     cells: list[Cell] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return {"cells": [c.to_dict() for c in self.cells]}
@@ -102,6 +103,23 @@ def cell_params(strategy: str, size, overlap) -> dict:
     if strat.overlap_param and overlap is not None:
         out[strat.overlap_param] = overlap
     return out
+
+
+def resolve_strategies(doc: Document, names) -> tuple[list[str], list[str]]:
+    """Canonical names with `auto` replaced by the strategy it picks for `doc` (auto has no size
+    or overlap to sweep), and notes saying so."""
+    from .strategies.auto import pick_strategy
+
+    out, notes = [], []
+    for name in names:
+        strat = get_strategy(name)
+        if strat.name == "auto":
+            picked, why = pick_strategy(doc)
+            notes.append(f"auto: sweeping {picked} (auto picks it because {why})")
+            strat = get_strategy(picked)
+        if strat.name not in out:
+            out.append(strat.name)
+    return out, notes
 
 
 def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
@@ -176,6 +194,12 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
 
     Raises Cancelled when `is_cancelled()` turns true; pending cells are dropped.
     """
+    strategies, notes = resolve_strategies(doc, strategies)
+    for name in strategies:
+        strat = get_strategy(name)
+        for what, values, pname in (("size", sizes, strat.size_param), ("overlap", overlaps, strat.overlap_param)):
+            if pname is None and any(v is not None for v in values):
+                notes.append(f"{name} has no {what} parameter: its cells use the other values only")
     jobs, skipped = plan_grid(strategies, sizes, overlaps, base_params)
     results: list = [None] * len(jobs)
     total = len(jobs)
@@ -218,7 +242,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
                 finished(i, _run_cell(jobs[i]))
         finally:
             _worker.clear()
-    out = SweepResult(skipped=list(skipped))
+    out = SweepResult(skipped=list(skipped), notes=notes)
     for r in results:
         (out.cells if isinstance(r, Cell) else out.skipped).append(r)
     return out

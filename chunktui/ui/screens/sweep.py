@@ -92,11 +92,15 @@ class SweepScreen(ModalScreen["dict | None"]):
     ]
 
     def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int) -> None:
+        from ...engine.sweep import resolve_strategies
+
         super().__init__()
-        self.doc, self.strategy, self.params = doc, strategy, dict(params)
+        resolved = resolve_strategies(doc, [strategy])[0][0]  # auto: the strategy it picks, with its defaults
+        self.doc, self.strategy = doc, resolved
+        self.params = dict(params) if resolved == get_strategy(strategy).name else {}
         self.tokenizer, self.budget = tokenizer, budget
         self.result = None
-        strat = get_strategy(strategy)
+        strat = get_strategy(resolved)
         self.sizes = suggested_sizes(strategy, self.params.get(strat.size_param))
         self.overlaps = suggested_overlaps(strategy, self.params.get(strat.overlap_param))
 
