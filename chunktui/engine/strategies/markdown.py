@@ -33,8 +33,8 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _CANDIDATE = re.compile(r"^ {0,3}(?:`{3}|~{3}|#|=|-)", re.M)
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
-_WORD_START = re.compile(r"(?<=\s)\S")
-_PARAGRAPH_START = re.compile(r"\n[ \t\r]*\n(?=[ \t\r]*\S)")
+_PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
+_BEFORE_WORD = re.compile(r"\s(?=\S)")
 
 
 @dataclass
@@ -151,58 +151,67 @@ def _fuse(sections: list[_Section], min_char: int, max_char: int) -> list[list[_
 
 
 class _Cuts:
-    """Allowed cut positions inside one section, by level, skipping fenced code that fits."""
+    """Allowed cut positions of one section, found by searching only the window asked about."""
 
-    def __init__(self, text: str, start: int, end: int, fences: list[tuple[int, int]], max_char: int):
+    def __init__(self, text: str, fences: list[tuple[int, int]], max_char: int):
         self.text = text
-        body = text[start:end]
         self.fences = [(a, b) for a, b in fences if b - a <= max_char]  # kept whole
-        self.big = [(a, b) for a, b in fences if b - a > max_char]  # cut at lines when needed
-        self.levels = [
-            [start + m.end() for m in _PARAGRAPH_START.finditer(body)],
-            [start + m.end() for m in re.finditer(r"\n", body)],
-            [start + m.start() for m in _WORD_START.finditer(body)],
-        ]
+        self.big = [(a, b) for a, b in fences if b - a > max_char]  # may be cut
 
-    def inside(self, pos: int, fences) -> tuple[int, int] | None:
-        k = bisect_right(fences, (pos, float("inf"))) - 1
-        if k >= 0 and fences[k][0] < pos < fences[k][1]:
-            return fences[k]
+    def _kept_fence_around(self, pos: int) -> tuple[int, int] | None:
+        k = bisect_right(self.fences, (pos, float("inf"))) - 1
+        if k >= 0 and self.fences[k][0] < pos < self.fences[k][1]:
+            return self.fences[k]
         return None
 
     def allowed(self, pos: int) -> bool:
-        return self.inside(pos, self.fences) is None
+        return self._kept_fence_around(pos) is None
+
+    def _last_of(self, level: int, lo: int, hi: int) -> int | None:
+        text = self.text
+        if level == 0:  # the line after a run of blank lines
+            pos = None
+            for m in _PARAGRAPH_BREAK.finditer(text, lo, hi):
+                pos = m.end()
+            return pos
+        if level == 1:
+            j = text.rfind("\n", lo, hi)
+            return j + 1 if j >= 0 else None
+        if level == 2:  # a non-space character after a space
+            pos = None
+            for m in _BEFORE_WORD.finditer(text, lo, min(len(text), hi + 1)):
+                if m.end() <= hi:
+                    pos = m.end()
+            return pos
+        return hi - 1 if text[hi - 1:hi + 1] == "\r\n" else hi
 
     def last(self, level: int, lo: int, hi: int) -> int | None:
-        """Greatest allowed position of `level` (3 = any char) in (lo, hi]."""
+        """Greatest allowed position of `level` (0 paragraph, 1 line, 2 word, 3 any char) in (lo, hi]."""
         while hi > lo:
-            if level == 3:
-                pos = hi
-                if self.text[pos - 1:pos + 1] == "\r\n":
-                    pos -= 1
-            else:
-                positions = self.levels[level]
-                k = bisect_right(positions, hi) - 1
-                if k < 0 or positions[k] <= lo:
-                    return None
-                pos = positions[k]
-            fence = self.inside(pos, self.fences)
+            pos = self._last_of(level, lo, hi)
+            if pos is None or pos <= lo:
+                return None
+            fence = self._kept_fence_around(pos)
             if fence is None:
-                return pos if pos > lo else None
+                return pos
             hi = fence[0]
         return None
 
     def first(self, lo: int, hi: int) -> int | None:
         """Smallest allowed line or word start in [lo, hi)."""
-        best = None
-        for positions in (self.levels[1], self.levels[2]):
-            k = bisect_left(positions, lo)
-            while k < len(positions) and positions[k] < hi:
-                if self.allowed(positions[k]):
-                    best = positions[k] if best is None else min(best, positions[k])
-                    break
-                k += 1
-        return best
+        text = self.text
+        while lo < hi:
+            j = text.find("\n", lo - 1, hi - 1)
+            m = _BEFORE_WORD.search(text, lo - 1, hi)
+            found = [p for p in ((j + 1) if j >= 0 else None, m.end() if m else None) if p is not None]
+            if not found:
+                return None
+            pos = min(found)
+            fence = self._kept_fence_around(pos)
+            if fence is None:
+                return pos
+            lo = fence[1]
+        return None
 
 
 _LEVEL_NAMES = ("paragraph", "line", "word", "char")
@@ -210,7 +219,7 @@ _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 
 def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
     """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section."""
-    cuts = _Cuts(text, sec_start, sec_end, fences, max_char)
+    cuts = _Cuts(text, fences, max_char)
     pieces: list[tuple[int, int, str, bool]] = []
     start, kind = sec_start, "heading"
     while True:
