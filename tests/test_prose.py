@@ -74,6 +74,15 @@ def test_a_chunk_below_min_tokens_ends_only_where_the_next_paragraph_would_overf
         assert counter.count(prev.text + first_paragraph) > 450
 
 
+@pytest.mark.parametrize("max_tokens", [20, 60, 100, 3000])
+def test_no_heading_is_left_alone_in_a_chunk(max_tokens):
+    cs = chunk_document(load_document(SAMPLES / "guide.md"), "prose", {"min_tokens": 10, "max_tokens": max_tokens})
+    tiles(cs)
+    orphans = [c.text for c in cs.chunks if re.fullmatch(r"#+ [^\n]*\s*", c.text)]
+    assert orphans == []
+    assert all(c.tokens <= max_tokens for c in cs.chunks)
+
+
 def test_an_oversized_paragraph_is_cut_at_sentences():
     doc = load_document(SAMPLES / "essay.txt")
     cs = chunk_document(doc, "prose", {"min_tokens": 10, "max_tokens": 60})

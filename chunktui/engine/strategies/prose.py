@@ -66,13 +66,16 @@ def _regions(units):
         yield run
 
 
-def _pieces(text, start, end, limit, counter, level=0):
-    """Cut an oversized range at sentences, then words, then characters: [(start, end, boundary)]."""
+def _pieces(text, start, end, limit, counter, level=0, glue=0):
+    """Cut an oversized range at sentences, then words, then characters: [(start, end, boundary)].
+
+    No cut falls at or before `glue` (the end of a heading), so a heading keeps some text.
+    """
     kinds = ("sentence", "word")
     if level >= len(kinds):
         return _char_pieces(text, start, end, limit, counter)
     pattern = _SENTENCE_END if level == 0 else _WORD_START
-    cuts = [m.end() for m in pattern.finditer(text, start, end) if start < m.end() < end]
+    cuts = [m.end() for m in pattern.finditer(text, start, end) if max(start, glue) < m.end() < end]
     bounds = [start, *cuts, end]
     segs: list[tuple[int, int]] = []
     for a, b in zip(bounds, bounds[1:]):
@@ -87,7 +90,7 @@ def _pieces(text, start, end, limit, counter, level=0):
             if cur is not None:
                 out.append((cur, a, kinds[level]))
                 cur, acc = None, 0
-            out.extend(_pieces(text, a, b, limit, counter, level + 1))
+            out.extend(_pieces(text, a, b, limit, counter, level + 1, glue))
             continue
         if cur is not None and (acc + n > limit or counter.count(text[cur:b]) > limit):
             out.append((cur, a, kinds[level]))
@@ -131,9 +134,9 @@ def run(doc, params, ctx) -> Proposal:
         u.tokens = n
     spans = []
 
-    def emit(group, boundary=None):
+    def emit(group):
         first = group[0]
-        kind = boundary or ("heading" if first.kind == "heading" else "start" if first.start == 0 else "paragraph")
+        kind = "heading" if first.kind == "heading" else "start" if first.start == 0 else "paragraph"
         meta = {"header_path": list(first.path), "paragraphs": sum(u.kind != "heading" for u in group)}
         spans.append(Span(first.start, group[-1].end, kind, _label(text, first), meta))
 
@@ -152,21 +155,31 @@ def run(doc, params, ctx) -> Proposal:
         group, acc = [], 0
         for u in region:
             cut_here = u.kind == "heading" and u.level <= 2 and acc >= lo
-            if group and (cut_here or acc + u.tokens > hi):
+            if group and not all(g.kind == "heading" for g in group) and (cut_here or acc + u.tokens > hi):
                 done, group = fit(group)
                 emit(done)
                 acc = sum(c.tokens for c in group)
-            if u.tokens > hi:
+            headings_only = bool(group) and all(g.kind == "heading" for g in group)
+            # a paragraph over the limit, or one that fits only without its heading, is cut inside:
+            # a heading alone in a chunk (orphaned) is worse than a cut between sentences
+            if u.tokens > hi or (headings_only and acc + u.tokens > hi
+                                 and counter.count(text[group[0].start:u.end]) > hi):
+                heads = []
+                while group and group[-1].kind == "heading":
+                    heads.insert(0, group.pop())
                 while group:
                     done, group = fit(group, at_end=True)
                     emit(done)
                 acc = 0
-                for k, (a, b, kind) in enumerate(_pieces(text, u.start, u.end, hi, counter)):
+                start = heads[0].start if heads else u.start
+                first_kind = "heading" if heads else "start" if start == 0 else "paragraph"
+                glue = heads[-1].end if heads else 0
+                for k, (a, b, kind) in enumerate(_pieces(text, start, u.end, hi, counter, glue=glue)):
                     meta = {"header_path": list(u.path), "paragraphs": 1, "split_paragraph": True}
                     if kind == "char" and b - a == 1 and counter.count(text[a:b]) > hi:
                         meta["oversized"] = True  # one character (an emoji) is more tokens than the limit
-                    spans.append(Span(a, b, kind if k else ("start" if a == 0 else "paragraph"),
-                                      text[a:b].strip()[:60], meta))
+                    label = _label(text, heads[0]) if heads and not k else text[a:b].strip()[:60]
+                    spans.append(Span(a, b, kind if k else first_kind, label, meta))
                 continue
             group.append(u)
             acc += u.tokens
