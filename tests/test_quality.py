@@ -276,3 +276,17 @@ def test_split_entity_is_judged_at_the_core_not_the_overlap():
     no_core = build_chunkset(doc, [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
                              strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
     assert "split_entity" in names(no_core)
+
+
+def test_overlap_counted_in_items_is_judged_by_presence_only():
+    text = "".join(f"message {i} body text.\n" for i in range(12))
+    doc = Document.from_text(text, kind="email")
+    overlapping = [Span(0, doc.line_end(6)), Span(doc.line_start(2), len(text))]
+    cs = build_chunkset(doc, overlapping, strategy="email", params={"max_chars": 4000, "overlap_emails": 1},
+                        tokenizer="cl100k_base")
+    assert "overlap" not in names(cs)  # 5 lines shared where 1 email was asked: not comparable, not flagged
+    apart = [Span(0, doc.line_end(6)), Span(doc.line_end(6), len(text))]
+    cs = build_chunkset(doc, apart, strategy="email", params={"max_chars": 4000, "overlap_emails": 1},
+                        tokenizer="cl100k_base")
+    (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
+    assert "1 emails requested" in flag.reason

@@ -278,7 +278,12 @@ def _after_sentence_end(text: str, pos: int) -> bool:
 
 
 def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
-    """(amount, unit) of overlap the run asked for, or None when the strategy has no overlap."""
+    """(amount, unit) of overlap the run asked for, or None when the strategy has no overlap.
+
+    The unit comes from the param's name (overlap_lines), else the run's `unit` param, else
+    the strategy's max_size unit; a count of something we cannot measure (overlap_emails)
+    gives that word as the unit ("emails"), and then only the presence of overlap is judged.
+    """
     from .errors import ChunktuiError
     from .strategies import get_strategy
 
@@ -290,7 +295,12 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
     if not name or not isinstance(cs.params.get(name), (int, float)):
         return None
     units = ("chars", "bytes", "lines", "tokens")
-    unit = next((u for u in units if name.endswith("_" + u)), cs.params.get("unit"))  # overlap_lines: lines
+    suffix = name.rsplit("_", 1)[-1]
+    if suffix in units:
+        return cs.params[name], suffix
+    if suffix != "overlap":
+        return cs.params[name], suffix
+    unit = cs.params.get("unit")
     if unit not in units:
         unit = "chars"
         if strat.max_size is not None:
@@ -461,7 +471,8 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
     want, unit = requested
     from .tokens import get_counter
 
-    counter = get_counter(cs.tokenizer if unit == "tokens" else unit)
+    measurable = unit in ("chars", "bytes", "lines", "tokens")
+    counter = get_counter(cs.tokenizer if unit == "tokens" else unit if measurable else "chars")
     text = cs.document.text
     for prev, nxt in zip(cs.chunks, cs.chunks[1:]):
         if nxt.start > prev.end:
@@ -469,6 +480,10 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
         got = counter.count(text[nxt.start:prev.end]) if nxt.start < prev.end else 0
         if want > 0 and got == 0:
             problem = f"no overlap at this boundary, {want:g} {unit} requested"
+        elif not measurable:
+            if want > 0 or got == 0:
+                continue  # overlap counted in emails, messages...: only its presence can be judged
+            problem = f"{got} chars of overlap where none was requested"
         elif want > 0 and got * 2 < want:
             problem = f"{got} {unit} of overlap, under half the {want:g} requested"
         elif want > 0 and got > 2 * want + 1:

@@ -189,7 +189,8 @@ class SweepScreen(ModalScreen["dict | None"]):
             table.add_row(c.strategy, _cell(c.size), _cell(c.overlap), f"{c.count:,}", f"{c.median_tokens:g}",
                           f"{c.p95_tokens:g}", f"{c.over_budget_pct:.1f}", score, flags or "-", key=str(i))
         skipped = f"; {len(result.skipped)} skipped ({result.skipped[0].reason})" if result.skipped else ""
-        self._status(f"{len(result.cells)} configurations{skipped}. ★ best score. Enter applies the highlighted row.")
+        notes = "".join(f" {n}." for n in result.notes)
+        self._status(f"{len(result.cells)} configurations{skipped}.{notes} ★ best score. Enter applies the highlighted row.")
         if best is not None:
             table.move_cursor(row=result.cells.index(best))
             table.focus()
