@@ -1,0 +1,140 @@
+"""Token counts are tiktoken's own, from a vocabulary that is checked before it is trusted.
+
+The reference encoder is built the way `tiktoken.get_encoding` builds it (the
+constructor in tiktoken_ext.openai_public with its published hash), only fed
+from the local BPE file instead of the network.
+"""
+
+from __future__ import annotations
+
+import gzip
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import pytest
+import tiktoken
+import tiktoken.load
+import tiktoken_ext.openai_public as openai_public
+
+from chunktui.engine import tokens
+from chunktui.engine.tokens import TokenizerError, get_counter, get_encoding, load_ranks
+
+SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_docs").iterdir() if p.is_file())
+TRICKY = [
+    "", " ", "\n", "\r\n\r\n", "   \n\t  x", "Hello, world!", "don't  I'LL we've", "12345678 3.14159",
+    "日本語のテキスト", "e\u0301 é", "👩\u200d👩\u200d👧 🎉🎉", "<|endoftext|> stays ordinary text",
+    "def f(x):\n    return x ** 2\n", "    \n\n\n   trailing   ", "a" * 5000, " " * 300 + "x",
+]
+
+
+def _local_bpe(name: str) -> bytes:
+    return gzip.decompress((resources.files("bpe_openai") / "data" / f"{name}.tiktoken.gz").read_bytes())
+
+
+@pytest.fixture(scope="module", params=["cl100k_base", "o200k_base"])
+def reference(request, tmp_path_factory):
+    """(name, spec dict, tiktoken Encoding) exactly as tiktoken_ext builds it, offline."""
+    name = request.param
+    local = tmp_path_factory.mktemp("bpe") / f"{name}.tiktoken"
+    local.write_bytes(_local_bpe(name))
+    real_loader = tiktoken.load.load_tiktoken_bpe
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TIKTOKEN_CACHE_DIR", "")  # no cache: the hash check runs on the file itself
+        mp.setattr(openai_public, "load_tiktoken_bpe",
+                   lambda url, expected_hash=None: real_loader(str(local), expected_hash=expected_hash))
+        spec = getattr(openai_public, name)()
+    return name, spec, tiktoken.Encoding(**spec)
+
+
+def test_spec_matches_tiktoken_ext(reference):
+    name, spec, _ = reference
+    ours = get_encoding(name)
+    assert tokens.ENCODING_SPECS[name]["pat_str"] == spec["pat_str"]
+    assert tokens.ENCODING_SPECS[name]["special_tokens"] == spec["special_tokens"]
+    assert load_ranks(name) == spec["mergeable_ranks"]
+    assert ours.n_vocab == tiktoken.Encoding(**spec).n_vocab
+
+
+def test_encodings_identical_on_samples_and_edge_cases(reference):
+    name, _, ref = reference
+    ours = get_encoding(name)
+    texts = TRICKY + [p.read_text(encoding="utf-8") for p in SAMPLES]
+    for text in texts:
+        assert ours.encode_ordinary(text) == ref.encode_ordinary(text)
+        assert get_counter(name).count(text) == len(ref.encode_ordinary(text))
+
+
+def test_count_spans_is_exact_on_a_big_document(reference):
+    """Spans of a large text (where counters may reuse one encoding pass) count as if encoded alone."""
+    name, _, ref = reference
+    text = "".join(p.read_text(encoding="utf-8") for p in SAMPLES) * 2
+    assert len(text) > 100_000
+    step = 997
+    spans = [(s, min(len(text), s + 1500)) for s in range(0, len(text), step)]
+    spans += [(0, len(text)), (5, 6), (len(text) - 1, len(text))]
+    counts = get_counter(name).count_spans(text, spans)
+    assert counts == [len(ref.encode_ordinary(text[s:e])) for s, e in spans]
+
+
+def test_each_encoding_is_built_once():
+    assert get_encoding("cl100k_base") is get_encoding("cl100k_base")
+
+
+def test_plain_counters():
+    assert get_counter("chars").count("é🎉") == 2
+    assert get_counter("bytes").count("é🎉") == 6
+    lines = get_counter("lines")
+    assert [lines.count(t) for t in ("", "\n", "a", "a\n", "a\nb", "a\r\nb\r\n")] == [0, 1, 1, 1, 2, 2]
+    text = "ab\ncd é"
+    for name in ("chars", "bytes", "lines"):
+        counter = get_counter(name)
+        assert counter.count_spans(text, [(0, 3), (3, 7), (0, 7)]) == [counter.count(text[s:e]) for s, e in
+                                                                       [(0, 3), (3, 7), (0, 7)]]
+
+
+def test_unknown_tokenizer_is_a_clean_error():
+    with pytest.raises(TokenizerError, match="unknown tokenizer 'gpt2'"):
+        get_counter("gpt2")
+
+
+def _fake_bpe_package(tmp_path, monkeypatch, data: bytes):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "cl100k_base.tiktoken.gz").write_bytes(data)
+    monkeypatch.setattr(tokens, "resources", type("R", (), {"files": staticmethod(lambda pkg: tmp_path)}))
+
+
+def test_corrupted_bpe_file_is_refused(tmp_path, monkeypatch):
+    raw = bytearray(_local_bpe("cl100k_base"))
+    line_end = raw.index(b"\n")
+    raw[line_end - 1:line_end] = b"9"  # one rank changed: still parses, but is not the published file
+    _fake_bpe_package(tmp_path, monkeypatch, gzip.compress(bytes(raw)))
+    with pytest.raises(TokenizerError, match="differs from tiktoken's published hash"):
+        load_ranks("cl100k_base")
+
+
+def test_truncated_bpe_file_is_refused(tmp_path, monkeypatch):
+    raw = _local_bpe("cl100k_base")
+    _fake_bpe_package(tmp_path, monkeypatch, gzip.compress(raw[: len(raw) // 2]))
+    with pytest.raises(TokenizerError, match="hash"):
+        load_ranks("cl100k_base")
+
+
+def test_missing_bpe_file_names_the_package(tmp_path, monkeypatch):
+    monkeypatch.setattr(tokens, "resources", type("R", (), {"files": staticmethod(lambda pkg: tmp_path)}))
+    with pytest.raises(TokenizerError, match="bpe-openai"):
+        load_ranks("cl100k_base")
+
+
+def test_encodings_load_lazily():
+    """Listing strategies (what `chunktui --help` needs) must not pay for loading a vocabulary."""
+    code = (
+        "import chunktui.engine as e\n"
+        "from chunktui.engine import tokens\n"
+        "e.all_strategies()\n"
+        "e.get_counter('cl100k_base')\n"
+        "print(len(tokens._encodings))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"
