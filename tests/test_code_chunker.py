@@ -279,3 +279,14 @@ def test_unsupported_extension_and_language_override():
 def test_empty_file_gives_no_chunks():
     cs = chunk_document(Document.from_text("", path="e.py"), "code", {})
     assert cs.chunks == [] and cs.gaps == []
+
+
+def test_split_definition_starts_a_fresh_chunk_after_a_half_full_one():
+    doc, cs = run("sample_docs/auth_middleware.ts", max_chunk_size=1500, overlap_lines=0)
+    ck = CodeChunker(doc, {"language": "auto"}, Context())
+    cls = next(e for e in ck.defs if e.name == "AuthMiddleware")
+    first = doc.line_of(cls.extent_start)
+    [head] = [c for c in cs.chunks if c.start_line == first]
+    before = cs.chunks[head.index - 1]
+    assert len(before.text.encode()) >= 750  # merging would have fit, but the class header leads its own chunk
+    assert head.boundary_type == "class" and head.metadata["scope_chain"] == ["AuthMiddleware"]

@@ -41,6 +41,7 @@ class Atom:
     oversized: bool = False
     blank: bool = False
     imports_only: bool = False
+    opens: bool = False  # the header of a definition too big for one chunk
 
 
 def _is_comment(node) -> bool:
@@ -87,7 +88,7 @@ class _Atomizer:
         for g in self.groups(nodes):
             first, last = g[0].start_point[0], last_row(g[-1])
             if self.fits(first, last):
-                self.rows.append((first, last, g, False))
+                self.rows.append((first, last, g, False, False))
                 continue
             opened, changed = [], False
             for n in g:
@@ -97,9 +98,12 @@ class _Atomizer:
                 else:
                     opened.append(n)
             if changed:
+                k = len(self.rows)
                 self.split(opened)
+                if k < len(self.rows) and any(n.type in self.entities for n in g):
+                    self.rows[k] = (*self.rows[k][:4], True)
             else:
-                self.rows.append((first, last, g, True))
+                self.rows.append((first, last, g, True, False))
 
     def atoms(self) -> list[Atom]:
         doc = self.pf.doc
@@ -108,13 +112,13 @@ class _Atomizer:
             self.split(root.children)
         out: list[Atom] = []
         pos = 0
-        for first, last, nodes, oversized in self.rows:
+        for first, last, nodes, oversized, opens in self.rows:
             s, e = doc.line_start(first + 1), doc.line_end(last + 1)
             if s > pos:
                 out.append(Atom(pos, s, blank=True))
             only_imports = all(n.type in self.imports or _is_comment(n) for n in nodes) and \
                 any(n.type in self.imports for n in nodes)
-            out.append(Atom(s, e, oversized=oversized, imports_only=only_imports))
+            out.append(Atom(s, e, oversized=oversized, imports_only=only_imports, opens=opens))
             pos = e
         if pos < len(doc.text):
             out.append(Atom(pos, len(doc.text), blank=True))
@@ -142,12 +146,18 @@ def _runs(atoms: list[Atom], filter_imports: bool):
     return runs, gaps
 
 
-def _merge(run: list[Atom], fits_span) -> list[tuple[int, int, bool]]:
-    """Greedy merge of adjacent atoms while the result fits; blank lines join a neighbour."""
+def _merge(run: list[Atom], fits_span, half_full) -> list[tuple[int, int, bool]]:
+    """Greedy merge of adjacent atoms while the result fits; blank lines join a neighbour.
+
+    A definition that has to be split starts a fresh chunk unless the current one is
+    less than half full, so its pieces begin with its signature rather than trailing
+    after unrelated code.
+    """
     out: list[list] = []  # [start, end, oversized]
     pending: Atom | None = None  # blank lines the previous chunk had no room for
     for a in run:
-        if pending is None and out and not out[-1][2] and not a.oversized and fits_span(out[-1][0], a.end):
+        if pending is None and out and not out[-1][2] and not a.oversized and fits_span(out[-1][0], a.end) \
+                and not (a.opens and half_full(out[-1][0], out[-1][1])):
             out[-1][1] = a.end
         elif a.blank and out and out[-1][2]:
             out[-1][1] = a.end  # an oversized chunk may as well keep the blank lines after it
@@ -230,7 +240,7 @@ class CodeChunker:
         cores = []
         for run in runs:
             self.ctx.check()
-            cores += _merge(run, lambda s, e: self.fits(s, e, limit))
+            cores += _merge(run, lambda s, e: self.fits(s, e, limit), lambda s, e: not self.fits(s, e, limit // 2))
         return cores, gaps
 
     def toplevel_cores(self) -> list[tuple[int, int, bool]]:
