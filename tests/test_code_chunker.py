@@ -288,5 +288,5 @@ def test_split_definition_starts_a_fresh_chunk_after_a_half_full_one():
     first = doc.line_of(cls.extent_start)
     [head] = [c for c in cs.chunks if c.start_line == first]
     before = cs.chunks[head.index - 1]
-    assert len(before.text.encode()) >= 750  # merging would have fit, but the class header leads its own chunk
+    assert len(before.text.encode()) >= 750  # half full: the class header leads its own chunk
     assert head.boundary_type == "class" and head.metadata["scope_chain"] == ["AuthMiddleware"]
