@@ -1,0 +1,273 @@
+"""`chunktui` on the command line: outputs, the final line, exit codes and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chunktui import cli as cli_mod
+from chunktui.cli import cli
+from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
+from chunktui.formats.profiles import save_profile
+
+DOC = "".join(f"line {i} of the doc\n" for i in range(1, 31))  # 30 lines
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def assert_one_line_error(code, err, *needles):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("chunktui: error: "), err
+    assert "Traceback" not in err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("doc.md").write_text(DOC)
+    return tmp_path
+
+
+def test_chunk_writes_files_manifest_and_ends_with_the_result_line(work):
+    code, out, _ = run("chunk", "doc.md", "--strategy", "lines", "--size", "10", "--overlap", "2")
+    assert code == 0
+    assert out.strip().splitlines()[-1] == ("Split doc.md (30 lines) into 3 chunks using lines. "
+                                            "Output: chunks/doc-md/. Manifest: chunks/doc-md/manifest.json")
+    manifest = json.loads(Path("chunks/doc-md/manifest.json").read_text())
+    assert (manifest["strategy"], manifest["chunk_size"], manifest["overlap"]) == ("lines", 10, 2)
+    expected = chunk_document(load_document("doc.md"), "lines", {"size": 10, "overlap": 2})
+    for c, entry in zip(expected.chunks, manifest["chunks"], strict=True):
+        assert Path(entry["file"]).read_text() == c.text
+
+
+def test_every_format_and_the_encoding_flag(work):
+    for fmt, name in (("json", "chunks.json"), ("yaml", "chunks.yaml"), ("jsonl", "chunks.jsonl")):
+        code, out, _ = run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0", "-f", fmt,
+                           "-o", f"out-{fmt}", "--encoding", "o200k_base")
+        assert code == 0, out
+        assert sorted(p.name for p in Path(f"out-{fmt}").iterdir()) == [name, "manifest.json"]
+        manifest = json.loads(Path(f"out-{fmt}/manifest.json").read_text())
+        assert manifest["tokenizer"] == "o200k_base"
+        enc = get_counter("o200k_base")
+        assert [c["tokens"] for c in manifest["chunks"]] == \
+            [enc.count(DOC[c["start_char"]:c["end_char"]]) for c in manifest["chunks"]]
+
+
+def test_dry_run_prints_the_plan_and_writes_nothing(work):
+    code, out, _ = run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "2", "--dry-run")
+    assert code == 0
+    assert sorted(p.name for p in work.iterdir()) == ["doc.md"]
+    assert re.search(r"strategy\s+lines", out) and re.search(r"chunks\s+3\b", out)
+    assert re.search(r"chars\s+min \d+\s+median \d+\s+p95 \d+\s+max \d+", out)
+    assert re.search(r"tokens\s+min \d+\s+median \d+\s+p95 \d+\s+max \d+", out)
+    assert re.search(r"gaps\s+none", out)
+    assert "Nothing written" in out.strip().splitlines()[-1]
+
+
+def test_dry_run_says_who_picked_the_strategy_by_default(work):
+    code, out, _ = run("chunk", "doc.md", "--dry-run")
+    assert code == 0
+    default = cli_mod.default_strategy()
+    picked = re.search(r"strategy\s+(\S+)(.*)", out)
+    if default == "auto":
+        assert "(picked by auto)" in picked.group(2)
+    else:
+        assert picked.group(1) == default
+
+
+def test_missing_file(work):
+    code, _, err = run("chunk", "nope.md")
+    assert_one_line_error(code, err, "nope.md", "no such file")
+
+
+def test_binary_file(work):
+    Path("blob.txt").write_bytes(b"abc\x00\x01\x02")
+    code, _, err = run("chunk", "blob.txt")
+    assert_one_line_error(code, err, "blob.txt", "binary")
+
+
+def test_folder_without_supported_files(work):
+    Path("empty/sub").mkdir(parents=True)
+    Path("empty/picture.png").write_bytes(b"\x89PNG")
+    code, _, err = run("chunk", "empty")
+    assert_one_line_error(code, err, "empty", "no supported files")
+
+
+def test_unknown_strategy(work):
+    code, _, err = run("chunk", "doc.md", "--strategy", "nosuch")
+    assert_one_line_error(code, err, "nosuch", "unknown strategy")
+
+
+def test_negative_size(work):
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "-5")
+    assert_one_line_error(code, err, "--size", "at least")
+
+
+def test_overlap_not_smaller_than_size(work):
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "5", "--overlap", "5")
+    assert_one_line_error(code, err, "--overlap", "smaller than size")
+
+
+def test_flag_of_another_strategy_is_an_error_naming_it(work):
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--min-char", "10")
+    assert_one_line_error(code, err, "--min-char", "lines")
+
+
+def test_unknown_option_and_bad_format_are_usage_errors(work):
+    code, _, err = run("chunk", "doc.md", "--bogus")
+    assert_one_line_error(code, err, "--bogus")
+    code, _, err = run("chunk", "doc.md", "--format", "xml")
+    assert_one_line_error(code, err, "--format", "xml")
+
+
+def test_unwritable_output_folder(work):
+    Path("plainfile").write_text("not a folder")
+    code, _, err = run("chunk", "doc.md", "-o", "plainfile/out")
+    assert_one_line_error(code, err, "plainfile/out", "plainfile is a file")
+    assert Path("plainfile").read_text() == "not a folder"
+
+
+def test_non_empty_output_needs_force_and_force_replaces(work):
+    assert run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0")[0] == 0
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "5", "--overlap", "0")
+    assert_one_line_error(code, err, "chunks/doc-md", "not empty", "--force")
+    assert len(list(Path("chunks/doc-md").glob("chunk-*.txt"))) == 3  # the earlier export is untouched
+    code, out, _ = run("chunk", "doc.md", "-s", "lines", "--size", "5", "--overlap", "0", "--force")
+    assert code == 0 and "into 6 chunks" in out
+    assert len(list(Path("chunks/doc-md").glob("chunk-*.txt"))) == 6
+    assert sorted(p.name for p in Path("chunks").iterdir()) == ["doc-md"]  # no temp folders left
+
+
+def test_folder_chunks_every_supported_file_and_skips_tooling(work):
+    tree = {
+        "docs/guide.md": "# Guide\n\ntext\n",
+        "docs/api/auth.md": "# Auth\n\nmore\n",
+        "docs/src/app.py": "def f():\n    return 1\n",
+        "docs/.git/config.txt": "hidden\n",
+        "docs/node_modules/pkg/readme.md": "vendored\n",
+        "docs/env/pyvenv.cfg": "home = /usr\n",
+        "docs/env/lib/site.py": "x = 1\n",
+        "docs/__pycache__/junk.txt": "cache\n",
+        "docs/picture.png": "\x89PNG",
+    }
+    for name, content in tree.items():
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(content)
+    code, out, err = run("chunk", "docs", "-s", "lines", "--size", "10", "--overlap", "0", "-o", "out")
+    assert code == 0, err
+    manifests = sorted(p.parent.relative_to("out").as_posix() for p in Path("out").rglob("manifest.json"))
+    assert manifests == ["api/auth-md", "guide-md", "src/app-py"]
+    assert out.strip().splitlines()[-1].startswith("Split 3 files (8 lines) into 3 chunks. Output: out/")
+    # a second run over a folder that now holds our output does not chunk the output
+    code, out, _ = run("chunk", ".", "-s", "lines", "--size", "10", "--overlap", "0", "-o", "again", "--dry-run")
+    assert code == 0 and "Dry run: 4 files" in out  # doc.md plus the three docs, not out/
+
+
+def test_a_bad_file_in_a_folder_does_not_stop_the_others(work):
+    Path("mixed").mkdir()
+    Path("mixed/good.md").write_text("# ok\n")
+    Path("mixed/bad.txt").write_bytes(b"\x00\x00binary")
+    code, out, err = run("chunk", "mixed", "-s", "lines", "-o", "out")
+    assert code == 2
+    assert "mixed/bad.txt: binary" in err
+    assert Path("out/good-md/manifest.json").exists() and not Path("out/bad-txt").exists()
+    assert "Failed: 1 file" in out
+
+
+def test_profile_supplies_strategy_and_params_and_flags_override(work):
+    save_profile("p.yaml", "lines", {"size": 6, "overlap": 1}, "cl100k_base")
+    assert run("chunk", "doc.md", "--profile", "p.yaml", "-o", "a")[0] == 0
+    assert json.loads(Path("a/manifest.json").read_text())["chunk_size"] == 6
+    assert run("chunk", "doc.md", "--profile", "p.yaml", "--size", "15", "-o", "b")[0] == 0
+    manifest = json.loads(Path("b/manifest.json").read_text())
+    assert (manifest["chunk_size"], manifest["overlap"]) == (15, 1)
+    Path("bad.yaml").write_text("strategy: lines\nparams: {size: 0}\n")
+    code, _, err = run("chunk", "doc.md", "--profile", "bad.yaml")
+    assert_one_line_error(code, err, "bad.yaml", "--size")
+
+
+def test_generated_flags_cover_every_strategy_parameter():
+    code, out, _ = run("chunk", "--help")
+    assert code == 0
+    for strat in all_strategies():
+        for param in strat.params:
+            assert param.flag in out, (strat.name, param.flag)
+
+
+def test_strategies_lists_every_strategy_and_parameter():
+    code, out, _ = run("strategies")
+    assert code == 0
+    for strat in all_strategies():
+        assert re.search(rf"(?m)^{re.escape(strat.name)}\b", out)
+        for param in strat.params:
+            assert param.flag in out
+    data = json.loads(run("strategies", "--json")[1])
+    assert {s["name"] for s in data} == {s.name for s in all_strategies()}
+    lines = next(s for s in data if s["name"] == "lines")
+    assert {"name": "size", "type": "int", "default": 200} .items() <= lines["params"][0].items()
+
+
+def test_inspect_a_chunks_yaml_and_a_manifest(work):
+    Path("twice.md").write_text("same\nsame\n")
+    assert run("chunk", "twice.md", "-s", "lines", "--size", "1", "--overlap", "0", "-f", "yaml")[0] == 0
+    for target in ("chunks/twice-md/chunks.yaml", "chunks/twice-md/manifest.json", "chunks/twice-md"):
+        code, out, _ = run("inspect", target)
+        assert code == 0
+        assert re.search(r"chunks\s+2\b", out) and "chunk-0001 = chunk-0002" in out
+        assert "histogram" in out and "| same" in out
+    code, _, err = run("inspect", "twice.md")
+    assert_one_line_error(code, err, "twice.md")
+
+
+def test_default_command_and_demo_open_the_app(work, monkeypatch):
+    import chunktui.ui.app as app
+
+    calls = []
+    monkeypatch.setattr(app, "run_app", lambda **kw: calls.append(kw))
+    save_profile("p.yaml", "lines", {}, "cl100k_base")
+    assert run("doc.md", "--profile", "p.yaml")[0] == 0
+    assert run("demo")[0] == 0
+    assert run()[0] == 0
+    assert calls == [{"path": "doc.md", "profile": "p.yaml"}, {"demo": True}, {"path": None, "profile": None}]
+    code, _, err = run("missing.md")
+    assert_one_line_error(code, err, "missing.md")
+    assert len(calls) == 3
+
+
+def test_internal_error_exits_1(work, monkeypatch):
+    import chunktui.engine
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(chunktui.engine, "chunk_document", broken)
+    code, _, err = run("chunk", "doc.md", "-s", "lines")
+    assert code == 1
+    assert "chunktui: internal error: RuntimeError: boom" in err
+
+
+def test_help_does_not_load_textual_or_tiktoken():
+    code = (
+        "import sys\n"
+        "from chunktui.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        "print('LOADED:' + ','.join(m for m in ('textual', 'tiktoken') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "Usage: chunktui" in out.stdout
+    assert out.stdout.strip().splitlines()[-1] == "LOADED:"
