@@ -8,6 +8,7 @@ are always derived from offsets in one place and cannot drift from the text.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -162,13 +163,6 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _overlap_lines(doc: Document, start: int, end: int) -> int:
-    if end <= start:
-        return 0
-    a, b = doc.line_range(start, end)
-    return b - a + 1
-
-
 def build_chunkset(
     doc: Document,
     spans: list[Span],
@@ -191,19 +185,32 @@ def build_chunkset(
             raise ValueError(f"span {s.start}:{s.end} outside document of {len(text)} chars")
     counter = counter or get_counter(tokenizer)
     token_counts = counter.count_spans(text, [(s.start, s.end) for s in spans])
+    # one batch for every byte offset and plain bisects for lines: per-chunk calls dominate big inputs
+    byte_at = doc.byte_offsets([x for s in spans for x in (s.start, s.end)])
+    line_starts = doc.line_starts
     chunks: list[Chunk] = []
     n = len(spans)
     for i, s in enumerate(spans):
-        body = text[s.start:s.end]
-        prev_end = spans[i - 1].end if i else s.start
-        next_start = spans[i + 1].start if i + 1 < n else s.end
-        ov_prev = max(0, min(prev_end, s.end) - s.start) if i else 0
-        ov_next = max(0, s.end - max(next_start, s.start)) if i + 1 < n else 0
-        start_line, end_line = doc.line_range(s.start, s.end)
+        start, end = s.start, s.end
+        body = text[start:end]
+        start_line = bisect_right(line_starts, start)
+        end_line = bisect_right(line_starts, end - 1)
+        ov_prev = ov_next = 0
+        ov_prev_lines = ov_next_lines = 0
+        if i:
+            prev_end = spans[i - 1].end
+            if prev_end > start:
+                ov_prev = min(prev_end, end) - start
+                ov_prev_lines = bisect_right(line_starts, start + ov_prev - 1) - start_line + 1
+        if i + 1 < n:
+            next_start = spans[i + 1].start
+            if next_start < end:
+                ov_next = end - max(next_start, start)
+                ov_next_lines = end_line - bisect_right(line_starts, end - ov_next) + 1
         chunks.append(Chunk(
             index=i,
-            start=s.start,
-            end=s.end,
+            start=start,
+            end=end,
             start_line=start_line,
             end_line=end_line,
             text=body,
@@ -213,10 +220,10 @@ def build_chunkset(
             boundary_label=s.boundary_label,
             overlap_prev_chars=ov_prev,
             overlap_next_chars=ov_next,
-            overlap_prev_lines=_overlap_lines(doc, s.start, s.start + ov_prev),
-            overlap_next_lines=_overlap_lines(doc, s.end - ov_next, s.end),
-            start_byte=doc.byte_offset(s.start),
-            end_byte=doc.byte_offset(s.end),
+            overlap_prev_lines=ov_prev_lines,
+            overlap_next_lines=ov_next_lines,
+            start_byte=byte_at[2 * i],
+            end_byte=byte_at[2 * i + 1],
             metadata=MappingProxyType(dict(s.metadata)),
             context_text=s.context_text,
         ))
