@@ -1,5 +1,7 @@
 """Quality flags fire exactly where a chunking hurts retrieval, and the score follows them."""
 
+from pathlib import Path
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -290,3 +292,25 @@ def test_overlap_counted_in_items_is_judged_by_presence_only():
                         tokenizer="cl100k_base")
     (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
     assert "1 emails requested" in flag.reason
+
+
+GUIDE_TEXT = (Path(__file__).resolve().parent.parent / "sample_docs" / "guide.md").read_text(encoding="utf-8")
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, len(GUIDE_TEXT)), st.integers(1, 900)), min_size=1, max_size=12))
+def test_any_chunking_gets_well_formed_flags_and_a_bounded_score(raw):
+    """Overlaps, gaps, duplicates, cuts anywhere: every flag points into the document with a reason."""
+    spans = [Span(s, min(len(GUIDE_TEXT), s + n)) for s, n in raw if s < len(GUIDE_TEXT)]
+    if not spans:
+        return
+    cs = chunked(GUIDE_TEXT, None, kind="markdown", spans=spans)
+    q = assess(cs, budget=200, min_tokens=8)
+    n = len(GUIDE_TEXT)
+    for f in q.flags:
+        assert f.name in FLAG_NAMES and f.severity in ("warning", "info")
+        assert 0 <= f.start <= f.end <= n and f.reason and "\n" not in f.reason
+        assert f.chunk_index is None or 0 <= f.chunk_index < len(cs.chunks)
+    assert 0 <= q.score.score <= 100
+    assert q.score.counts["gap"] + q.score.info_counts["gap"] == len(cs.gaps)
+    assert q.score.counts["over_budget"] == sum(c.tokens > 200 for c in cs.chunks)
