@@ -11,7 +11,7 @@ import pkgutil
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..errors import ParamError, UnknownStrategyError
+from ..errors import Cancelled, ParamError, UnknownStrategyError
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -110,7 +110,6 @@ class Context:
 
     def check(self) -> None:
         """Raise Cancelled when the caller dropped this run (call it in long loops)."""
-        from ..errors import Cancelled
 
         if self._is_cancelled is not None and self._is_cancelled():
             raise Cancelled()
