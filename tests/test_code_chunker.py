@@ -290,3 +290,14 @@ def test_split_definition_starts_a_fresh_chunk_after_a_half_full_one():
     before = cs.chunks[head.index - 1]
     assert len(before.text.encode()) >= 750  # half full: the class header leads its own chunk
     assert head.boundary_type == "class" and head.metadata["scope_chain"] == ["AuthMiddleware"]
+
+
+def test_go_import_specs_are_listed_one_by_one_where_used():
+    doc, cs = run("tests/code_samples/server.go", max_chunk_size=400, overlap_lines=0)
+    first = cs.chunks[0].metadata["entities"]
+    assert [e["name"] for e in first if e["kind"] == "import"] == [
+        'import "encoding/json"', 'import "fmt"', 'import "net/http"']
+    handle = next(c for c in cs.chunks if c.metadata["scope_chain"] == ["Server", "HandleGet"])
+    assert 'import "fmt"' in handle.metadata["imports"]
+    new = next(c for c in cs.chunks if "NewServer" in [e["name"] for e in c.metadata["entities"]])
+    assert 'import "fmt"' not in new.metadata["imports"] or "fmt." in new.text

@@ -81,6 +81,8 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     imports = []
     for node in sorted(captures.get("import", []), key=lambda n: n.start_byte):
         e = _entity(pf, node, "import")
+        if node.type in g.spec.import_items:
+            e.signature = f"import {e.signature}"  # a Go import spec, listed on its own
         e.name = e.signature
         e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
         imports.append(e)
@@ -248,7 +250,7 @@ def _bound_names(pf: ParsedFile, node) -> list[str]:
         return _rust_use(pf, node.child_by_field_name("argument"))
     if lang == "go":
         out = []
-        for spec in _descendants(node, "import_spec"):
+        for spec in [node] if t == "import_spec" else _descendants(node, "import_spec"):
             alias, path = spec.child_by_field_name("name"), spec.child_by_field_name("path")
             if alias is not None and text(alias) not in ("_", "."):
                 out.append(text(alias))

@@ -34,6 +34,7 @@ class LanguageSpec:
     # extra query patterns capturing @entity (e.g. `const f = () => {}`)
     extra_queries: tuple[str, ...] = ()
     constants: tuple[str, ...] = ()  # top-level nodes that code-toplevel keeps with the preamble
+    import_items: tuple[str, ...] = ()  # report these parts of an import statement one by one (Go specs)
 
 
 _CONTROL = re.compile(
@@ -96,7 +97,7 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
          "type_alias": "type"},
         ("import_declaration",), ("block", "statement_list", "source_file"),
-        constants=("const_declaration", "var_declaration"),
+        constants=("const_declaration", "var_declaration"), import_items=("import_spec",),
     ),
     LanguageSpec(
         "java", "tree_sitter_java", "language", (".java",),
@@ -213,7 +214,7 @@ def load_grammar(name: str) -> Grammar:
     types = [t for t in spec.entities if known(t)]
     patterns = " ".join(f"({t})" for t in types)
     source = f"[{patterns}] @entity\n" + "\n".join(spec.extra_queries)
-    imports = [t for t in spec.imports if known(t)]
+    imports = [t for t in (spec.import_items or spec.imports) if known(t)]
     if imports:
         source += "\n[" + " ".join(f"({t})" for t in imports) + "] @import"
     return Grammar(spec, lang, ts.Query(lang, source), ts.Query(lang, "(ERROR) @error"),
