@@ -47,6 +47,19 @@ def test_log_sizes_are_configurable():
         chunk_document(cs.document, "log", {"head_lines": 0, "middle_lines": 0, "tail_lines": 0})
 
 
+def test_samples_never_open_inside_a_stack_trace():
+    doc = load_document(SAMPLES / "service.log")
+    params = {"head_lines": 10, "middle_lines": 30, "tail_lines": 70}
+    cs = chunk_document(doc, "log", params)
+    check_offsets(cs)
+    wanted = sections(doc.line_count, 10, 30, 70)
+    assert [c.metadata["section"] for c in cs.chunks] == [name for name, _, _ in wanted]
+    for chunk, (_, first, last) in zip(cs.chunks, wanted):
+        assert starts_a_record(chunk.text)
+        assert first <= chunk.start_line and chunk.end_line == last
+    assert cs.chunks[2].start_line > wanted[2][1]  # line 328 is inside a traceback: the tail starts after it
+
+
 def test_small_log_sections_merge_without_duplicates():
     text = "".join(f"2025-01-01 00:00:{i % 60:02d} INFO line {i}\n" for i in range(120))
     cs = chunk_document(Document.from_text(text, path="small.log"), "log")

@@ -4,14 +4,17 @@ From autowiki's log chunking: the first `head_lines` lines, `middle_lines` lines
 centred in the middle third, and the last `tail_lines` lines; the rest is skipped
 and declared as "sampled out" gaps, so the app and the manifest show what was not
 read. Sections that overlap or touch (a short file) merge into one chunk, so no
-line is sampled twice. For JSONL the head names every top-level key
-seen in the file (`json_keys`), which is the schema an agent needs.
+line is sampled twice. A middle or tail sample that would open inside a multi-line
+record (a stack trace) starts at the next record instead. For JSONL the head names
+every top-level key seen in the file (`json_keys`), which is the schema an agent needs.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 from . import Param, Proposal, Strategy, register
-from ..logs import doc_lines, json_keys, level_counts, timestamp_of
+from ..logs import doc_lines, json_keys, level_counts, record_starts, timestamp_of
 from ..model import Span
 
 
@@ -38,13 +41,21 @@ def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, i
     return [tuple(s) for s in merged]
 
 
+def _record_start_from(starts: list[int], first: int, last: int) -> int:
+    """`first` moved on to the first line that opens a record, so a sample never opens mid-traceback."""
+    i = bisect_left(starts, first - 1)
+    return starts[i] + 1 if i < len(starts) and starts[i] <= last - 1 else first
+
+
 def run(doc, params, ctx) -> Proposal:
     lines = doc_lines(doc)
     total = len(lines)
     spans = []
     sampled = 0
+    starts = record_starts(lines)
     for name, first, last in sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"]):
         ctx.check()
+        first = _record_start_from(starts, first, last)
         part = lines[first - 1:last]
         sampled += len(part)
         meta = {"section": name, "levels": level_counts(part)}
