@@ -156,10 +156,18 @@ def test_definitions_in_common_languages(language, line, expected):
 @pytest.mark.parametrize("line", [
     "    if (ready) {", "    return compute(a, b)", "  const value = compute(a);", "    foo.bar(x);",
     "  } else if (x) {", "    print(value)", "  describe('thing', () => {",
+    "> Pricing for the Team tier is still undecided (Priya?).",
 ])
 def test_statements_are_not_definitions(line):
     cls = classify(Document(text=f"x\n{line}\n", kind="code", language="typescript"))
     assert cls.kind[2] is None
+
+
+def test_only_source_code_gets_definitions_and_imports():
+    text = "import os\n\ndef handler(event):\n    return event\n"
+    for kind in ("email", "log", "config"):
+        cls = classify(Document(text=text, kind=kind))
+        assert [cls.kind[i] for i in range(1, 5)] == [None, None, "paragraph", None]
 
 
 def test_params_are_validated_and_alias_resolves():

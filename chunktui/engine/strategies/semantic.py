@@ -6,7 +6,10 @@ first line after an import block (2), paragraph start after a blank line (1);
 nested definitions and paragraphs score 0.5 less, and a definition's
 decorators, attributes and doc comments move its cut up to them. Headings count
 only in markdown and prose (outside fenced code), definitions and imports only
-in other kinds, so a `# comment` is never a heading.
+in source code (regexes for Python, JS/TS, Go, Rust, Java/C#/C/C++, Ruby,
+shell), so a `# comment` is never a heading; logs, mail, data and config are
+cut at blank lines. Code chunks carry the scope chain of their first core line
+(by indentation), markdown chunks the header path.
 
 The next cut is the best-scoring line within +-25% of the target, the closest
 to the target on ties; with no candidate it is a hard cut at the target
@@ -57,7 +60,7 @@ _DEF_WORDS = frozenset(
     "data open declare extern".split())
 # Java / C# / C / C++ / TypeScript method signatures: modifiers and types, a name, an open parameter list.
 _SIGNATURE = re.compile(
-    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()?\s*$")
+    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()\s*$")
 _NOT_NAMES = frozenset(
     "if for while switch catch return new throw typeof else do try finally using lock foreach sizeof case await "
     "yield delete super this function print elif except with assert raise not and or in is".split())
@@ -163,6 +166,7 @@ def classify(doc) -> Lines:
             cls.set_context(i, tuple(t for _, t in path))
         return cls
 
+    code = doc.kind == "code"  # elsewhere (logs, mail, data, config) only blank lines are boundaries
     allow_signature = doc.language not in _NO_SIGNATURE_LANGS
     stack: list[tuple[int, str]] = []  # open definitions: (indent, name)
     import_depth = 0  # open brackets of a multi-line import
@@ -181,16 +185,16 @@ def classify(doc) -> Lines:
             prev_blank = False
             continue
         indent = _indent(line)
-        if indent == 0 and _IMPORT.match(stripped):
+        if code and indent == 0 and _IMPORT.match(stripped):
             import_depth = max(0, _balance(stripped))
             after_imports, comment_start, prev_blank = True, 0, False
             continue
-        is_comment = stripped.startswith(_COMMENT_PREFIXES)
+        is_comment = code and stripped.startswith(_COMMENT_PREFIXES)
         closed = False
         while stack and not is_comment and indent <= stack[-1][0]:
             stack.pop()
             closed = True
-        found = None if is_comment else _definition(stripped, allow_signature)
+        found = _definition(stripped, allow_signature) if code and not is_comment else None
         first = comment_start or i
         if found:
             k, lab = found
