@@ -210,6 +210,10 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    if given and not strat.params:
+        flag = "--" + next(iter(given)).replace("_", "-")
+        raise ChunktuiError(f"{flag}: strategy {strat.name!r} takes no parameters; name the strategy the flag "
+                            "belongs to with --strategy (see `chunktui strategies`)")
     strat.validate(params)  # bad flags fail before any file is read
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
     jobs = plan_jobs(paths, output)

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui import cli as cli_mod
 from chunktui.cli import cli
 from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
 from chunktui.formats.profiles import save_profile
@@ -76,15 +75,13 @@ def test_dry_run_prints_the_plan_and_writes_nothing(work):
     assert "Nothing written" in out.strip().splitlines()[-1]
 
 
-def test_dry_run_says_who_picked_the_strategy_by_default(work):
+def test_default_strategy_is_auto_and_the_plan_says_what_it_picked(work):
     code, out, _ = run("chunk", "doc.md", "--dry-run")
     assert code == 0
-    default = cli_mod.default_strategy()
-    picked = re.search(r"strategy\s+(\S+)(.*)", out)
-    if default == "auto":
-        assert "(picked by auto)" in picked.group(2)
-    else:
-        assert picked.group(1) == default
+    assert re.search(r"strategy\s+\S+ \(picked by auto\)", out)
+    assert re.search(r"note\s+auto: picked", out)
+    code, _, err = run("chunk", "doc.md", "--size", "10")
+    assert_one_line_error(code, err, "--size", "--strategy")
 
 
 def test_missing_file(work):
