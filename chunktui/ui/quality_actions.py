@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 
 from ..engine import ChunkSet
 from ..engine.facts import check_facts
-from ..engine.quality import Quality, assess
+from ..engine.quality import Quality, assess, scan_structure
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
@@ -69,6 +69,7 @@ class QualityMixin:
     quality: Quality | None = None
     fact_phrases: tuple[str, ...] = ()
     fact_results: list | None = None
+    _structure: tuple | None = None  # (document, its Structure): fences, tables, headings, entities
 
     # -- hooks called by the app ----------------------------------------------------------
 
@@ -91,7 +92,10 @@ class QualityMixin:
     @work(thread=True, exclusive=True, group="quality", exit_on_error=False)
     def quality_worker(self, cs: ChunkSet, budget: int, phrases: tuple[str, ...]) -> None:
         worker = get_current_worker()
-        quality = assess(cs, budget)
+        doc = cs.document
+        if self._structure is None or self._structure[0] is not doc:
+            self._structure = (doc, scan_structure(doc))  # once per document, not per re-chunk
+        quality = assess(cs, budget, structure=self._structure[1])
         facts = check_facts(cs, phrases) if phrases else None
         if not worker.is_cancelled:
             self.post_message(QualityReady(cs, quality, facts))
