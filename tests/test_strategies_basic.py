@@ -179,3 +179,24 @@ def test_recursive_counts_tokens():
     cs = chunks("one two three four five six seven eight", "recursive", size=5, overlap=2, unit="tokens")
     assert [c.text for c in cs] == ["one two three four five", " four five six seven eight"]
     assert [c.tokens for c in cs] == [5, 5]
+
+
+def test_recursive_token_runs_are_recounted_when_joining_costs_more():
+    """BPE is not additive: a run whose pieces fit can encode longer once joined; it is split."""
+    from chunktui.engine.strategies import Context
+    from chunktui.engine.strategies.recursive import SEPARATORS, _Splitter
+
+    class JoinCostsMore:
+        name = "joined-costs-more"
+
+        def count(self, text):
+            return len(text) + (3 if len(text) > 6 else 0)
+
+        def count_spans(self, text, spans):
+            return [self.count(text[s:e]) for s, e in spans]
+
+    text = "aa bb cc dd ee ff"
+    splitter = _Splitter(text, 8, 0, JoinCostsMore(), Context())
+    splitter.split(0, len(text), SEPARATORS)
+    splitter.verify()
+    assert sorted(text[s.start:s.end] for s in splitter.spans) == sorted(["aa bb", " cc", " dd ee", " ff"])

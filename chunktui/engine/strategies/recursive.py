@@ -32,6 +32,7 @@ class _Splitter:
         self.exact = counter.name == "chars"
         self.spans: list[Span] = []
         self.gaps: list[tuple[int, int, str]] = []
+        self.runs: list[tuple[list, int, int]] = []  # token runs still to verify
         self._char_counts: dict[str, int] = {}
 
     def lengths(self, pieces: list[tuple[int, int]], sep: str) -> list[int]:
@@ -107,17 +108,34 @@ class _Splitter:
             self._emit_run(pieces, first, len(pieces))
 
     def _emit_run(self, pieces, a: int, b: int) -> None:
-        """Emit pieces[a:b] as one chunk; with tokens, re-count the joined text and split
-        the run if it encodes longer than the sum of its pieces (BPE is not additive)."""
-        start, end = pieces[a][0], pieces[b - 1][1]
-        if self.exact or b - a == 1 or self.counter.count(self.text[start:end]) <= self.size:
-            self._emit(start, end)
+        """Emit pieces[a:b] as one chunk. With tokens the run waits for `verify`: BPE is not
+        additive, so the joined text is counted again (in one batch) before it is trusted."""
+        if not self.exact and b - a > 1:
+            self.runs.append((pieces, a, b))
+        self._emit(pieces[a][0], pieces[b - 1][1])
+
+    def verify(self) -> None:
+        """Split any token run whose joined text encodes longer than `size`."""
+        if not self.runs:
             return
-        k = a + 1
-        while k < b - 1 and self.counter.count(self.text[start:pieces[k][1]]) <= self.size:
-            k += 1
-        self._emit(start, pieces[k - 1][1])
-        self._emit_run(pieces, k, b)
+        ends = [(pieces[a][0], pieces[b - 1][1]) for pieces, a, b in self.runs]
+        too_long = {span for span, n in zip(ends, self.counter.count_spans(self.text, ends)) if n > self.size}
+        if not too_long:
+            return
+        self.spans = [sp for sp in self.spans if (sp.start, sp.end) not in too_long]
+        self.gaps = [g for g in self.gaps if (g[0], g[1]) not in too_long]
+        for pieces, a, b in self.runs:
+            if (pieces[a][0], pieces[b - 1][1]) in too_long:
+                self._split_run(pieces, a, b)
+
+    def _split_run(self, pieces, a: int, b: int) -> None:
+        count, text = self.counter.count, self.text
+        while a < b:
+            start, k = pieces[a][0], a + 1
+            while k < b and count(text[start:pieces[k][1]]) <= self.size:
+                k += 1
+            self._emit(start, pieces[k - 1][1])
+            a = k
 
     def _char_windows(self, start: int, end: int) -> None:
         """The merge of one-character pieces in closed form: windows of `size`, stepping
@@ -147,6 +165,7 @@ def run(doc, params, ctx) -> Proposal:
     splitter = _Splitter(doc.text, params["size"], params["overlap"], counter, ctx)
     if doc.text:
         splitter.split(0, len(doc.text), SEPARATORS)
+        splitter.verify()
     return Proposal(splitter.spans, gaps=splitter.gaps)
 
 
