@@ -12,8 +12,7 @@ from typing import Any, Callable
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.widgets import RichLog
 
 from ...engine import Chunk, ChunkSet
 
@@ -112,16 +111,21 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
     return Group(*parts)
 
 
-class ChunkDetail(VerticalScroll):
-    """Scrollable detail of the selected chunk."""
+class ChunkDetail(RichLog):
+    """Scrollable detail of the selected chunk; a Line API log, so a new chunk never re-lays out the screen."""
 
-    def compose(self):
-        yield Static(Text("select a chunk", "dim"), id="detail-body")
+    def __init__(self, **kwargs) -> None:
+        super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=False, **kwargs)
+        self.shown: Chunk | None = None
+
+    def on_mount(self) -> None:
+        self.write(Text("select a chunk", "dim"))
 
     def show(self, chunk: Chunk | None, chunkset: ChunkSet | None) -> None:
-        body = self.query_one("#detail-body", Static)
+        self.shown = chunk
+        self.clear()
         if chunk is None or chunkset is None:
-            body.update(Text("select a chunk", "dim"))
+            self.write(Text("select a chunk", "dim"))
         else:
-            body.update(detail_renderable(chunk, chunkset))
+            self.write(detail_renderable(chunk, chunkset))
         self.scroll_home(animate=False)

@@ -196,19 +196,21 @@ class DocumentView(ScrollView, can_focus=True):
         if doc is None or line > doc.line_count:
             return Strip.blank(width, self.tints.plain)
         text_width = max(self._text_width, width - self.gutter_width)
-        key = (line, self.generation, self._selection_key(line), line == self.cursor_line, text_width)
+        scroll_x = int(self.scroll_x)
+        key = (line, self.generation, self._selection_key(line), line == self.cursor_line, text_width, scroll_x,
+               width)
         strip = self._cache.get(key)
         if strip is None:
-            strip = self._render_source_line(line, text_width)
+            full = self._render_source_line(line, text_width)
+            gutter = self.gutter_width
+            body = full.crop(gutter + scroll_x, scroll_x + width)
+            strip = Strip.join([full.crop(0, gutter), body]).adjust_cell_length(width, self.tints.plain)
             self._cache[key] = strip
             if len(self._cache) > CACHE_LINES:
                 self._cache.popitem(last=False)
         else:
             self._cache.move_to_end(key)
-        gutter_cells = self.gutter_width
-        gutter = strip.crop(0, gutter_cells)
-        body = strip.crop(gutter_cells + int(self.scroll_x), gutter_cells + int(self.scroll_x) + width - gutter_cells)
-        return Strip.join([gutter, body]).adjust_cell_length(width, self.tints.plain)
+        return strip
 
     def _selection_key(self, line: int) -> int | None:
         """The selected chunk, if it touches this line; else None, so other rows stay cached."""

@@ -32,6 +32,8 @@ class SizeHistogram(PlotextPlot):
         if self.values:
             plt.hist(self.values, bins=min(30, max(5, len(self.values) // 2)))
             if self.budget_mark is not None:
+                # widen the x range so the budget line shows even when every chunk is far below it
+                plt.xlim(min(0, min(self.values)), max(max(self.values), self.budget_mark) * 1.03)
                 plt.vline(self.budget_mark, "red")
         plt.xlabel(unit)
         self.refresh()
