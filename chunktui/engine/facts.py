@@ -31,10 +31,6 @@ class Fact:
         ids = f"  [{', '.join(self.chunk_ids)}]" if self.chunk_ids else ""
         return f"{self.status:<7}  {self.phrase}{ids}"
 
-    def to_dict(self) -> dict:
-        return {"phrase": self.phrase, "status": self.status, "chunk_ids": list(self.chunk_ids),
-                "occurrences": self.occurrences, "reason": self.reason}
-
 
 def load_phrases(path) -> list[str]:
     """One phrase a line; blank lines and lines starting with # are skipped."""

@@ -84,9 +84,6 @@ class Flag:
     reason: str
     severity: str = "warning"
 
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
-
 
 @dataclass(frozen=True)
 class Score:
@@ -96,9 +93,6 @@ class Score:
     flagged_share: float
     spread: float
     score: float
-
-    def to_dict(self) -> dict:
-        return dict(self.__dict__)
 
 
 @dataclass(frozen=True)

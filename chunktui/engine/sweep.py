@@ -64,9 +64,6 @@ class SweepResult:
     skipped: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        return {"cells": [c.to_dict() for c in self.cells]}
-
     def best(self) -> Cell | None:
         return max(self.cells, key=lambda c: c.score, default=None)
 
