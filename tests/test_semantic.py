@@ -163,6 +163,17 @@ def test_statements_are_not_definitions(line):
     assert cls.kind[2] is None
 
 
+@pytest.mark.parametrize("language, text, line, scope", [
+    ("csharp", "namespace Demo\n{\n    public class Greeter\n    {\n        public void Greet(string name)\n"
+               "        {\n            Console.WriteLine(name);\n        }\n    }\n}\n", 7, ("Demo", "Greeter", "Greet")),
+    ("python", "class A:\n    def run(\n        self,\n    ) -> None:\n        work()\n", 5, ("A", "run")),
+    ("cpp", "class Point {\npublic:\n    double norm() const {\n        return 1;\n    }\n};\n", 4, ("Point", "norm")),
+    ("ruby", "class Report\n  def self.load(text)\n    parse(text)\n  end\nend\n", 3, ("Report", "load")),
+])
+def test_scope_chain_survives_braces_signatures_and_access_labels(language, text, line, scope):
+    assert classify(Document(text=text, kind="code", language=language)).context(line) == scope
+
+
 def test_only_source_code_gets_definitions_and_imports():
     text = "import os\n\ndef handler(event):\n    return event\n"
     for kind in ("email", "log", "config"):

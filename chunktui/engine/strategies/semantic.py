@@ -36,14 +36,14 @@ WINDOW = 0.25  # the cut may move this share of the target away from it
 _ID = r"[A-Za-z_$][\w$]*"
 _CLASS_RES = (
     re.compile(r"(?:export\s+(?:default\s+)?)?(?:(?:public|private|protected|internal|static|final|abstract|"
-               r"sealed|partial|data|open|declare)\s+)*(?:class|interface|enum|struct|record|trait|module|object)\s+(" + _ID + ")"),
+               r"sealed|partial|data|open|declare)\s+)*(?:class|interface|enum|struct|record|trait|module|object|namespace)\s+(" + _ID + r"(?:\." + _ID + ")*)"),
     re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|trait|union|mod)\s+([A-Za-z_]\w*)"),
     re.compile(r"(?:unsafe\s+)?(impl\b(?:\s*<[^>{]*>)?\s+[^{]+?)\s*(?:\bwhere\b.*)?\{?$"),
     re.compile(r"type\s+([A-Za-z_]\w*)\s+(?:struct|interface)\b"),
     re.compile(r"(?:export\s+)?(?:declare\s+)?type\s+(" + _ID + r")\s*(?:<[^=]*>)?\s*="),
 )
 _FUNC_RES = (
-    re.compile(r"(?:async\s+)?def\s+([A-Za-z_]\w*[?!]?)"),
+    re.compile(r"(?:async\s+)?def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)"),
     re.compile(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?function\b\s*\*?\s*(" + _ID + ")"),
     re.compile(r"(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*(?::[^=]*)?=\s*(?:async\s+)?"
                r"(?:function\b|(?:<[^>]*>\s*)?(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"),
@@ -57,7 +57,10 @@ _FIRST_WORD = re.compile(r"[\w$]+")
 _DEF_WORDS = frozenset(
     "export async def class function const let var func pub fn impl unsafe type struct enum trait union mod "
     "interface record module object public private protected internal static final abstract sealed partial "
-    "data open declare extern".split())
+    "data open declare extern namespace".split())
+# lines that continue the definition above them rather than close it: a brace or bracket
+# on its own line, the end of a multi-line signature, a C++ access label
+_CONTINUES = re.compile(r"[{)\]]|(?:public|private|protected)\s*:")
 # Java / C# / C / C++ / TypeScript method signatures: modifiers and types, a name, an open parameter list.
 _SIGNATURE = re.compile(
     r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()\s*$")
@@ -191,7 +194,7 @@ def classify(doc) -> Lines:
             continue
         is_comment = code and stripped.startswith(_COMMENT_PREFIXES)
         closed = False
-        while stack and not is_comment and indent <= stack[-1][0]:
+        while stack and not is_comment and indent <= stack[-1][0] and not _CONTINUES.match(stripped):
             stack.pop()
             closed = True
         found = _definition(stripped, allow_signature) if code and not is_comment else None
