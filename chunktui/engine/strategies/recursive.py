@@ -150,6 +150,9 @@ class _Splitter:
 
     def _emit(self, start: int, end: int, oversized: bool = False) -> None:
         if self.text[start:end].isspace():
+            if self.gaps and start <= self.gaps[-1][1]:  # overlapping windows of whitespace: one gap
+                start = min(start, self.gaps[-1][0])
+                end = max(end, self.gaps.pop()[1])
             self.gaps.append((start, end, "whitespace only"))
             return
         if start == 0:
