@@ -10,6 +10,8 @@ and REGION blocks, which are declared gaps ("header", "note", ...), not chunks.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from . import Param, Proposal, Strategy, register
 from ..model import Span
 from ..subtitles import parse_subtitles
@@ -54,20 +56,14 @@ def run(doc, params, ctx) -> Proposal:
         end = next_block.get(last.block_start, len(doc.text))
         spans.append(Span(first.block_start, end, "cue", f"{first.start} --> {last.end}", meta, context_text=text))
     if spans and not subs.blocks:  # SRT: blank lines before the first cue belong to the first chunk
-        spans[0] = Span(0, *[getattr(spans[0], f) for f in ("end", "boundary_type", "boundary_label", "metadata",
-                                                               "context_text")])
+        spans[0] = replace(spans[0], start=0)
     gaps = [] if spans or subs.blocks else [(0, len(doc.text), "blank")]
     for start, end, kind in subs.blocks:
         gaps.append((start, next_block.get(start, len(doc.text)), kind))
     notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]
-    if subs.header:
-        spans[:1] = [_with_header(s, subs.header) for s in spans[:1]]
+    if subs.header and spans:  # the WEBVTT header's title and metadata travel with the first chunk
+        spans[0] = replace(spans[0], metadata={**spans[0].metadata, "header": dict(subs.header)})
     return Proposal(spans, gaps=gaps, notes=notes)
-
-
-def _with_header(span: Span, header: dict) -> Span:
-    return Span(span.start, span.end, span.boundary_type, span.boundary_label,
-                {**span.metadata, "header": dict(header)}, span.context_text)
 
 
 register(Strategy(

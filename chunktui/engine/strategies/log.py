@@ -12,6 +12,7 @@ every top-level key seen in the file (`json_keys`), which is the schema an agent
 from __future__ import annotations
 
 from bisect import bisect_left
+from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
 from ..logs import doc_lines, json_keys, level_counts, record_starts, timestamp_of
@@ -67,8 +68,7 @@ def run(doc, params, ctx) -> Proposal:
     if doc.kind == "jsonl" and spans:
         keys, bad = json_keys(lines)
         extra = {"json_keys": keys, "json_invalid_lines": bad}
-        spans[0] = Span(spans[0].start, spans[0].end, spans[0].boundary_type, spans[0].boundary_label,
-                        {**spans[0].metadata, **extra})
+        spans[0] = replace(spans[0], metadata={**spans[0].metadata, **extra})
         notes.append(f"log: JSON keys seen: {', '.join(keys) or 'none'}")
     gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
     if spans and spans[-1].end < len(doc.text):

@@ -4,14 +4,17 @@ From autowiki's prose chunking: cut at H1/H2 headers once a chunk has
 `min_tokens`, otherwise at paragraph boundaries (blank lines) before it would pass
 `max_tokens`; never mid-paragraph unless one paragraph alone is longer than
 `max_tokens`, which is then cut at sentences, then words, then characters.
-A heading never ends a chunk: it moves to the chunk it introduces. Boilerplate
-(license header, table of contents, navigation lines) becomes a declared gap
-with its reason instead of tokens an agent pays for; `keep_boilerplate` keeps it.
+A heading never ends a chunk or stands alone: it moves to the chunk it
+introduces, and a paragraph that fits only without its heading is cut at
+sentences instead. Boilerplate (license header, table of contents, navigation
+lines) becomes a declared gap with its reason instead of tokens an agent pays
+for; `keep_boilerplate` keeps it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
 from ..boilerplate import find_boilerplate, parse_blocks
@@ -190,8 +193,8 @@ def run(doc, params, ctx) -> Proposal:
                         and not last.metadata.get("split_paragraph")
                         and sum(u.tokens for u in done) < lo and counter.count(text[last.start:done[-1].end]) <= hi)
             if joinable:  # a short tail joins the chunk before it
-                spans[-1] = Span(last.start, done[-1].end, last.boundary_type, last.boundary_label,
-                                 {**last.metadata, "paragraphs": last.metadata["paragraphs"] + len(done)})
+                paragraphs = last.metadata["paragraphs"] + sum(u.kind != "heading" for u in done)
+                spans[-1] = replace(last, end=done[-1].end, metadata={**last.metadata, "paragraphs": paragraphs})
             else:
                 emit(done)
     if not units and not gaps and text:  # only whitespace: still one chunk, nothing silently lost
