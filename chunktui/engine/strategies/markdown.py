@@ -10,7 +10,7 @@ whitespace never shift a chunk:
    chunk keeps the first section's header path and lists every fused heading.
 3. Split sections longer than `max_char`: cut at the last paragraph break in the
    second half of the allowed window, else a line break, else a space, else a
-   character; the next piece starts at the first word boundary at most
+   character (then the same over the whole window); the next piece starts at the first word boundary at most
    `chunk_overlap` characters before the cut. Cuts never fall inside a fenced
    code block unless the block alone is longer than `max_char`; such a block is
    cut at line breaks and its pieces carry `cut_code_block` (they still fit
