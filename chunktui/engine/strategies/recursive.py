@@ -15,6 +15,10 @@ nothing), here as a declared gap so the tool still shows it.
 from __future__ import annotations
 
 import re
+from array import array
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
+from typing import Sequence
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..model import Span
@@ -26,127 +30,127 @@ _PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
 
 
 class _Splitter:
+    """Pieces are kept as cut positions (`bounds`, piece i = bounds[i]:bounds[i+1]) and their
+    sizes as prefix sums, so merging is a bisect per chunk rather than a step per piece."""
+
     def __init__(self, text: str, size: int, overlap: int, counter, ctx):
         self.text, self.size, self.overlap = text, size, overlap
         self.counter, self.ctx = counter, ctx
         self.exact = counter.name == "chars"
         self.spans: list[Span] = []
         self.gaps: list[tuple[int, int, str]] = []
-        self.runs: list[tuple[list, int, int]] = []  # token runs still to verify
+        self.runs: list[tuple[Sequence[int], int, int]] = []  # token runs still to verify
         self._char_counts: dict[str, int] = {}
-
-    def lengths(self, pieces: list[tuple[int, int]], sep: str) -> list[int]:
-        if self.exact:
-            return [e - s for s, e in pieces]
-        if sep == "":  # one character a piece: count each distinct character once
-            cache, text, count = self._char_counts, self.text, self.counter.count
-            out = []
-            for s, _ in pieces:
-                ch = text[s]
-                if ch not in cache:
-                    cache[ch] = count(ch)
-                out.append(cache[ch])
-            return out
-        return self.counter.count_spans(self.text, pieces)
 
     def split(self, start: int, end: int, separators: tuple[str, ...]) -> None:
         """LangChain's `_split_text` on text[start:end], emitting spans in order."""
         self.ctx.check()
         text = self.text
-        sep, rest = separators[-1], ()
-        for i, candidate in enumerate(separators):
-            if candidate == "":
-                sep = candidate
+        for i, sep in enumerate(separators):
+            if sep == "":
+                self._split_chars(start, end)
+                return
+            if text.find(sep, start, end) != -1:
+                rest = separators[i + 1:]
                 break
-            if text.find(candidate, start, end) != -1:
-                sep, rest = candidate, separators[i + 1:]
-                break
-        if sep == "" and self.exact and self.size > 1:
-            self._char_windows(start, end)
-            return
-        pieces = self._pieces(start, end, sep)
-        lengths = self.lengths(pieces, sep)
-        good: list[int] = []
+        bounds = [start]
+        for m in _PATTERNS[sep].finditer(text, start, end):
+            if m.start() > bounds[-1]:  # no empty pieces
+                bounds.append(m.start())
+        bounds.append(end)
+        pieces = list(zip(bounds, bounds[1:]))
+        lengths = [e - s for s, e in pieces] if self.exact else self.counter.count_spans(text, pieces)
+        first = 0  # start of the current run of pieces smaller than size
         for k, length in enumerate(lengths):
-            if length < self.size:
-                good.append(k)
-                continue
-            if good:
-                self._merge([pieces[g] for g in good], [lengths[g] for g in good])
-                good = []
-            if rest:
+            if length >= self.size:
+                self._merge(bounds, first, k, lengths)
                 self.split(*pieces[k], rest)
-            else:
-                self._emit(*pieces[k], oversized=length > self.size)
-        if good:
-            self._merge([pieces[g] for g in good], [lengths[g] for g in good])
+                first = k + 1
+        self._merge(bounds, first, len(pieces), lengths)
 
-    def _pieces(self, start: int, end: int, sep: str) -> list[tuple[int, int]]:
-        """Pieces of text[start:end], each separator opening the piece after it; no empty pieces."""
-        if sep == "":
-            return [(i, i + 1) for i in range(start, end)]
-        cuts = [start]
-        for m in _PATTERNS[sep].finditer(self.text, start, end):
-            if m.start() > cuts[-1]:
-                cuts.append(m.start())
-        cuts.append(end)
-        return list(zip(cuts, cuts[1:]))
+    def _split_chars(self, start: int, end: int) -> None:
+        """The last separator, "": every character a piece. Characters at least `size` long
+        (in tokens, or any character when size is 1) stand alone; the runs between are merged."""
+        if self.exact:
+            size_of, big = None, ("" if self.size > 1 else None)
+        else:
+            cache, count = self._char_counts, self.counter.count
+            for ch in set(self.text[start:end]) - cache.keys():
+                cache[ch] = count(ch)
+            size_of = cache.__getitem__
+            big = "".join(ch for ch in set(self.text[start:end]) if cache[ch] >= self.size)
+        if big is None:  # size 1 in chars: one chunk a character
+            for i in range(start, end):
+                self._emit(i, i + 1)
+            return
+        pos = start
+        if big:
+            for m in re.finditer("[" + re.escape(big) + "]", self.text[start:end]):
+                self._merge_chars(pos, start + m.start(), size_of)
+                ch = m.group()
+                self._emit(start + m.start(), start + m.end(), oversized=size_of(ch) > self.size)
+                pos = start + m.end()
+        self._merge_chars(pos, end, size_of)
 
-    def _merge(self, pieces, lengths) -> None:
-        """LangChain's `_merge_splits`: grow a run of pieces up to `size`, keep at most
-        `overlap` of its tail for the next chunk."""
-        size, overlap = self.size, self.overlap
-        first, total = 0, 0
-        for k, length in enumerate(lengths):
-            if total + length > size and k > first:
-                self._emit_run(pieces, first, k)
-                while total > overlap or (total + length > size and total > 0):
-                    total -= lengths[first]
-                    first += 1
-            total += length
-        if first < len(pieces):
-            self._emit_run(pieces, first, len(pieces))
+    def _merge_chars(self, start: int, end: int, size_of) -> None:
+        if end <= start:
+            return
+        if self.exact:
+            self._merge_prefix(range(start, end + 1), 0, range(end - start + 1))
+        else:
+            sizes = array("q", accumulate(map(size_of, self.text[start:end]), initial=0))
+            self._merge_prefix(range(start, end + 1), 0, sizes)
 
-    def _emit_run(self, pieces, a: int, b: int) -> None:
-        """Emit pieces[a:b] as one chunk. With tokens the run waits for `verify`: BPE is not
+    def _merge(self, bounds, a: int, b: int, lengths) -> None:
+        if b > a:
+            self._merge_prefix(bounds, a, list(accumulate(lengths[a:b], initial=0)))
+
+    def _merge_prefix(self, bounds, a: int, prefix) -> None:
+        """LangChain's `_merge_splits` over pieces a, a+1, ... (prefix[i] = size of the first i):
+        grow a chunk while it fits `size`; the next starts at the trailing pieces that fit
+        `overlap` and leave room for the piece that did not fit."""
+        size, overlap, n = self.size, self.overlap, len(prefix) - 1
+        first = 0
+        while True:
+            k = bisect_right(prefix, prefix[first] + size, first) - 1  # pieces first..k-1 fit
+            if k >= n:
+                self._emit_run(bounds, a + first, a + n)
+                return
+            self._emit_run(bounds, a + first, a + k)
+            after = prefix[k] + (prefix[k + 1] - prefix[k]) - size  # room for piece k
+            first = max(bisect_left(prefix, prefix[k] - overlap, first, k),
+                        bisect_left(prefix, after, first, k))
+            self.ctx.check()
+
+    def _emit_run(self, bounds, a: int, b: int) -> None:
+        """Emit pieces a..b-1 as one chunk. With tokens the run waits for `verify`: BPE is not
         additive, so the joined text is counted again (in one batch) before it is trusted."""
         if not self.exact and b - a > 1:
-            self.runs.append((pieces, a, b))
-        self._emit(pieces[a][0], pieces[b - 1][1])
+            self.runs.append((bounds, a, b))
+        self._emit(bounds[a], bounds[b])
 
     def verify(self) -> None:
         """Split any token run whose joined text encodes longer than `size`."""
         if not self.runs:
             return
-        ends = [(pieces[a][0], pieces[b - 1][1]) for pieces, a, b in self.runs]
+        ends = [(bounds[a], bounds[b]) for bounds, a, b in self.runs]
         too_long = {span for span, n in zip(ends, self.counter.count_spans(self.text, ends)) if n > self.size}
         if not too_long:
             return
         self.spans = [sp for sp in self.spans if (sp.start, sp.end) not in too_long]
         self.gaps = [g for g in self.gaps if (g[0], g[1]) not in too_long]
-        for pieces, a, b in self.runs:
-            if (pieces[a][0], pieces[b - 1][1]) in too_long:
-                self._split_run(pieces, a, b)
+        for bounds, a, b in self.runs:
+            if (bounds[a], bounds[b]) in too_long:
+                self._split_run(bounds, a, b)
 
-    def _split_run(self, pieces, a: int, b: int) -> None:
+    def _split_run(self, bounds, a: int, b: int) -> None:
         count, text = self.counter.count, self.text
         while a < b:
-            start, k = pieces[a][0], a + 1
-            while k < b and count(text[start:pieces[k][1]]) <= self.size:
+            k = a + 1
+            while k < b and count(text[bounds[a]:bounds[k + 1]]) <= self.size:
                 k += 1
-            self._emit(start, pieces[k - 1][1])
+            self._emit(bounds[a], bounds[k])
             a = k
-
-    def _char_windows(self, start: int, end: int) -> None:
-        """The merge of one-character pieces in closed form: windows of `size`, stepping
-        `size - overlap` (what `_merge` computes, without a Python object per character)."""
-        pos = start
-        while True:
-            stop = min(pos + self.size, end)
-            self._emit(pos, stop)
-            if stop >= end:
-                return
-            pos = stop - self.overlap
 
     def _emit(self, start: int, end: int, oversized: bool = False) -> None:
         if self.text[start:end].isspace():
