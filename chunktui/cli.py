@@ -210,11 +210,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
-    if given and not strat.params:
-        flag = "--" + next(iter(given)).replace("_", "-")
-        raise ChunktuiError(f"{flag}: strategy {strat.name!r} takes no parameters; name the strategy the flag "
-                            "belongs to with --strategy (see `chunktui strategies`)")
-    strat.validate(params)  # bad flags fail before any file is read
+    if strat.name != "auto":
+        strat.validate(params)  # bad flags fail before any file is read; auto's depend on each file's type
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
     jobs = plan_jobs(paths, output)
     facts = None
@@ -234,7 +231,8 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from chunktui.engine import chunk_document, load_document
+    from chunktui.engine import chunk_document
+    from chunktui.formats.discover import load_source
     from chunktui.formats.export import check_target, export_chunkset
     from chunktui.formats.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
@@ -243,6 +241,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     console = Console(stderr=True)
     fact_blocks = []
     failures, total_chunks, total_lines, over_total, over_files, outputs = 0, 0, 0, 0, 0, []
+    seen_sha, duplicates = set(), 0
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     with progress:
@@ -250,7 +249,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
         for i, job in enumerate(jobs):
             progress.update(task, description=job.source.name, completed=i)
             try:
-                doc = load_document(job.source)
+                doc = load_source(job.source)
                 cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
                                     progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
                 if dry_run:
@@ -277,6 +276,9 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
             over_total, over_files = over_total + over, over_files + (1 if over else 0)
             total_chunks += len(cs.chunks)
             total_lines += doc.line_count
+            for c in cs.chunks:
+                duplicates += c.sha256 in seen_sha
+                seen_sha.add(c.sha256)
         progress.update(task, completed=len(jobs))
     if over_total and not dry_run:
         where = jobs[0].source.name if single else f"{plural(over_files, 'file')}"
@@ -285,13 +287,15 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
         for block in outputs:
             click.echo("\n".join(block))
         click.echo(f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
-                   f"{plural(total_chunks, 'chunk')}. Nothing written.")
+                   f"{plural(total_chunks, 'chunk')}"
+                   + (f" ({duplicates} duplicate by sha256)" if duplicates else "") + ". Nothing written.")
     elif single:
         click.echo(outputs[0][0])
     else:
         root = folder_display(_common_root([j.out_dir for j in jobs]))
         click.echo(f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
                    f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
+                   + (f". Duplicates (same sha256 as an earlier chunk): {duplicates}" if duplicates else "")
                    + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
     for source, lines in fact_blocks:
         click.echo("\n".join(lines) if single else f"{source}:\n" + "\n".join("  " + line for line in lines))

@@ -268,3 +268,37 @@ def test_help_does_not_load_textual_or_tiktoken():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "Usage: chunktui" in out.stdout
     assert out.stdout.strip().splitlines()[-1] == "LOADED:"
+
+
+def test_flags_given_with_auto_apply_to_the_strategy_it_picks(work):
+    Path("essay.txt").write_text("".join(f"Paragraph {i} " + "word " * 60 + "\n\n" for i in range(30)))
+    code, out, _ = run("chunk", "essay.txt", "--max-tokens", "100", "--min-tokens", "20", "-f", "json")
+    assert code == 0, out
+    manifest = json.loads(Path("chunks/essay-txt/manifest.json").read_text())
+    assert manifest["strategy"] == "prose"
+    assert manifest["params"]["max_tokens"] == 100
+    assert max(c["tokens"] for c in manifest["chunks"]) <= 100
+
+
+def test_a_flag_the_picked_strategy_lacks_names_what_auto_picked(work):
+    code, _, err = run("chunk", "doc.md", "--delimiters", ".")
+    assert_one_line_error(code, err, "--delimiters", "auto picked prose")
+
+
+def test_a_folder_of_eml_files_is_one_mailbox(work):
+    folder = Path(__file__).parent / "fixtures" / "eml_folder"
+    code, out, _ = run("chunk", folder, "-f", "json", "-o", "mail")
+    assert code == 0, out
+    manifest = json.loads(Path("mail/manifest.json").read_text())
+    assert manifest["strategy"] == "email"
+    ids = {m for c in manifest["chunks"] for m in c["metadata"]["message_ids"]}
+    assert len(ids) == len(list(folder.glob("*.eml")))
+
+
+def test_a_folder_run_reports_duplicate_chunks(work):
+    Path("src").mkdir()
+    for name in ("a.txt", "b.txt"):
+        Path("src", name).write_text("same words in both files\n")
+    code, out, _ = run("chunk", "src", "-s", "lines", "--size", "5", "--overlap", "0")
+    assert code == 0, out
+    assert "Duplicates (same sha256 as an earlier chunk): 1" in out

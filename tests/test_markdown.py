@@ -120,14 +120,19 @@ def test_repeated_sections_and_crlf_keep_exact_offsets():
     assert all(c.text == "## Same\r\n\r\nbody\r\n" for c in cs.chunks)
 
 
-@pytest.mark.parametrize("params, name", [
-    ({"max_char": 100, "chunk_overlap": 100}, "chunk_overlap"),
-    ({"max_char": 100, "min_char": 101, "chunk_overlap": 10}, "min_char"),
-])
-def test_invalid_params(params, name):
+def test_overlap_not_below_max_char_is_refused():
     with pytest.raises(ParamError) as err:
-        chunk_document(Document.from_text("# a\n"), "markdown", params)
-    assert err.value.name == name
+        chunk_document(Document.from_text("# a\n"), "markdown", {"max_char": 100, "chunk_overlap": 100})
+    assert err.value.name == "chunk_overlap"
+
+
+def test_min_char_above_max_char_fuses_whatever_fits():
+    """Shrinking max_char (the app's `[` key, a sweep) below the default min_char must keep working."""
+    text = "".join(f"## S{i}\n\n" + "word " * 8 + "\n\n" for i in range(6))
+    cs = chunk_document(Document.from_text(text, kind="markdown"), "markdown",
+                        {"min_char": 1024, "max_char": 120, "chunk_overlap": 10})
+    assert all(c.chars <= 120 for c in cs.chunks)
+    assert any(len(c.metadata.get("fused_headings", [])) > 1 for c in cs.chunks)
 
 
 @pytest.mark.parametrize("params", [{}, {"min_char": 200, "max_char": 600, "chunk_overlap": 60}])

@@ -16,10 +16,17 @@ def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
     Cancelled when `is_cancelled()` turns true mid-run.
     """
     strat = get_strategy(strategy)
-    values = strat.validate(params)
     counter = get_counter(tokenizer)
     ctx = Context(tokenizer=tokenizer, is_cancelled=is_cancelled, progress=progress)
-    proposal = strat.run(doc, values, ctx)
+    if strat.name == "auto":
+        from .strategies.auto import delegate
+
+        # params given with `auto` belong to the strategy it picks for this document
+        proposal = delegate(doc, params or {}, ctx)
+        values = proposal.params
+    else:
+        values = strat.validate(params)
+        proposal = strat.run(doc, values, ctx)
     ctx.check()
     return build_chunkset(
         doc,

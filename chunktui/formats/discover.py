@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from chunktui.engine.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
+from chunktui.engine.documents import load_document
 from chunktui.engine.errors import DocumentError
+from chunktui.engine.mail import is_email_folder, load_email_folder
 
 from .export import DEFAULT_ROOT, ExportError, default_output_dir
 from .manifest import MANIFEST_NAME
@@ -61,6 +63,11 @@ def walk_folder(root: Path, skip: set[Path] = frozenset()) -> list[Path]:
     return found
 
 
+def load_source(path: Path):
+    """The Document for a job: a file, or a folder of .eml files read as one mailbox."""
+    return load_email_folder(path) if Path(path).is_dir() else load_document(path)
+
+
 def plan_jobs(paths, output=None) -> list[Job]:
     """One job per file. A lone file writes to `output` itself; otherwise each file gets a folder below it.
 
@@ -72,11 +79,11 @@ def plan_jobs(paths, output=None) -> list[Job]:
     for p in paths:
         if not p.exists():
             raise DocumentError(p, "no such file or folder")
-    if len(paths) == 1 and not paths[0].is_dir():
+    if len(paths) == 1 and (not paths[0].is_dir() or is_email_folder(paths[0])):
         return [Job(paths[0], Path(output) if output is not None else default_output_dir(paths[0]))]
     jobs: list[Job] = []
     for p in paths:
-        if p.is_dir():
+        if p.is_dir() and not is_email_folder(p):
             files = walk_folder(p, {root.resolve()})
             if not files:
                 raise DocumentError(p, "no supported files in this folder (looked for "

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import Proposal, Strategy, get_strategy, register
+from ..errors import ParamError
 from ..code.languages import UnsupportedLanguageError
 from ..mail import FOLDER_SEPARATOR
 
@@ -44,10 +45,15 @@ def pick_strategy(doc) -> tuple[str, str]:
     return FALLBACK, f"no format-specific strategy for {ext or 'this text'} ({doc.kind})"
 
 
-def run(doc, params, ctx) -> Proposal:
+def delegate(doc, params, ctx) -> Proposal:
+    """Run the strategy picked for `doc` with `params` (validated against that strategy)."""
     name, why = pick_strategy(doc)
     target = get_strategy(name)
-    values = target.validate({})
+    try:
+        values = target.validate(params)
+    except ParamError as exc:
+        raise ParamError(exc.name, f"{exc.problem} (auto picked {target.name} because {why}; "
+                                   "choose another with --strategy)") from None
     try:
         proposal = target.run(doc, values, ctx)
     except UnsupportedLanguageError as exc:
@@ -59,6 +65,10 @@ def run(doc, params, ctx) -> Proposal:
     proposal.params = values
     proposal.notes = [f"auto: picked {target.name} because {why}", *proposal.notes]
     return proposal
+
+
+def run(doc, params, ctx) -> Proposal:
+    return delegate(doc, {}, ctx)
 
 
 register(Strategy(

@@ -290,8 +290,6 @@ def run(doc, params, ctx) -> Proposal:
 def _validate(values: dict) -> None:
     if values["chunk_overlap"] >= values["max_char"]:
         raise ParamError("chunk_overlap", f"must be smaller than max_char ({values['max_char']}), got {values['chunk_overlap']}")
-    if values["min_char"] > values["max_char"]:
-        raise ParamError("min_char", f"must not exceed max_char ({values['max_char']}), got {values['min_char']}")
 
 
 register(Strategy(
