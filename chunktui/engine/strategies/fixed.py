@@ -9,6 +9,7 @@ and a token window holds exactly as many tokens as the chunk text encodes to.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from itertools import accumulate, compress
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ._delimiters import decode_delimiters
@@ -22,6 +23,8 @@ def _utf8(text: str) -> bytes:
 
 
 class _Chars:
+    exact = True  # `reach` is the exact window end
+
     def __init__(self, text: str):
         self.text = text
 
@@ -31,12 +34,16 @@ class _Chars:
     def fit_end(self, s: int, limit: int) -> int:
         return min(len(self.text), s + limit)
 
+    reach = fit_end
+
     def back_start(self, end: int, amount: int, floor: int) -> int:
         return max(end - amount, floor + 1)
 
 
 class _Bytes:
     """Byte windows cut back to the last character boundary (a char is 1 to 4 bytes)."""
+
+    exact = True
 
     def __init__(self, text: str):
         self.text = text
@@ -54,6 +61,8 @@ class _Bytes:
             cut -= 1
         return s + max(1, len(data[:cut].decode("utf-8", "surrogatepass")))
 
+    reach = fit_end
+
     def back_start(self, end: int, amount: int, floor: int) -> int:
         first = max(end - amount, floor + 1)
         data = _utf8(self.text[first:end])
@@ -69,21 +78,26 @@ class _Tokens:
     """Token windows: candidate cuts come from one encoding of the whole text, then each
     chunk is re-encoded on its own so its count is exact (a substring may encode differently)."""
 
+    exact = False
+
     def __init__(self, text: str, counter):
         self.text = text
         self.counter = counter
         enc = counter.encoding
-        bounds = []
-        pos = 0
-        for piece in enc.decode_tokens_bytes(enc.encode_ordinary(text)):
-            if piece and piece[0] & 0xC0 != 0x80:  # tokens starting mid-character are no place to cut
-                bounds.append(pos)
-            pos += len(piece.translate(None, _CONTINUATION))
-        bounds.append(len(text))
-        self.bounds = bounds
+        chars, starts = _token_tables(enc)
+        tokens = enc.encode_ordinary(text)
+        offsets = accumulate(map(chars.__getitem__, tokens), initial=0)
+        # tokens starting mid-character are no place to cut
+        self.bounds = list(compress(offsets, map(starts.__getitem__, tokens)))
+        self.bounds.append(len(text))
 
     def size(self, s: int, e: int) -> int:
         return self.counter.count(self.text[s:e])
+
+    def reach(self, s: int, limit: int) -> int:
+        """Where `limit` tokens from `s` end by the whole-text encoding, one token generous:
+        how far to look for a delimiter before the cut is counted exactly."""
+        return self.bounds[min(bisect_right(self.bounds, s) + limit, len(self.bounds) - 1)]
 
     def fit_end(self, s: int, limit: int) -> int:
         bounds, size = self.bounds, self.size
@@ -118,6 +132,26 @@ class _Tokens:
         return bounds[i] if i < k else end
 
 
+_tables: dict[str, tuple[list[int], list[bool]]] = {}
+
+
+def _token_tables(enc) -> tuple[list[int], list[bool]]:
+    """Per token id: how many characters it starts (UTF-8 lead bytes), and whether it
+    begins on a character boundary. Built once per encoding, so offsets cost no decoding."""
+    tables = _tables.get(enc.name)
+    if tables is None:
+        chars, starts = [0] * enc.n_vocab, [False] * enc.n_vocab
+        for token in range(enc.n_vocab):
+            try:
+                piece = enc.decode_single_token_bytes(token)
+            except KeyError:  # ids between the ordinary and the special tokens
+                continue
+            chars[token] = len(piece.translate(None, _CONTINUATION))
+            starts[token] = bool(piece) and piece[0] & 0xC0 != 0x80
+        tables = _tables[enc.name] = (chars, starts)
+    return tables
+
+
 def _last_delimiter(text: str, delimiters: str, lo: int, hi: int) -> int:
     """Highest index in [lo, hi) holding any delimiter character, or -1."""
     return max((text.rfind(d, lo, hi) for d in delimiters), default=-1)
@@ -138,24 +172,29 @@ def run(doc, params, ctx) -> Proposal:
     boundary, label = "start", "start of text"
     while start < n:
         ctx.check()
-        hard = walker.fit_end(start, size)
-        if hard <= prev_end:
-            # the overlap left no room for the next character: give up just enough overlap
-            start = min(prev_end, walker.back_start(prev_end + 1, size, start - 1))
-            hard = walker.fit_end(start, size)
-        end, cut_type, cut_label = hard, "size", f"{size} {unit}"
-        if hard < n and delimiters:
-            # the cut must move past the previous chunk's end, or overlap would make no progress
-            lo = max(start, prev_end)
-            shift = 0 if prefix else 1  # the cut is before or after the delimiter
-            p = _last_delimiter(text, delimiters, lo + 1 - shift, hard + 1 - shift)
-            # a shorter text can encode to more tokens (BPE is not monotonic): then try earlier
-            while p >= 0 and unit == "tokens" and walker.size(start, p + shift) > size:
-                p = _last_delimiter(text, delimiters, lo + 1 - shift, p)
-            if p >= 0:
-                end = p + shift
-                cut_type = "delimiter"
-                cut_label = f"{'before' if prefix else 'after'} {text[p]!r}"
+        end, cut_type, cut_label = None, "size", f"{size} {unit}"
+        if delimiters:
+            reach = walker.reach(start, size)
+            if reach >= n and (walker.exact or walker.size(start, n) <= size):
+                end = n
+            else:
+                # the cut must move past the previous chunk's end, or overlap would make no progress
+                lo = max(start, prev_end)
+                shift = 0 if prefix else 1  # the cut is before or after the delimiter
+                p = _last_delimiter(text, delimiters, lo + 1 - shift, min(reach + 1 - shift, n))
+                # a shorter text can encode to more tokens (BPE is not monotonic): then try earlier
+                while p >= 0 and not walker.exact and walker.size(start, p + shift) > size:
+                    p = _last_delimiter(text, delimiters, lo + 1 - shift, p)
+                if p >= 0:
+                    end = p + shift
+                    cut_type = "delimiter"
+                    cut_label = f"{'before' if prefix else 'after'} {text[p]!r}"
+        if end is None:
+            end = walker.fit_end(start, size)
+            if end <= prev_end:
+                # the overlap left no room for the next character: give up just enough overlap
+                start = min(prev_end, walker.back_start(prev_end + 1, size, start - 1))
+                end = walker.fit_end(start, size)
         metadata = {}
         if end - start == 1 and walker.size(start, end) > size:
             metadata["oversized"] = True
