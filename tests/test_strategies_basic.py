@@ -200,3 +200,16 @@ def test_recursive_token_runs_are_recounted_when_joining_costs_more():
     splitter.split(0, len(text), SEPARATORS)
     splitter.verify()
     assert sorted(text[s.start:s.end] for s in splitter.spans) == sorted(["aa bb", " cc", " dd ee", " ff"])
+
+
+@pytest.mark.parametrize("strategy, params", [
+    ("fixed", {"size": 8, "unit": "chars"}), ("fixed", {"size": 4, "unit": "tokens"}),
+    ("split", {}), ("recursive", {"size": 8, "overlap": 0}),
+])
+def test_a_dropped_run_stops_with_cancelled(strategy, params):
+    """The app drops stale runs: a strategy must notice instead of finishing the whole text."""
+    from chunktui.engine import Cancelled
+
+    with pytest.raises(Cancelled):
+        chunk_document(Document.from_text("words and more words.\n" * 50), strategy, params,
+                       is_cancelled=lambda: True)
