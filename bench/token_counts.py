@@ -13,7 +13,7 @@ import statistics
 from chunktui.engine import Document, chunk_document, token_index
 from chunktui.engine.tokens import get_counter, get_encoding
 
-from .timing import median_time, timed
+from .timing import timed
 
 NAME = "cl100k_base"
 
@@ -26,6 +26,7 @@ def token_count_bench(size_key: str, text: str, repeat: int, log) -> dict:
     doc = Document.from_text(text, kind="prose")
     first_spans = _spans(doc, "fixed", {"size": 2048, "unit": "chars", "overlap": 204})
     rechunks = {
+        "recursive 4000 chars, overlap 400": _spans(doc, "recursive", {"size": 4000, "overlap": 400}),
         "recursive 1000 chars, overlap 200": _spans(doc, "recursive", {"size": 1000, "overlap": 200}),
         "lines 40, overlap 4": _spans(doc, "lines", {"size": 40, "overlap": 4}),
         "fixed 512 chars, no overlap": _spans(doc, "fixed", {"size": 512, "unit": "chars", "overlap": 0}),
@@ -33,22 +34,23 @@ def token_count_bench(size_key: str, text: str, repeat: int, log) -> dict:
     counter = get_counter(NAME)
     encode = get_encoding(NAME).encode_ordinary
     result = {"size": size_key, "chars": len(text), "spans_first": len(first_spans)}
-    result["encode"] = median_time(lambda: len(encode(text)), repeat)
-    result["direct"] = median_time(lambda: [len(encode(text[s:e])) for s, e in first_spans], repeat)
 
-    firsts = []
+    # interleaved, so load that comes and goes weighs on the encode pass and the counts alike
+    times: dict[str, list[float]] = {"encode": [], "direct": [], "first": [], **{k: [] for k in rechunks}}
     for _ in range(repeat):
+        times["encode"].append(timed(lambda: len(encode(text)))[0])
+        times["direct"].append(timed(lambda: [len(encode(text[s:e])) for s, e in first_spans])[0])
         token_index.clear_cache()
         seconds, counts = timed(lambda: counter.count_spans(text, first_spans))
-        firsts.append(seconds)
-    result["first"] = statistics.median(firsts)
+        times["first"].append(seconds)
+        for label, spans in rechunks.items():
+            times[label].append(timed(lambda: counter.count_spans(text, spans))[0])
+    for key in ("encode", "direct", "first"):
+        result[key] = statistics.median(times[key])
     exact = counts == [len(encode(text[s:e])) for s, e in first_spans]
     result["rechunk"] = {}
     for label, spans in rechunks.items():
-        result["rechunk"][label] = {
-            "spans": len(spans),
-            "seconds": median_time(lambda: counter.count_spans(text, spans), repeat),
-        }
+        result["rechunk"][label] = {"spans": len(spans), "seconds": statistics.median(times[label])}
         exact = exact and counter.count_spans(text, spans) == [len(encode(text[s:e])) for s, e in spans]
     result["exact"] = exact
     log(f"tokens {size_key}: {result}")

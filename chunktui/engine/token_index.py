@@ -6,16 +6,16 @@ boundary *in every window of text that contains it* and where no piece's match
 depends on what follows. We call such positions anchors. Reading both patterns
 (cl100k_base, o200k_base), two kinds qualify:
 
-* an ASCII letter or digit followed by a space, tab, CR or LF: no alternative
-  puts whitespace after a letter or digit in the same piece, and a letter/digit
+* a letter or number followed by a space, tab, CR or LF: no alternative puts
+  whitespace after a letter or number in the same piece, and a letter/number
   run stops there whether the text goes on or ends;
-* a line feed followed by a printable ASCII character other than a space (and,
-  for o200k_base, other than "/", which its punctuation alternative may glue to
-  preceding newlines): no piece holds a newline followed by a non-space
-  character, and the whitespace run before it ends in that newline whether the
-  text goes on (`\\s*[\\r\\n]`) or ends (`\\s++$`).
+* a line feed followed by a non-whitespace character (for o200k_base, other than
+  "/", which its punctuation alternative may glue to preceding newlines): no
+  piece holds a newline followed by a non-whitespace character, and the
+  whitespace run before it ends in that newline whether the text goes on
+  (`\\s*[\\r\\n]`) or ends (`\\s++$`).
 
-Both pattern's context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
+Both patterns' context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
 and optional quantifiers) only look at whitespace runs or letter/digit runs,
 which an anchor ends, so the pieces of text[x:y] are the pieces of text[x:a]
 followed by those of text[a:y] for every anchor a in [x, y]. A span [s, e)
@@ -38,20 +38,24 @@ from bisect import bisect_right
 from collections import OrderedDict
 from itertools import accumulate
 
-_BLOCK = 16
+_BLOCK = 32
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _SEARCH_BACK = 64
+_FRAGMENT_MAX = 48
+_FRAGMENTS_KEPT = 100_000
 # a span shorter than this is encoded directly: the two anchor lookups would cost more
 DIRECT_BELOW = 96
 
+# `[^\W_]` is a letter or number (str.isalnum); `\S` excludes str.isspace, a superset of the
+# White_Space set tiktoken's regex uses, so both only ever under-report anchors
 _ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(r"[A-Za-z0-9](?=[ \t\r\n])|\n(?=[!-~])"),
-    "o200k_base": re.compile(r"[A-Za-z0-9](?=[ \t\r\n])|\n(?=[!-.0-~])"),
+    "cl100k_base": re.compile(r"[^\W_](?=[ \t\r\n])|\n(?=\S)"),
+    "o200k_base": re.compile(r"[^\W_](?=[ \t\r\n])|\n(?=[^\s/])"),
 }
 # the same rules read right to left: the character after the anchor, then the one before
 _REVERSED_ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(r"[ \t\r\n](?=[A-Za-z0-9])|[!-~](?=\n)"),
-    "o200k_base": re.compile(r"[ \t\r\n](?=[A-Za-z0-9])|[!-.0-~](?=\n)"),
+    "cl100k_base": re.compile(r"[ \t\r\n](?=[^\W_])|\S(?=\n)"),
+    "o200k_base": re.compile(r"[ \t\r\n](?=[^\W_])|[^\s/](?=\n)"),
 }
 
 _lead_tables: dict[str, bytes] = {}
@@ -89,6 +93,7 @@ class TokenIndex:
         self._encoding = encoding
         self._anchor = _ANCHOR_PATTERNS[name]
         self._reversed_anchor = _REVERSED_ANCHOR_PATTERNS[name]
+        self._fragments: dict[str, int] = {}
         tokens = self._encode_text(text)
         self.total_tokens = len(tokens)
         lead = _lead_table(name, encoding)
@@ -107,7 +112,15 @@ class TokenIndex:
             return self._encoding.encode_ordinary(text)
 
     def _count_text(self, text: str) -> int:
-        return len(self._encode_text(text)) if text else 0
+        """Tokens of a span's head or tail; short ones recur (word ends, indents), so keep them."""
+        if len(text) > _FRAGMENT_MAX:
+            return len(self._encode_text(text))
+        count = self._fragments.get(text)
+        if count is None:
+            if len(self._fragments) >= _FRAGMENTS_KEPT:
+                self._fragments.clear()
+            count = self._fragments[text] = len(self._encode_text(text)) if text else 0
+        return count
 
     def tokens_before(self, offset: int) -> int:
         """How many document tokens end at or before character `offset` (an anchor)."""
