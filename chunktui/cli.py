@@ -95,7 +95,7 @@ def strategy_options(taken: set[str]) -> list[click.Option]:
         owners = ", ".join(s for s, _ in found)
         first = found[0][1]
         if len(found) == 1:
-            help_text = f"{first.help} Default {first.default!r}. [{owners}]"
+            help_text = f"{first.help} Default {_show_default(first.default)}. [{owners}]"
         else:
             help_text = f"Parameter of {owners}; meaning and default per strategy in `chunktui strategies`."
         if all(p.type == "bool" for _, p in found):
@@ -347,8 +347,13 @@ def _param_flag(p) -> str:
     return f"{p.flag} {'|'.join(p.choices) if p.type == 'choice' else {'int': 'N', 'float': 'X'}.get(p.type, 'TEXT')}"
 
 
+def _show_default(value) -> str:
+    """A default as the user types it: delimiter strings already hold escapes, so repr() would double them."""
+    return f"'{value}'" if isinstance(value, str) else repr(value)
+
+
 def _param_facts(p) -> str:
-    facts = [f"default {p.default!r}"]
+    facts = [f"default {_show_default(p.default)}"]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
         hi = "" if p.max is None else f"{p.max:,g}" if p.type == "float" else f"{int(p.max):,}"

@@ -302,3 +302,9 @@ def test_a_folder_run_reports_duplicate_chunks(work):
     code, out, _ = run("chunk", "src", "-s", "lines", "--size", "5", "--overlap", "0")
     assert code == 0, out
     assert "Duplicates (same sha256 as an earlier chunk): 1" in out
+
+
+def test_strategies_shows_defaults_as_they_are_typed():
+    code, out, _ = run("strategies")
+    assert code == 0
+    assert "[default '\\n.?']" in out  # typing \n.? gives newline, '.', '?'
