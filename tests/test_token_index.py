@@ -118,3 +118,16 @@ def token_index_min() -> int:
     from chunktui.engine.tokens import INDEX_MIN_CHARS
 
     return INDEX_MIN_CHARS
+
+
+def test_span_counter_counts_exactly_for_big_and_small_texts():
+    counter = get_counter("cl100k_base")
+    big = real_text()
+    while len(big) < 2 * token_index_min():
+        big += big[: len(big) // 2]
+    small = big[:5000]
+    for text in (big, small):
+        count = counter.span_counter(text)
+        for a, b in ((0, 4000), (1234, 1300), (len(text) - 777, len(text))):
+            assert count(a, b) == direct("cl100k_base", text[a:b])
+    assert cached_index(big, "cl100k_base") is not None

@@ -152,6 +152,16 @@ class TiktokenCounter(Counter):
     def count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
 
+    def span_counter(self, text: str):
+        """`count(s, e)` for spans of one text, for strategies that size many candidate cuts:
+        the token index of a big text (built once, kept for re-chunks), else direct encoding."""
+        from . import token_index
+
+        if len(text) >= INDEX_MIN_CHARS and token_index.supports(self.name):
+            return token_index.get_index(text, self.name, self.encoding).count
+        encode = self.encoding.encode_ordinary
+        return lambda s, e: len(encode(text[s:e]))
+
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
 
