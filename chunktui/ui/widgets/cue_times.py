@@ -1,0 +1,98 @@
+"""Cue timings in the detail pane: when the selected subtitle chunk plays, and where it sits in the talk.
+
+Reads the cues strategy's metadata (ts_start, ts_end, start_ms, end_ms, cue_count,
+speakers), so a reloaded chunks.yaml shows the same. The list of every chunk's time
+range is cut to a window around the selected chunk so a long recording stays cheap.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from ...engine import Chunk, ChunkSet
+from .chunk_detail import register_detail_panel
+
+BAR_WIDTH = 48  # cells of the timeline bar
+AROUND = 8  # chunks listed before and after the selected one
+
+
+def is_cue_chunk(chunk: Chunk) -> bool:
+    meta = chunk.metadata
+    return "cue_count" in meta and "ts_start" in meta and "ts_end" in meta
+
+
+def duration(ms: int) -> str:
+    """Milliseconds as m:ss.s, or h:mm:ss.s past an hour."""
+    seconds = ms / 1000
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{int(hours)}:{int(minutes):02d}:{secs:04.1f}" if hours >= 1 else f"{int(minutes)}:{secs:04.1f}"
+
+
+def _cues(n: int) -> str:
+    return f"{n} cue{'s' if n != 1 else ''}"
+
+
+def _span(chunk: Chunk) -> tuple[int, int] | None:
+    start, end = chunk.metadata.get("start_ms"), chunk.metadata.get("end_ms")
+    return (start, end) if isinstance(start, int) and isinstance(end, int) else None
+
+
+def _bar(chunk: Chunk, cues: list[Chunk]) -> Text | None:
+    """The recording as a bar with the selected chunk's stretch filled in."""
+    spans = [s for s in map(_span, cues) if s]
+    mine = _span(chunk)
+    if not spans or mine is None:
+        return None
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    total = max(1, last - first)
+    a = int((mine[0] - first) / total * BAR_WIDTH)
+    b = max(a + 1, round((mine[1] - first) / total * BAR_WIDTH))
+    bar = Text("─" * a, style="dim")
+    bar.append("█" * (b - a), style="bold cyan")
+    bar.append("─" * (BAR_WIDTH - b), style="dim")
+    bar.append(f"  at {duration(mine[0])} of {duration(last)}", style="dim")
+    return bar
+
+
+def cue_panel(chunk: Chunk, cs: ChunkSet):
+    """The selected chunk's timing, a bar over the whole recording, and nearby chunks' ranges; None off subtitles."""
+    if not is_cue_chunk(chunk):
+        return None
+    meta = chunk.metadata
+    head = Text()
+    head.append(f"{meta['ts_start']} → {meta['ts_end']}", style="bold")
+    span = _span(chunk)
+    if span:
+        head.append(f"  {duration(span[1] - span[0])}")
+    head.append(f"  {_cues(meta['cue_count'])}")
+    if meta.get("speakers"):
+        head.append(f"\nspeakers: {', '.join(meta['speakers'])}")
+    cues = [c for c in cs.chunks if is_cue_chunk(c)]
+    parts = [head]
+    bar = _bar(chunk, cues)
+    if bar is not None:
+        parts.append(bar)
+    here = next(i for i, c in enumerate(cues) if c is chunk)
+    lo, hi = max(0, here - AROUND), min(len(cues), here + AROUND + 1)
+    rows = Table.grid(padding=(0, 1))
+    for _ in range(5):
+        rows.add_column(no_wrap=True)
+    if lo:
+        parts.append(Text(f"  … {lo} earlier", style="dim"))
+    for c in cues[lo:hi]:
+        mine = c is chunk
+        s = _span(c)
+        rows.add_row(Text("▶" if mine else " ", style="bold"), Text(f"#{c.index + 1}", style="bold" if mine else "dim"),
+                     Text(f"{c.metadata['ts_start']} → {c.metadata['ts_end']}", style="bold reverse" if mine else ""),
+                     Text(duration(s[1] - s[0]) if s else "", style="dim"),
+                     Text(_cues(c.metadata["cue_count"]), style="dim"))
+    parts.append(rows)
+    if hi < len(cues):
+        parts.append(Text(f"  … {len(cues) - hi} later", style="dim"))
+    return Group(*parts)
+
+
+register_detail_panel("Cue times", cue_panel)
