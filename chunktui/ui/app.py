@@ -35,7 +35,7 @@ from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
-from .widgets import cue_times, gaps, thread_tree  # noqa: F401  (cue timings, gaps, email threads in the detail pane)
+from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
 from ..engine.code.languages import UnsupportedLanguageError
 
 DEFAULT_BUDGET = 512

@@ -32,6 +32,7 @@ class GapTotal:
 
 
 def gap_lines(gap: Gap) -> int:
+    """Lines the gap touches: a gap of a few characters inside one line counts as one."""
     return gap.end_line - gap.start_line + 1
 
 
