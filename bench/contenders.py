@@ -42,7 +42,7 @@ class Mode:
 
     @property
     def name(self) -> str:
-        family = "" if self.family == "text" else f"{self.family} "
+        family = "" if self.family in ("text", self.unit) else f"{self.family} "
         return f"{family}{self.unit} {self.size} overlap {self.overlap_frac:.0%}"
 
 

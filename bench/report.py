@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from .checks import offsets_ok
+from .corpus import SIZES
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEMS = {"bad_round_trip": "not at their offset", "out_of_order": "before their predecessor",
@@ -71,9 +72,9 @@ def _floor_key(entry: dict) -> str:
 
 def mode_rows(entry: dict, data: dict) -> list[dict]:
     """Per contender: medians by size, ratios at the largest size, exponent, checks."""
-    sizes = [s for s in data["sizes"] if s in entry["by_size"]]
+    sizes = entry_sizes(entry)
     largest, smallest = sizes[-1], sizes[0]
-    floors = data["floors"][entry["corpus"]]
+    floors = entry.get("floors") or data["floors"][entry["corpus"]]
     at_largest = entry["by_size"][largest]
     peer_times = [r["median"] for r in at_largest.values() if not r["ours"] and r.get("median")]
     fastest_peer = min(peer_times, default=None)
@@ -88,7 +89,7 @@ def mode_rows(entry: dict, data: dict) -> list[dict]:
             row["vs_peer"] = med[largest] / fastest_peer if fastest_peer and med[largest] else None
             row["vs_floor"] = med[largest] / floor if floor and med[largest] else None
             row["exponent"] = exponent(med[smallest], med[largest], floors[smallest]["chars"],
-                                       floors[largest]["chars"]) if len(sizes) > 1 else None
+                                       floors[largest]["chars"]) if len(sizes) > 1 and med[smallest] else None
             row["check"] = r["check"]
             row["runs"] = len(r["times"])
             row["stopped"] = r.get("stopped")
@@ -107,8 +108,12 @@ def _offsets_cell(check: dict) -> str:
     return "**" + ", ".join(problems) + "**"
 
 
+def entry_sizes(entry: dict) -> list[str]:
+    return [s for s in SIZES if s in entry["by_size"]]
+
+
 def render_mode(entry: dict, data: dict) -> list[str]:
-    sizes = [s for s in data["sizes"] if s in entry["by_size"]]
+    sizes = entry_sizes(entry)
     floor_name = FLOOR_LABEL[_floor_key(entry)]
     out = [f"### {entry['mode']} ({entry['corpus']} corpus)", "",
            "| contender | " + " | ".join(f"MB/s {s}" for s in sizes)
@@ -137,7 +142,7 @@ def targets(data: dict) -> list[tuple[str, str, bool | None]]:
         mode_rows_ = mode_rows(entry, data)
         ours = [r for r in mode_rows_ if r["ours"] and not r["skip"]]
         peers = [r for r in mode_rows_ if not r["ours"] and not r["skip"]]
-        largest = [s for s in data["sizes"] if s in entry["by_size"]][-1]
+        largest = entry_sizes(entry)[-1]
         for r in ours:
             label = f"{r['name']}, {entry['mode']}"
             if entry["unit"] != "tokens" and peers:

@@ -47,7 +47,7 @@ def all_modes() -> list[Mode]:
 
 
 QUICK_MODES = ("chars 512 overlap 0%", "tokens 512 overlap 10%", "markdown chars 4096 overlap 0%",
-               "lines 50 overlap 10%", "code chars 4096 overlap 0%")
+               "lines 50 overlap 10%")
 
 
 def floors(kind: str, text: str, repeat: int) -> dict:
@@ -79,8 +79,14 @@ def floors(kind: str, text: str, repeat: int) -> dict:
     return out
 
 
-def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: float, log) -> dict:
-    """Every contender of the mode's family on `text`, turn by turn."""
+def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: float, log,
+               previous: dict | None = None) -> dict:
+    """Every contender of the mode's family on `text`, turn by turn.
+
+    `previous` is this mode's result at the next smaller size: a contender whose time
+    there, scaled by its own growth (at least linear), would exceed `max_seconds` here is
+    skipped with that estimate instead of holding the benchmark up for minutes.
+    """
     contenders = [c for c in CONTENDERS if mode.family in c.families]
     results: dict[str, dict] = {}
     for c in contenders:
@@ -89,6 +95,12 @@ def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: f
             results[c.name] = {"ours": c.ours, "times": [], "check": None}
         except Skip as exc:
             results[c.name] = {"ours": c.ours, "skip": str(exc)}
+            continue
+        estimate = _estimate(previous, c.name, len(text))
+        if estimate is not None and estimate > max_seconds:
+            before = previous["results"][c.name]["median"]
+            results[c.name] = {"ours": c.ours, "skip": f"too slow to repeat here: {before:.1f} s at "
+                               f"{previous['size']}, so at least {estimate:.0f} s at {size_key}"}
     for rep in range(repeat):
         live = [c for c in contenders if "skip" not in results[c.name] and not results[c.name].get("stopped")]
         if not live:
@@ -110,6 +122,55 @@ def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: f
     return results
 
 
+def _estimate(previous: dict | None, name: str, chars: int) -> float | None:
+    """Time at `chars` from the smaller size, growing as fast as it did before (at least linearly)."""
+    if not previous or not previous["results"].get(name, {}).get("median"):
+        return None
+    seconds, growth = previous["results"][name]["median"], max(1.0, previous.get("exponents", {}).get(name, 1.0))
+    return seconds * (chars / previous["chars"]) ** growth
+
+
+def _exponents(smaller: dict | None, larger: dict, chars_small: int, chars_large: int) -> dict:
+    import math
+
+    out = {}
+    for name, r in larger.items():
+        before = (smaller or {}).get(name, {}).get("median")
+        if before and r.get("median"):
+            out[name] = math.log(r["median"] / before) / math.log(chars_large / chars_small)
+    return out
+
+
+def warm_up(modes: list[Mode], log) -> None:
+    """One untimed run of every contender on a little text, so imports and grammar loading
+    are not counted in anybody's first timed run."""
+    text = corpus("docs", 5_000)
+    for mode in modes:
+        for c in CONTENDERS:
+            if mode.family in c.families:
+                try:
+                    c.make(mode, text)()
+                except Skip:
+                    pass
+    log("warmed up")
+
+
+def merge(old: dict, new: dict) -> dict:
+    """The earlier results with this run's modes (and token counts, if measured) replacing theirs."""
+    rerun = {m["mode"] for m in new["modes"]}
+    merged = dict(old)
+    merged["modes"] = [m for m in old["modes"] if m["mode"] not in rerun] + new["modes"]
+    order = [m.name for m in all_modes()]
+    merged["modes"].sort(key=lambda m: order.index(m["mode"]) if m["mode"] in order else len(order))
+    for key in ("tokens", "repeated"):
+        if new[key]:
+            merged[key] = new[key]
+    merged["command"] = old["command"] + " ; then " + new["command"]
+    merged["machine"]["load_at_merge"] = new["machine"]["load_at_start"]
+    merged["seconds"] = old.get("seconds", 0) + new["seconds"]
+    return merged
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
     p.add_argument("--quick", action="store_true", help="100k and 1m, median of 3, a subset of modes")
@@ -118,6 +179,8 @@ def parse_args(argv):
     p.add_argument("--modes", help="only modes whose name contains one of these comma-separated strings")
     p.add_argument("--max-seconds", type=float, default=90.0, help="stop repeating a contender slower than this")
     p.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results.json")
+    p.add_argument("--merge", action="store_true", help="replace only the modes run now in bench/results.json")
+    p.add_argument("--no-extras", action="store_true", help="skip the repeated-text probe and token-count timing")
     return p.parse_args(argv)
 
 
@@ -129,9 +192,10 @@ def main(argv=None) -> int:
             raise SystemExit(f"unknown size {key!r} (known: {', '.join(SIZES)})")
     repeat = args.repeat or (3 if args.quick else 5)
     modes = all_modes()
-    wanted = args.modes.split(",") if args.modes else (QUICK_MODES if args.quick else None)
-    if wanted:
-        modes = [m for m in modes if any(w.strip() in m.name for w in wanted)]
+    if args.modes:
+        modes = [m for m in modes if any(w.strip() in m.name for w in args.modes.split(","))]
+    elif args.quick:
+        modes = [m for m in modes if m.name in QUICK_MODES]
 
     def log(msg: str) -> None:
         print(msg, flush=True)
@@ -146,19 +210,30 @@ def main(argv=None) -> int:
             data["floors"].setdefault(kind, {})[key] = {"chars": len(text), "bytes": len(text.encode()),
                                                         **floors(kind, text, repeat)}
             log(f"floors {kind} {key}: {data['floors'][kind][key]}")
+    warm_up(modes, log)
     for mode in modes:
         entry = {"mode": mode.name, "family": mode.family, "unit": mode.unit, "size": mode.size,
-                 "overlap": mode.overlap, "corpus": mode.corpus, "by_size": {}}
+                 "overlap": mode.overlap, "corpus": mode.corpus, "by_size": {},
+                 "floors": {key: data["floors"][mode.corpus][key] for key in sizes}}
+        previous = None
         for key in sizes:
-            entry["by_size"][key] = bench_mode(mode, key, corpus(mode.corpus, SIZES[key]), repeat,
-                                               args.max_seconds, log)
+            text = corpus(mode.corpus, SIZES[key])
+            results = bench_mode(mode, key, text, repeat, args.max_seconds, log, previous)
+            exponents = _exponents(previous and previous["results"], results,
+                                   previous["chars"] if previous else 0, len(text)) if previous else {}
+            entry["by_size"][key] = results
+            previous = {"size": key, "chars": len(text), "results": results, "exponents": exponents}
         data["modes"].append(entry)
-    data["repeated"] = repeated_text_probe(log)
-    for key in sizes:
-        data["tokens"].append(token_count_bench(key, corpus("docs", SIZES[key]), repeat, log))
+    if not args.no_extras:
+        data["repeated"] = repeated_text_probe(log)
+        for key in sizes:
+            data["tokens"].append(token_count_bench(key, corpus("docs", SIZES[key]), repeat, log))
     data["seconds"] = round(time.time() - started)
     if not args.no_write:
-        (ROOT / "bench" / "results.json").write_text(json.dumps(data, indent=1) + "\n")
+        path = ROOT / "bench" / "results.json"
+        if args.merge and path.exists():
+            data = merge(json.loads(path.read_text()), data)
+        path.write_text(json.dumps(data, indent=1) + "\n")
         (ROOT / "BENCHMARKS.md").write_text(render(data))
         log(f"wrote BENCHMARKS.md and bench/results.json in {data['seconds']} s")
     return 0
