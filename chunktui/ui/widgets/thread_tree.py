@@ -62,7 +62,7 @@ def date_range(start: str | None, end: str | None) -> str:
     try:
         a, b = datetime.fromisoformat(start or end), datetime.fromisoformat(end or start)
     except ValueError:
-        return f"{start} → {end}"
+        return f"{start or '?'} → {end or '?'}"
     first = a.strftime("%Y-%m-%d %H:%M")
     if a == b:
         return first
@@ -74,17 +74,18 @@ def _people(n: int) -> str:
     return f"{n} participant{'s' if n != 1 else ''}"
 
 
-def _chunk_label(chunk: Chunk, here: bool, cs: ChunkSet) -> Text:
+def _chunk_label(chunk: Chunk, here: bool, thread: Thread) -> Text:
     meta = chunk.metadata
     text = Text("▶ " if here else "  ", style="bold" if here else "")
     text.append(chunk.id, style="bold reverse" if here else "bold")
     text.append(f"  {meta.get('subject') or '(no subject)'}", style="bold" if here else "")
     count = meta.get("email_count")
-    text.append(f"  {count} emails" if count else "", style="dim")
+    text.append(f"  {count} email{'s' if count != 1 else ''}" if count else "", style="dim")
     text.append(f" · {_people(len(meta.get('participants') or ()))}", style="dim")
     text.append(f" · {date_range(meta.get('date_start'), meta.get('date_end'))}", style="dim")
     if meta.get("fork_of"):
-        holder = next((c.id for c in cs.chunks if meta["fork_of"] in (c.metadata.get("message_ids") or ())), None)
+        holder = next((c.id for _, c in thread.rows if meta["fork_of"] in (c.metadata.get("message_ids") or ())),
+                      None)
         text.append(f"  ⑂ fork of {holder}" if holder else f"  ⑂ fork at {meta['fork_of']}", style="magenta")
     return text
 
@@ -124,7 +125,7 @@ def thread_panel(chunk: Chunk, cs: ChunkSet):
             continue
         parents = [node]  # parents[d]: where a chunk at depth d hangs (a fork under the window it forks from)
         for depth, c in thread.rows:
-            branch = parents[min(depth, len(parents) - 1)].add(_chunk_label(c, c is chunk, cs))
+            branch = parents[min(depth, len(parents) - 1)].add(_chunk_label(c, c is chunk, thread))
             del parents[depth + 1:]
             parents.append(branch)
     rest = len(threads) - lo - len(shown)
