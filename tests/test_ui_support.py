@@ -28,9 +28,10 @@ def run(test):
 
 
 async def settle(pilot) -> None:
-    """Let queued messages run, then wait for the debounced run (if any) to be shown."""
+    """Let queued messages run, then wait for the debounced run (if any) and its follow-ups to be shown."""
     await pilot.pause()
     await pilot.app.wait_idle()
+    await pilot.app.workers.wait_for_complete()  # follow-up workers (quality flags) too
     await pilot.pause()
 
 

@@ -127,5 +127,6 @@ class ChunkDetail(RichLog):
         if chunk is None or chunkset is None:
             self.write(Text("select a chunk", "dim"))
         else:
-            self.write(detail_renderable(chunk, chunkset))
+            # a fixed width (the scrollbar gutter is always reserved) keeps wrapping independent of timing
+            self.write(detail_renderable(chunk, chunkset), width=self.scrollable_content_region.width or None)
         self.scroll_home(animate=False)
