@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -159,6 +160,11 @@ class ChunkSet:
         return None
 
 
+_span_order = attrgetter("start", "end")
+_span_end = attrgetter("end")
+_NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
+
+
 def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
@@ -179,14 +185,15 @@ def build_chunkset(
     from .tokens import get_counter
 
     text = doc.text
-    spans = sorted((s for s in spans if s.end > s.start), key=lambda s: (s.start, s.end))
-    for s in spans:
-        if s.start < 0 or s.end > len(text):
-            raise ValueError(f"span {s.start}:{s.end} outside document of {len(text)} chars")
+    spans = sorted((s for s in spans if s.end > s.start), key=_span_order)
+    bounds = list(map(_span_order, spans))
+    if spans and (spans[0].start < 0 or max(map(_span_end, spans)) > len(text)):
+        bad = next(s for s in spans if s.start < 0 or s.end > len(text))
+        raise ValueError(f"span {bad.start}:{bad.end} outside document of {len(text)} chars")
     counter = counter or get_counter(tokenizer)
-    token_counts = counter.count_spans(text, [(s.start, s.end) for s in spans])
+    token_counts = counter.count_spans(text, bounds)
     # one batch for every byte offset and plain bisects for lines: per-chunk calls dominate big inputs
-    byte_at = doc.byte_offsets([x for s in spans for x in (s.start, s.end)])
+    byte_at = doc.byte_offsets([x for pair in bounds for x in pair])
     line_starts = doc.line_starts
     chunks: list[Chunk] = []
     n = len(spans)
@@ -218,7 +225,8 @@ def build_chunkset(
             "overlap_prev_chars": ov_prev, "overlap_next_chars": ov_next,
             "overlap_prev_lines": ov_prev_lines, "overlap_next_lines": ov_next_lines,
             "start_byte": byte_at[2 * i], "end_byte": byte_at[2 * i + 1],
-            "metadata": MappingProxyType(dict(s.metadata)), "context_text": s.context_text,
+            "metadata": MappingProxyType(dict(s.metadata)) if s.metadata else _NO_METADATA,
+            "context_text": s.context_text,
         })
         chunks.append(chunk)
     gaps = find_gaps(doc, chunks, declared_gaps)
