@@ -120,14 +120,36 @@ def token_index_min() -> int:
     return INDEX_MIN_CHARS
 
 
-def test_span_counter_counts_exactly_for_big_and_small_texts():
+def test_span_index_counts_exactly_for_big_and_small_texts():
     counter = get_counter("cl100k_base")
     big = real_text()
     while len(big) < 2 * token_index_min():
         big += big[: len(big) // 2]
     small = big[:5000]
     for text in (big, small):
-        count = counter.span_counter(text)
+        index = counter.span_index(text)
         for a, b in ((0, 4000), (1234, 1300), (len(text) - 777, len(text))):
-            assert count(a, b) == direct("cl100k_base", text[a:b])
+            assert index.count(a, b) == direct("cl100k_base", text[a:b])
     assert cached_index(big, "cl100k_base") is not None
+    assert cached_index(small, "cl100k_base") is None
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_token_ends_are_where_whole_text_tokens_end(name):
+    text = "Grüße, 世界! 🎉🎉 naïve café\r\n" * 30
+    index = TokenIndex(text, name, get_encoding(name))
+    ends = index.token_ends()
+    assert ends[0] == 0 and ends[-1] == len(text) and ends == sorted(set(ends))
+    # every end is a cut the whole-text encoding makes: the tokens before it decode to the prefix
+    enc = get_encoding(name)
+    tokens = enc.encode_ordinary(text)
+    decoded = 0
+    prefixes = set()
+    for k in range(len(tokens) + 1):
+        prefix = enc.decode_bytes(tokens[:k])
+        try:
+            prefixes.add(len(prefix.decode("utf-8")))
+        except UnicodeDecodeError:  # a cut inside a character: not a place to cut
+            decoded += 1
+    assert set(ends) <= prefixes | {len(text)}
+    assert len(ends) >= len(prefixes) - decoded

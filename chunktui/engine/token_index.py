@@ -36,7 +36,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
-from itertools import accumulate
+from itertools import accumulate, compress
 
 _BLOCK = 32
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -64,11 +64,6 @@ _CACHE_SIZE = 4
 _lock = threading.Lock()
 
 
-def supports(name: str) -> bool:
-    """True when anchors are proven for encoding `name` (its pattern was read for them)."""
-    return name in _ANCHOR_PATTERNS
-
-
 def _lead_table(name: str, encoding) -> bytes:
     """Characters each token id ends: its bytes minus UTF-8 continuation bytes."""
     table = _lead_tables.get(name)
@@ -85,7 +80,7 @@ class TokenIndex:
     """One document encoded once; `count(s, e)` is exact for any span of it."""
 
     def __init__(self, text: str, name: str, encoding):
-        if not supports(name):
+        if name not in _ANCHOR_PATTERNS:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
         self.name = name
@@ -168,6 +163,11 @@ class TokenIndex:
             return self._count_text(text[s:e])
         return (self._count_text(text[s:a1]) + self.tokens_before(a2) - self.tokens_before(a1)
                 + self._count_text(text[a2:e]))
+
+    def token_ends(self) -> list[int]:
+        """Character offsets where the document's tokens end (0 first, no repeats): where a
+        token-sized window may cut. A token ending inside a character is placed after it."""
+        return [0, *compress(accumulate(self._lead), self._lead)]
 
     def count_spans(self, spans) -> list[int]:
         count = self.count

@@ -152,15 +152,15 @@ class TiktokenCounter(Counter):
     def count(self, text: str) -> int:
         return len(self.encoding.encode_ordinary(text))
 
-    def span_counter(self, text: str):
-        """`count(s, e)` for spans of one text, for strategies that size many candidate cuts:
-        the token index of a big text (built once, kept for re-chunks), else direct encoding."""
+    def span_index(self, text: str):
+        """The token index of `text` (see token_index.py): exact `count(s, e)` for any span and
+        `token_ends()` as candidate cuts, for strategies that size many cuts. A big text's
+        index is kept, so a re-chunk reuses it."""
         from . import token_index
 
-        if len(text) >= INDEX_MIN_CHARS and token_index.supports(self.name):
-            return token_index.get_index(text, self.name, self.encoding).count
-        encode = self.encoding.encode_ordinary
-        return lambda s, e: len(encode(text[s:e]))
+        if len(text) >= INDEX_MIN_CHARS:
+            return token_index.get_index(text, self.name, self.encoding)
+        return token_index.TokenIndex(text, self.name, self.encoding)
 
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
@@ -173,7 +173,7 @@ class TiktokenCounter(Counter):
 
         spans = list(spans)
         index = token_index.cached_index(text, self.name) if len(text) >= INDEX_MIN_CHARS else None
-        if index is None and _worth_indexing(text, spans) and token_index.supports(self.name):
+        if index is None and _worth_indexing(text, spans):
             index = token_index.get_index(text, self.name, self.encoding)
         if index is not None:
             return index.count_spans(spans)
