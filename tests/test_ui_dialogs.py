@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from textual.widgets import Input, Select, Switch
 
-from chunktui.engine import chunk_document, load_document
+from chunktui.engine import all_strategies, chunk_document, load_document
 from chunktui.formats.export import writer_names
 from chunktui.formats.profiles import load_profile
 from chunktui.formats.store import save_chunkset
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.commands import ChunktuiCommands
 from chunktui.ui.screens.export import ExportScreen
 from chunktui.ui.screens.help import HelpScreen
 from chunktui.ui.screens.picker import FilePickerScreen
@@ -143,3 +144,19 @@ async def test_demo_steps_through_strategies_with_their_summary():
         assert strategy.summary in str(app.query_one("#banner").content)
         assert_screen_matches_engine(app)
         assert not strategy.kinds or app.doc.kind in strategy.kinds
+
+
+@run
+async def test_palette_offers_every_strategy_and_switches_to_it():
+    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="lines", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = ChunktuiCommands(app.screen)
+        hits = {hit.text: hit async for hit in provider.discover()}
+        for strategy in all_strategies():
+            assert hits[f"Strategy: {strategy.name}"].help == strategy.summary
+        assert {"Export chunks…", "Save profile…", "Help: all keys"} <= set(hits)
+        await hits["Strategy: recursive"].command()
+        await settle(pilot)
+        assert app.controls.strategy_name == "recursive"
+        assert_screen_matches_engine(app)
