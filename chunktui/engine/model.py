@@ -165,10 +165,6 @@ _span_end = attrgetter("end")
 _NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
 
 
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 def build_chunkset(
     doc: Document,
     spans: list[Span],
@@ -192,17 +188,19 @@ def build_chunkset(
         raise ValueError(f"span {bad.start}:{bad.end} outside document of {len(text)} chars")
     counter = counter or get_counter(tokenizer)
     token_counts = counter.count_spans(text, bounds)
-    # one batch for every byte offset and plain bisects for lines: per-chunk calls dominate big inputs
-    byte_at = doc.byte_offsets([x for pair in bounds for x in pair])
+    # start bytes in one batch and plain bisects for lines: per-chunk calls dominate big inputs
+    start_bytes = doc.byte_offsets([s.start for s in spans])
     line_starts = doc.line_starts
     chunks: list[Chunk] = []
     n = len(spans)
     # a frozen dataclass's __init__ sets its 18 fields one by one through object.__setattr__;
     # filling the instance dict at once makes the same Chunk about 5x faster
     new_chunk = object.__new__
+    sha256 = hashlib.sha256
     for i, s in enumerate(spans):
         start, end = s.start, s.end
         body = text[start:end]
+        data = body.encode("utf-8", "surrogatepass")  # hashed, and its length is the byte span
         start_line = bisect_right(line_starts, start)
         end_line = bisect_right(line_starts, end - 1)
         ov_prev = ov_next = 0
@@ -220,11 +218,11 @@ def build_chunkset(
         chunk = new_chunk(Chunk)
         vars(chunk).update({
             "index": i, "start": start, "end": end, "start_line": start_line, "end_line": end_line,
-            "text": body, "tokens": token_counts[i], "sha256": _sha(body),
+            "text": body, "tokens": token_counts[i], "sha256": sha256(data).hexdigest(),
             "boundary_type": s.boundary_type, "boundary_label": s.boundary_label,
             "overlap_prev_chars": ov_prev, "overlap_next_chars": ov_next,
             "overlap_prev_lines": ov_prev_lines, "overlap_next_lines": ov_next_lines,
-            "start_byte": byte_at[2 * i], "end_byte": byte_at[2 * i + 1],
+            "start_byte": start_bytes[i], "end_byte": start_bytes[i] + len(data),
             "metadata": MappingProxyType(dict(s.metadata)) if s.metadata else _NO_METADATA,
             "context_text": s.context_text,
         })
