@@ -8,8 +8,9 @@ are always derived from offsets in one place and cannot drift from the text.
 from __future__ import annotations
 
 import hashlib
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
+from itertools import accumulate
 from operator import attrgetter
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -148,7 +149,7 @@ class ChunkSet:
 
     def chunk_at(self, offset: int) -> Chunk | None:
         """The chunk whose span holds `offset`; inside an overlap, the later one."""
-        from bisect import bisect_right
+        from bisect import bisect_left, bisect_right
 
         starts = getattr(self, "_starts", None)
         if starts is None or len(starts) != len(self.chunks):
@@ -235,6 +236,10 @@ def build_chunkset(
 def find_gaps(doc: Document, chunks: list[Chunk], declared=()) -> list[Gap]:
     """Every uncovered range, labelled with the reason a strategy declared for it."""
     reasons = sorted(declared)
+    # only reasons that can reach into a range matter: those ending after its start (a running
+    # maximum of ends, so a bisect) and starting before its end; the rest clip to nothing
+    starts = [r[0] for r in reasons]
+    reach = list(accumulate((r[1] for r in reasons), max))
     gaps: list[Gap] = []
     pos = 0
     ranges = []
@@ -247,7 +252,7 @@ def find_gaps(doc: Document, chunks: list[Chunk], declared=()) -> list[Gap]:
     for a, b in ranges:
         # split the uncovered range along declared reasons; the rest is plain "uncovered"
         cur = a
-        for ds, de, reason in reasons:
+        for ds, de, reason in reasons[bisect_right(reach, a):bisect_left(starts, b)]:
             ds, de = max(ds, a), min(de, b)
             if de <= ds or ds < cur:
                 continue
