@@ -155,3 +155,28 @@ async def test_histogram_toggles_between_tokens_and_chars():
         assert histogram.budget_mark == app.budget
         await pilot.press("t")
         assert histogram.values == [c.chars for c in app.chunkset.chunks]
+
+
+@run
+async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
+    app = ChunktuiApp(path=SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view, cs = app.view, app.chunkset
+        rows = {y + 1: view.render_line(y).text for y in range(view.scrollable_content_region.height)}
+        header = cs.gaps[0]
+        assert f"gap: {header.reason}" in rows[header.start_line]
+        first = cs.chunks[0]
+        assert f"#1 {first.boundary_label}"[:10] in rows[first.start_line]
+        assert "╱" in rows[header.end_line - 1]  # a gap row is hatched after its text
+
+    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 1},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        view, second = app.view, app.chunkset.chunks[1]
+        assert f"#2 {second.boundary_label}" in view.render_line(second.start_line - 1).text
+        shared = second.start_line + 1  # still inside chunk 1: chunk 1 borrows one line of chunk 2
+        assert app.chunkset.chunks[0].end_line >= shared
+        styles = {seg.style.bgcolor for seg in view.render_line(shared - 1) if seg.text.strip()}
+        assert view.tints.overlap.bgcolor in styles or view.tints.overlap_selected.bgcolor in styles

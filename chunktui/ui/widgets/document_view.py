@@ -259,7 +259,11 @@ class DocumentView(ScrollView, can_focus=True):
             if rest:
                 segments.append(Segment(f" … +{rest} chars", tints.more))
         body = Strip(segments)
-        body = body.extend_cell_length(text_width, tail_style) if body.cell_length < text_width else body
+        if body.cell_length < text_width:
+            if tail_style is tints.gap:  # uncovered text: hatch the rest of the row so gaps stand out
+                body = Strip([*body, Segment("╱" * (text_width - body.cell_length), tints.hatch)])
+            else:
+                body = body.extend_cell_length(text_width, tail_style)
         return Strip([number, *mark, *body])
 
     def _body(self, start: int, end: int, shown_end: int, on_line: list[int]):

@@ -25,6 +25,7 @@ class Tints:
     overlap: Style
     overlap_selected: Style
     gap: Style
+    hatch: Style
     plain: Style
     line_number: Style
     cursor_number: Style
@@ -52,6 +53,8 @@ def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
         overlap_selected=tint(OVERLAP_HUE, OVERLAP_TINT),
         gap=Style(color=dim_fg.rich_color, bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color,
                   italic=True),
+        hatch=Style(color=background.blend(foreground, 0.18).rich_color,
+                    bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color),
         plain=Style(color=foreground.rich_color, bgcolor=background.rich_color),
         line_number=Style(color=dim_fg.rich_color, bgcolor=background.rich_color),
         cursor_number=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
