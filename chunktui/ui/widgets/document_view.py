@@ -255,7 +255,8 @@ class DocumentView(ScrollView, can_focus=True):
             mark = self._mark(line, start, end, on_line)
             segments, tail_style = self._body(start, end, shown_end, on_line)
         if shown_end < end:
-            rest = len(doc.text[shown_end:end].rstrip("\r\n"))
+            rest = end - shown_end - len(doc.text[max(shown_end, end - 2):end]) + len(
+                doc.text[max(shown_end, end - 2):end].rstrip("\r\n"))  # no copy of a huge line
             if rest:
                 segments.append(Segment(f" … +{rest} chars", tints.more))
         body = Strip(segments)
