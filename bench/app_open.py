@@ -1,5 +1,8 @@
 """Time the app on a generated 20 MB markdown file: first screen, first chunks, and scrolling.
 
+Scrolling is also timed on a 0.2 MB file of the same shape; the ratio shows whether the
+view's per-page cost grows with the document (it should not: only visible lines render).
+
     .venv/bin/python -m bench.app_open [--mb 20] [--strategy lines]
 
 Prints the times; nothing is asserted (timings vary with the machine and its load).
@@ -38,7 +41,7 @@ def generate(path: Path, megabytes: float, seed: int = 7) -> None:
             size += len(text)
 
 
-async def measure(path: Path, strategy: str | None, pages: int) -> None:
+async def measure(path: Path, strategy: str | None, pages: int) -> float:
     started = time.perf_counter()
     app = ChunktuiApp(path=path, strategy=strategy)
     async with app.run_test(size=(160, 48)) as pilot:
@@ -63,6 +66,7 @@ async def measure(path: Path, strategy: str | None, pages: int) -> None:
         print(f"first chunks shown ({app.chunkset.strategy}, {len(app.chunkset.chunks):,} chunks): {chunked:.2f} s")
         print(f"{pages} page-downs: {scrolled:.2f} s ({scrolled / pages * 1000:.1f} ms a page)")
         print(f"jump to the middle and redraw: {jumped * 1000:.1f} ms")
+        return scrolled / pages
 
 
 def main() -> None:
@@ -72,12 +76,14 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=50)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "big.md"
-        t = time.perf_counter()
-        generate(path, args.mb)
-        print(f"generated {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
-        asyncio.run(measure(path, args.strategy, args.pages))
-
+        per_page = {}
+        for megabytes in (0.2, args.mb):
+            path = Path(tmp) / f"big-{megabytes}.md"
+            t = time.perf_counter()
+            generate(path, megabytes)
+            print(f"\ngenerated {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
+            per_page[megabytes] = asyncio.run(measure(path, args.strategy, args.pages))
+        print(f"\npage-down cost, {args.mb:g} MB vs 0.2 MB: {per_page[args.mb] / per_page[0.2]:.2f}x")
 
 if __name__ == "__main__":
     main()
