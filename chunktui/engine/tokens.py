@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import importlib.util
 import threading
-from base64 import b64decode
-from importlib import resources
+from binascii import a2b_base64
+from pathlib import Path
 
 from .errors import ChunktuiError
 
@@ -56,6 +57,21 @@ class TokenizerError(ChunktuiError):
     pass
 
 
+class _PackageFiles:
+    """`importlib.resources.files` for a package that is found but not imported: bpe_openai's
+    __init__ decodes every vocabulary it ships (about a second) just to list special tokens."""
+
+    @staticmethod
+    def files(package: str) -> Path:
+        spec = importlib.util.find_spec(package)
+        if spec is None or not spec.submodule_search_locations:
+            raise ModuleNotFoundError(f"{package} is not installed")
+        return Path(spec.submodule_search_locations[0])
+
+
+resources = _PackageFiles()  # stands in for importlib.resources (and is what tests replace)
+
+
 def load_ranks(name: str) -> dict[bytes, int]:
     """Mergeable ranks of `name` from the bundled copy, refusing it if its hash is wrong."""
     try:
@@ -66,12 +82,7 @@ def load_ranks(name: str) -> dict[bytes, int]:
     digest = hashlib.sha256(raw).hexdigest()
     if digest != TIKTOKEN_EXPECTED_SHA256[name]:
         raise TokenizerError(f"{name}: local BPE file hash {digest} differs from tiktoken's published hash")
-    ranks: dict[bytes, int] = {}
-    for line in raw.splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[b64decode(token)] = int(rank)
-    return ranks
+    return {a2b_base64(token): int(rank) for token, rank in (line.split() for line in raw.splitlines() if line)}
 
 
 _lock = threading.Lock()
