@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from chunktui import __version__
-from chunktui.engine.errors import ChunktuiError, DocumentError, UnknownStrategyError
+from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
 
 DEFAULT_BUDGET = 512
 TOKENIZERS = ("cl100k_base", "o200k_base")
@@ -205,13 +205,17 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
 
         prof = load_profile(profile)
     try:
-        strat = get_strategy(strategy_name or (prof.strategy if prof else default_strategy()))
+        strat = get_strategy(strategy_name if strategy_name is not None else
+                             (prof.strategy if prof else default_strategy()))
     except UnknownStrategyError as exc:
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
     if strat.name != "auto":
-        strat.validate(params)  # bad flags fail before any file is read; auto's depend on each file's type
+        try:
+            strat.validate(params)  # bad flags fail before any file is read; auto's depend on each file's type
+        except ParamError as exc:
+            raise blame_default(exc, params) from None
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
     jobs = plan_jobs(paths, output)
     facts = None
@@ -257,7 +261,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                         check_target(job.out_dir, force)
                         note = ""
                     except ChunktuiError as exc:
-                        note = f"would fail: {exc}"
+                        note = f"would fail: {getattr(exc, 'problem', exc)}"
                     outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)])
                 else:
                     result = export_chunkset(cs, job.out_dir, fmt, force)
@@ -265,12 +269,14 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                 if facts:
                     fact_blocks.append((job.source, facts_lines(cs, facts)))
             except ChunktuiError as exc:
+                if isinstance(exc, ParamError):
+                    exc = blame_default(exc, params)
                 if single:
-                    raise
+                    raise exc from None
                 failures += 1
                 progress.console.print(f"chunktui: error: {exc}", markup=False, highlight=False, soft_wrap=True)
                 continue
-            for w in cs.warnings:
+            for w in [] if dry_run else cs.warnings:  # a plan lists its warnings itself
                 progress.console.print(f"chunktui: warning: {w}", markup=False, highlight=False, soft_wrap=True)
             over = cs.stats(budget).over_budget
             over_total, over_files = over_total + over, over_files + (1 if over else 0)
@@ -288,18 +294,26 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
             click.echo("\n".join(block))
         click.echo(f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
                    f"{plural(total_chunks, 'chunk')}"
-                   + (f" ({duplicates} duplicate by sha256)" if duplicates else "") + ". Nothing written.")
+                   + (f" ({duplicates:,} duplicate by sha256)" if duplicates else "")
+                   + (f". Would fail: {plural(failures, 'file')} (see above)" if failures else "") + ". Nothing written.")
     elif single:
         click.echo(outputs[0][0])
     else:
         root = folder_display(_common_root([j.out_dir for j in jobs]))
         click.echo(f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
                    f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
-                   + (f". Duplicates (same sha256 as an earlier chunk): {duplicates}" if duplicates else "")
+                   + (f". Duplicates (same sha256 as an earlier chunk): {duplicates:,}" if duplicates else "")
                    + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
     for source, lines in fact_blocks:
         click.echo("\n".join(lines) if single else f"{source}:\n" + "\n".join("  " + line for line in lines))
     return EXIT_BAD_INPUT if failures else EXIT_OK
+
+
+def blame_default(exc: ParamError, params: dict) -> ParamError:
+    """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200)."""
+    if exc.name in params:
+        return exc
+    return ParamError(exc.name, f"{exc.problem} (its default; pass --{exc.name.replace('_', '-')} too)")
 
 
 def _common_root(folders) -> Path:

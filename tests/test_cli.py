@@ -308,3 +308,55 @@ def test_strategies_shows_defaults_as_they_are_typed():
     code, out, _ = run("strategies")
     assert code == 0
     assert "[default '\\n.?']" in out  # typing \n.? gives newline, '.', '?'
+
+
+def test_a_default_that_clashes_with_a_given_flag_is_named_as_the_default(work):
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "10")  # overlap keeps its default 20
+    assert_one_line_error(code, err, "--overlap", "its default", "pass --overlap too")
+    code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "10")
+    assert_one_line_error(code, err, "--overlap")
+    assert "default" not in err
+
+
+def test_an_empty_strategy_name_is_an_error_not_the_default(work):
+    code, _, err = run("chunk", "doc.md", "-s", "", "--dry-run")
+    assert_one_line_error(code, err, "--strategy", "unknown strategy ''")
+
+
+def test_a_dry_run_over_a_folder_counts_the_files_that_would_fail(work):
+    Path("mixed").mkdir()
+    Path("mixed/good.md").write_text("# ok\n")
+    Path("mixed/bad.txt").write_bytes(b"\x00\x00binary")
+    code, out, err = run("chunk", "mixed", "-s", "lines", "--dry-run")
+    assert code == 2 and "mixed/bad.txt: binary" in err
+    assert out.strip().splitlines()[-1] == ("Dry run: 1 file (1 line) would give 1 chunk. "
+                                            "Would fail: 1 file (see above). Nothing written.")
+    assert not Path("chunks").exists()
+
+
+def test_a_dry_run_lists_warnings_in_the_plan_only(work):
+    Path("latin.txt").write_bytes("caf\xe9 au lait\n".encode("latin-1"))
+    code, out, err = run("chunk", "latin.txt", "-s", "lines", "--dry-run")
+    assert code == 0
+    assert re.search(r"warning\s+latin.txt: not valid UTF-8", out) and "warning" not in err
+
+
+def test_two_folders_with_the_same_file_names_get_separate_outputs(work):
+    for folder, text in (("a", "alpha\n"), ("b", "beta\n")):
+        Path(folder).mkdir()
+        Path(folder, "x.md").write_text(text)
+    code, out, err = run("chunk", "a", "b", "-s", "lines", "-o", "out")
+    assert code == 0, err
+    assert Path("out/a/x-md/chunk-0001.txt").read_text() == "alpha\n"
+    assert Path("out/b/x-md/chunk-0001.txt").read_text() == "beta\n"
+    code, _, err = run("chunk", "a/x.md", "b/x.md", "-s", "lines", "--dry-run")
+    assert_one_line_error(code, err, "a/x.md", "b/x.md", "pass their folders")
+
+
+def test_inspect_shows_the_source_without_dot_dot_and_names_a_missing_chunk(work):
+    assert run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0", "-f", "yaml", "-o", "out/deep")[0] == 0
+    code, out, _ = run("inspect", "out/deep/chunks.yaml")
+    assert code == 0
+    assert re.search(r"source\s+doc\.md\s+\[found, unchanged\]", out), out
+    code, _, err = run("inspect", "out/deep/chunks.yaml", "--chunk", "9")
+    assert_one_line_error(code, err, "out/deep/chunks.yaml", "no chunk '9'", "1..3")

@@ -112,7 +112,9 @@ def test_chunks_cover_file_cut_between_statements_and_fit(path, limit):
         if c.metadata.get("oversized"):
             assert c.overlap_prev_chars == 0
         assert c.overlap_prev_lines <= 10 + 1
-    assert cs.warnings == []
+    big = sum(1 for c in cs.chunks if c.metadata.get("oversized"))
+    assert cs.warnings == ([f"{doc.path}: {big} chunk{'s' * (big != 1)} over max_chunk_size ({limit:,} bytes): "
+                            "a statement or line too big to cut, marked oversized"] if big else [])
 
 
 @pytest.mark.parametrize("path", sorted(CASES))
@@ -301,3 +303,13 @@ def test_go_import_specs_are_listed_one_by_one_where_used():
     assert 'import "fmt"' in handle.metadata["imports"]
     new = next(c for c in cs.chunks if "NewServer" in [e["name"] for e in c.metadata["entities"]])
     assert 'import "fmt"' not in new.metadata["imports"] or "fmt." in new.text
+
+
+def test_minified_code_is_one_oversized_chunk_with_a_warning_and_counted_notes():
+    src = ";".join(f"function f{i}(a,b){{return a+b*{i}}}" for i in range(200)) + "\n"
+    cs = chunk_document(Document.from_text(src, path="app.min.js"), "code", {"max_chunk_size": 300})
+    assert [c.metadata.get("oversized") for c in cs.chunks] == [True]
+    assert any("1 chunk over max_chunk_size (300 bytes)" in w for w in cs.warnings), cs.warnings
+    one = chunk_document(Document.from_text("import os\n\ndef f():\n    return os.sep\n", path="m.py"), "code", {})
+    assert "python: 1 definition, 1 import" in one.notes
+    assert not any("max_chunk_size" in w for w in one.warnings)

@@ -72,7 +72,8 @@ def plan_jobs(paths, output=None) -> list[Job]:
     """One job per file. A lone file writes to `output` itself; otherwise each file gets a folder below it.
 
     Files from a folder keep their sub-folders (`docs/api/auth.md` -> `chunks/api/auth-md/`),
-    so equal names in different places never share an output folder.
+    so equal names in different places never share an output folder; with several
+    paths, a folder's files also go below its name (`chunks/docs/api/auth-md/`).
     """
     paths = [Path(p) for p in paths]
     root = Path(output) if output is not None else Path(DEFAULT_ROOT)
@@ -88,7 +89,8 @@ def plan_jobs(paths, output=None) -> list[Job]:
             if not files:
                 raise DocumentError(p, "no supported files in this folder (looked for "
                                        + " ".join(supported_extensions()) + ")")
-            jobs += [Job(f, root / f.parent.relative_to(p) / default_output_dir(f).name) for f in files]
+            base = root / p.resolve().name if len(paths) > 1 else root
+            jobs += [Job(f, base / f.parent.relative_to(p) / default_output_dir(f).name) for f in files]
         else:
             jobs.append(Job(p, root / default_output_dir(p).name))
     seen: dict[Path, Path] = {}
@@ -96,7 +98,7 @@ def plan_jobs(paths, output=None) -> list[Job]:
         key = job.out_dir.resolve()
         if key in seen and seen[key].resolve() != job.source.resolve():
             raise ExportError(job.out_dir, f"both {seen[key]} and {job.source} would be written here; "
-                                           "chunk them in separate runs or pass their folder")
+                                           "pass their folders instead, or chunk them in separate runs with different --output")
         seen[key] = job.source
     unique = {job.out_dir.resolve(): job for job in jobs}
     return list(unique.values())

@@ -130,15 +130,17 @@ def duplicates(chunks: list[ChunkInfo]) -> list[list[str]]:
     return [ids for ids in groups.values() if len(ids) > 1]
 
 
-def pick_sample(chunks: list[ChunkInfo], which: str | None = None) -> ChunkInfo | None:
+def pick_sample(chunks: list[ChunkInfo], which: str | None = None, where="--chunk") -> ChunkInfo | None:
     """The chunk named by id or 1-based number, else the one of median token size."""
+    if which and not chunks:
+        raise DocumentError(where, f"no chunk {which!r}: there are no chunks")
     if not chunks:
         return None
     if which:
         for i, c in enumerate(chunks, 1):
             if which in (c.id, str(i)):
                 return c
-        raise DocumentError(which, f"no such chunk (have chunk-0001 .. {chunks[-1].id})")
+        raise DocumentError(where, f"no chunk {which!r} (have 1..{len(chunks)}, {chunks[0].id} .. {chunks[-1].id})")
     return sorted(chunks, key=lambda c: (c.tokens, c.id))[(len(chunks) - 1) // 2]
 
 
@@ -165,7 +167,7 @@ def summary_lines(insp: Inspection, sample: str | None = None, full: bool = Fals
     dups = duplicates(chunks)
     lines.append("  duplicates " + ("none" if not dups else
                                     "; ".join(" = ".join(ids) for ids in dups)))
-    chosen = pick_sample(chunks, sample)
+    chosen = pick_sample(chunks, sample, insp.path)
     if chosen is not None:
         lines.append(f"  sample     {chosen.id}: lines {chosen.start_line}-{chosen.end_line}, "
                      f"{chosen.chars:,} chars, {chosen.tokens:,} tokens, {chosen.boundary_type}"

@@ -124,7 +124,8 @@ def _resolve_source(stored, base: Path) -> Path | None:
     p = Path(stored)
     for candidate in ([p] if p.is_absolute() else [base / p, p]):
         if candidate.is_file():
-            return candidate
+            tidy = Path(os.path.normpath(candidate))  # `out/x/../../doc.md` is shown as `doc.md`
+            return tidy if tidy.is_file() and tidy.samefile(candidate) else candidate
     return None
 
 

@@ -395,6 +395,15 @@ def run_code(doc, params: dict, ctx, *, toplevel: bool = False) -> Proposal:
     else:
         cores, gaps = ck.sized_cores()
         spans = ck.spans(cores, params["overlap_lines"], params["max_chunk_size"])
-    notes = [f"{ck.language}: {len(ck.defs)} definitions, {len(ck.imports)} imports"]
-    return Proposal(spans, gaps=gaps, warnings=ck.warnings(), notes=notes)
+    notes = [f"{ck.language}: {_count(len(ck.defs), 'definition')}, {_count(len(ck.imports), 'import')}"]
+    warnings = ck.warnings()
+    big = sum(1 for sp in spans if sp.metadata.get("oversized"))
+    if big:  # minified code or a huge literal: say why a chunk breaks the limit the user set
+        warnings.append(f"{ck.doc.path or '<text>'}: {_count(big, 'chunk')} over max_chunk_size "
+                        f"({params['max_chunk_size']:,} {params.get('unit', 'bytes')}): a statement or line too "
+                        "big to cut, marked oversized")
+    return Proposal(spans, gaps=gaps, warnings=warnings, notes=notes)
 
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}{'' if n == 1 else 's'}"
