@@ -360,3 +360,13 @@ def test_inspect_shows_the_source_without_dot_dot_and_names_a_missing_chunk(work
     assert re.search(r"source\s+doc\.md\s+\[found, unchanged\]", out), out
     code, _, err = run("inspect", "out/deep/chunks.yaml", "--chunk", "9")
     assert_one_line_error(code, err, "out/deep/chunks.yaml", "no chunk '9'", "1..3")
+
+
+def test_inspect_a_brain_export_reads_the_texts_from_the_unchanged_source(work):
+    Path("m.py").write_text("def first():\n    return 1\n\n\ndef second():\n    return 2\n")
+    assert run("chunk", "m.py", "-s", "code-toplevel", "-f", "brain", "-o", "notes")[0] == 0
+    code, out, _ = run("inspect", "notes/manifest.json", "--chunk", "2")
+    assert code == 0 and "| def second():" in out and "not found" not in out
+    Path("m.py").write_text("changed\n")
+    code, out, _ = run("inspect", "notes/manifest.json")
+    assert code == 0 and "(text not available)" in out

@@ -83,6 +83,8 @@ def _from_manifest(path: Path) -> Inspection:
         texts = _manifest_texts(path.parent, data)
     except (OSError, ValueError, KeyError, TypeError, AttributeError, DocumentError):
         texts = {}  # unreadable chunk files: report sizes from the manifest, texts as missing
+    if any(str(r.get("id")) not in texts for r in data["chunks"] if isinstance(r, dict)):
+        texts = {**_source_texts(data), **texts}  # e.g. brain notes: cut the texts from the unchanged source
     try:
         chunks = [ChunkInfo(str(r["id"]), int(r["start_line"]), int(r["end_line"]), int(r["chars"]),
                             int(r["tokens"]), str(r["sha256"]), str(r.get("boundary_type", "")),
@@ -120,6 +122,23 @@ def _manifest_texts(folder: Path, data: dict) -> dict[str, str]:
             with open(f, encoding="utf-8", newline="") as fh:
                 texts[Path(name).stem] = fh.read()
     return texts
+
+
+def _source_texts(data: dict) -> dict[str, str]:
+    """Chunk texts by id cut from the manifest's source file, if it is still there with the same sha256."""
+    from chunktui.engine.documents import load_document
+
+    source = data.get("source")
+    try:
+        doc = load_document(source) if isinstance(source, str) else None
+    except (DocumentError, OSError):
+        return {}
+    if doc is None or doc.sha256 != data.get("source_sha256"):
+        return {}
+    try:
+        return {str(r["id"]): doc.text[int(r["start_char"]):int(r["end_char"])] for r in data["chunks"]}
+    except (KeyError, TypeError, ValueError):
+        return {}
 
 
 def duplicates(chunks: list[ChunkInfo]) -> list[list[str]]:
