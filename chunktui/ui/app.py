@@ -97,26 +97,28 @@ class ChunktuiApp(QualityMixin, App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
         Binding("e", "export", "Export", id="export", tooltip="Export the chunks: format, folder, overwrite"),
-        Binding("ctrl+s", "save_profile", "Save profile", id="save_profile",
+        Binding("ctrl+s", "save_profile", "Save", id="save_profile",
                 tooltip="Save strategy, params and tokenizer as a YAML profile"),
         Binding("question_mark", "help", "Help", key_display="?", id="help", tooltip="Show every key binding"),
         Binding("left_square_bracket", "size(-1)", "Size-", key_display="[", id="size_down",
                 tooltip="Smaller chunks: one step down on the strategy's size parameter"),
         Binding("right_square_bracket", "size(1)", "Size+", key_display="]", id="size_up",
                 tooltip="Larger chunks: one step up on the strategy's size parameter"),
-        Binding("left_curly_bracket", "overlap(-1)", "Overlap-", key_display="{", id="overlap_down",
+        Binding("left_curly_bracket", "overlap(-1)", "Ovl-", key_display="{", id="overlap_down",
                 tooltip="Less overlap: one step down on the strategy's overlap parameter"),
-        Binding("right_curly_bracket", "overlap(1)", "Overlap+", key_display="}", id="overlap_up",
+        Binding("right_curly_bracket", "overlap(1)", "Ovl+", key_display="}", id="overlap_up",
                 tooltip="More overlap: one step up on the strategy's overlap parameter"),
         Binding("n", "next_chunk", "Next", id="next_chunk", tooltip="Select and show the next chunk"),
         Binding("p", "prev_chunk", "Prev", id="prev_chunk", tooltip="Select and show the previous chunk"),
-        Binding("t", "toggle_unit", "Tokens/chars", id="toggle_unit",
+        Binding("t", "toggle_unit", "Unit", id="toggle_unit",
                 tooltip="Histogram in tokens or characters"),
         Binding("s", "next_strategy", "Strategy", id="next_strategy",
                 tooltip="Step to the next strategy and show its one-line summary"),
         Binding("ctrl+t", "tune", "Tune", id="tune",
                 tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
         *QUALITY_BINDINGS,
+        Binding("z", "toggle_detail", "Zoom", id="toggle_detail",
+                tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)"),
     ]
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
@@ -146,6 +148,7 @@ class ChunktuiApp(QualityMixin, App):
         self.selected: int | None = None
         self.unit = "tokens"
         self.demo_dir: Path | None = None
+        self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
         self._timer: Timer | None = None
         self._launched: tuple | None = None
         self._remembered: dict[str, dict] = {}
@@ -171,7 +174,7 @@ class ChunktuiApp(QualityMixin, App):
             with Vertical(id="right"):
                 yield FlaggedHistogram(id="histogram")
                 yield ChunkTable(id="table")
-        yield Footer()
+        yield Footer(compact=True)
 
     @property
     def controls(self) -> ControlsPane:
@@ -232,11 +235,27 @@ class ChunktuiApp(QualityMixin, App):
             self.controls.set_tokenizer(tokenizer)
         name = strategy or self.initial_strategy or default_strategy(doc)
         self.initial_strategy = None
+        launched_with = self.controls.strategy_name
+        name = self._resolve_auto(name)
         values = params if params is not None else (
-            self.initial_params if name == self.controls.strategy_name else self._remembered.get(name))
+            self.initial_params if launched_with in (name, "auto") else self._remembered.get(name))
         await self.controls.build_fields(name, values)
         self._update_status()
         self.refresh_bindings()
+
+    def _resolve_auto(self, name: str) -> str:
+        """`auto` has no parameters to tune: show the strategy it picks for this document instead, and say why."""
+        self.auto_note, self.auto_pick = "", None
+        if name != "auto" or self.doc is None:
+            return name
+        from ..engine.strategies.auto import pick_strategy
+
+        picked, why = pick_strategy(self.doc)
+        self.auto_pick = picked
+        self.auto_note = f"auto picked {picked} because {why}"
+        self.notify(f"{self.auto_note}; choose another strategy any time (s or the Strategy list).",
+                    title="Strategy", timeout=6)
+        return picked
 
     async def open_review(self, path: Path) -> None:
         from ..formats.store import load_chunkset
@@ -458,7 +477,8 @@ class ChunktuiApp(QualityMixin, App):
                 text += " · chunking…"
             elif cs is not None:
                 text += f" · {cs.strategy} → {len(cs.chunks):,} chunks"
-                extra = list(cs.notes) + list(cs.warnings)
+                auto = [self.auto_note] if self.auto_note and cs.strategy == self.auto_pick else []
+                extra = auto + list(cs.notes) + list(cs.warnings)
                 if extra:
                     text += "\n[dim]" + " · ".join(extra)[:300].replace("[", r"\[") + "[/]"
         self.query_one("#status", Static).update(text)
@@ -491,6 +511,21 @@ class ChunktuiApp(QualityMixin, App):
         self.query_one("#detail", ChunkDetail).show(cs.chunks[index], cs)
         self.show_chunk_flags(index)
 
+    def action_select_chunk(self, index: int) -> None:
+        """Select chunk `index` and scroll the document to it (a click in the detail pane's panels)."""
+        self.select_chunk(int(index), scroll=True)
+
+    def action_goto_line(self, line: int) -> None:
+        """Put the document cursor on `line` (a gap, a definition); the chunk there, if any, is selected."""
+        if self.doc is None:
+            return
+        line = max(1, min(self.doc.line_count, int(line)))
+        self.view.scroll_to(y=max(0, line - 1), animate=False, immediate=True)
+        self.view.cursor_line = line
+        index = self._chunk_index_at_line(line)
+        if index is not None:
+            self.select_chunk(index, scroll=False)
+
     def on_document_view_cursor_moved(self, message: DocumentView.CursorMoved) -> None:
         index = self._chunk_index_at_line(message.line)
         if index is not None and index != self.selected:
@@ -520,7 +555,9 @@ class ChunktuiApp(QualityMixin, App):
             self.notify("Review mode shows saved chunks; ctrl+t switches to tuning first.", severity="warning")
             return
         current = self.controls.strategy_name
+        name = self._resolve_auto(name)
         if name == current:
+            self.controls.show_strategy(current)  # the Select may still show "auto"
             return
         self._remembered[current] = self.controls.raw_values
         await self.controls.build_fields(name, self._remembered.get(name))
@@ -531,7 +568,7 @@ class ChunktuiApp(QualityMixin, App):
 
     async def action_next_strategy(self) -> None:
         """Step to the next strategy; in demo mode also to a sample document the strategy is made for."""
-        names = [s.name for s in all_strategies()]
+        names = [s.name for s in all_strategies() if s.name != "auto"]  # auto resolves to one of the others
         current = self.controls.strategy_name
         name = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
         strategy = get_strategy(name)
@@ -567,7 +604,7 @@ class ChunktuiApp(QualityMixin, App):
 
     def _demo_banner(self) -> None:
         strategy = self.controls.strategy
-        names = [s.name for s in all_strategies()]
+        names = [s.name for s in all_strategies() if s.name != "auto"]
         position = names.index(strategy.name) + 1 if strategy.name in names else 0
         self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {self.doc.name}: "
                          f"{strategy.summary}   (s: next strategy)")
@@ -602,6 +639,17 @@ class ChunktuiApp(QualityMixin, App):
     def action_toggle_unit(self) -> None:
         self.unit = "chars" if self.unit == "tokens" else "tokens"
         self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, self.unit)
+
+    def action_toggle_detail(self) -> None:
+        """Maximize the detail pane (its panels sit below the fold at normal size), or restore it."""
+        detail = self.query_one("#detail", ChunkDetail)
+        screen = self.screen
+        if screen.maximized is detail:
+            screen.minimize()
+        elif not screen.maximize(detail, container=False):
+            return
+        # the detail was wrapped at its old width: draw it again at the new one
+        self.call_after_refresh(lambda: detail.show(detail.shown, self.chunkset))
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

@@ -13,6 +13,7 @@ ACTIONS = (
     ("Save profile…", "save_profile", "Write strategy, params and tokenizer to a YAML profile (ctrl+s)"),
     ("Help: all keys", "help", "List every key binding (?)"),
     ("Toggle histogram tokens / chars", "toggle_unit", "Size histogram in tokens or characters (t)"),
+    ("Zoom the chunk detail", "toggle_detail", "Detail pane full screen, or back (z)"),
     ("Next chunk", "next_chunk", "Select and show the next chunk (n)"),
     ("Previous chunk", "prev_chunk", "Select and show the previous chunk (p)"),
     ("Larger size", "size(1)", "One step up for the strategy's size parameter (])"),

@@ -23,8 +23,8 @@ from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
 QUALITY_BINDINGS = [
-    Binding("f", "next_flag", "Next flag", id="next_flag", tooltip="Select the next chunk with a quality flag"),
-    Binding("F", "prev_flag", "Prev flag", key_display="F", id="prev_flag",
+    Binding("f", "next_flag", "Flag+", id="next_flag", tooltip="Select the next chunk with a quality flag"),
+    Binding("F", "prev_flag", "Flag-", key_display="F", id="prev_flag",
             tooltip="Select the previous chunk with a quality flag"),
     Binding("w", "sweep", "Sweep", id="sweep", tooltip="Score a grid of sizes and overlaps; enter applies a cell"),
     Binding("c", "compare", "Compare", id="compare",

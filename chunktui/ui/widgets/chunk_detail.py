@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rich.console import Group, RenderableType
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import RichLog
@@ -21,6 +22,11 @@ PATH_KEYS = ("scope_chain", "header_path")
 
 DetailPanel = Callable[[Chunk, ChunkSet], "RenderableType | None"]
 _PANELS: list[tuple[str, DetailPanel]] = []
+
+
+def on_click(action: str, style: str = "") -> Style:
+    """`style`, underlined, plus a click that runs `action` on the app: `select_chunk(3)`, `goto_line(120)`."""
+    return Style.parse(style or "none") + Style(underline=True) + Style.from_meta({"@click": f"app.{action}"})
 
 
 def register_detail_panel(title: str, panel: DetailPanel) -> DetailPanel:
@@ -80,9 +86,10 @@ def _overlap_pieces(a: int, b: int, head_end: int, tail_start: int):
 
 def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
     head = Text()
-    head.append(f"{chunk.id}", "bold")
-    head.append(f"  lines {chunk.start_line}-{chunk.end_line}  chars {chunk.start}-{chunk.end}"
-                f"  {chunk.chars:,} chars  {chunk.tokens:,} tokens ({chunkset.tokenizer})\n")
+    # separators end the previous span: some SVG renderers drop spaces that start a styled span
+    head.append(f"{chunk.id} ", "bold")
+    head.append(f"· lines {chunk.start_line}-{chunk.end_line} · chars {chunk.start}-{chunk.end}"
+                f" · {chunk.chars:,} chars · {chunk.tokens:,} tokens ({chunkset.tokenizer})\n")
     head.append(f"{chunk.boundary_type}", "italic")
     if chunk.boundary_label:
         head.append(f": {chunk.boundary_label}")
@@ -113,6 +120,8 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
 
 class ChunkDetail(RichLog):
     """Scrollable detail of the selected chunk; a Line API log, so a new chunk never re-lays out the screen."""
+
+    ALLOW_MAXIMIZE = True  # `z` gives it the whole screen, so the panels below the fold come into view
 
     def __init__(self, **kwargs) -> None:
         super().__init__(wrap=True, markup=False, highlight=False, auto_scroll=False, **kwargs)

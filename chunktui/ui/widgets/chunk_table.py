@@ -10,6 +10,38 @@ from ...engine import ChunkSet
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
+MIN_LABEL_WIDTH = 12
+PATH_KEYS = ("scope_chain", "header_path")
+
+
+def label_tail(parts: list[str], width: int) -> str:
+    """The most specific end of a path that fits `width` cells: `… > Install > Shell completion`.
+
+    Every markdown path starts with the same H1 and every code chain with the same module, so the
+    end is what tells rows apart; what is cut goes at the left, marked with an ellipsis.
+    """
+    shown: list[str] = []
+    for part in reversed(parts):
+        candidate = " > ".join([part, *shown])
+        cut = len(shown) + 1 < len(parts)
+        if cell_len(candidate) + (2 if cut else 0) > width and shown:
+            break
+        shown.insert(0, part)
+    text = " > ".join(shown)
+    if len(shown) < len(parts):
+        text = "…" + (" > " if cell_len(text) + 4 <= width else "") + text
+    if cell_len(text) > width:
+        text = "…" + text[-(width - 1):]
+    return text
+
+
+def chunk_label(chunk, width: int) -> str:
+    """Scope chain or header path (its end), else the boundary label."""
+    for key in PATH_KEYS:
+        value = chunk.metadata.get(key)
+        if value:
+            return label_tail([str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)], width)
+    return chunk.boundary_label
 
 
 class ChunkTable(DataTable):
@@ -27,13 +59,25 @@ class ChunkTable(DataTable):
         for name, width in zip(COLUMNS, widths):
             self.add_column(name, key=name, width=width)
 
+    def _label_room(self, chunkset: ChunkSet) -> int:
+        """Cells left for the label once the numeric columns are drawn (a path keeps its end in view)."""
+        last = chunkset.chunks[-1] if chunkset.chunks else None
+        fixed = [len(str(len(chunkset.chunks))), len(f"{last.end_line}-{last.end_line}") if last else 5,
+                 len(f"{max((c.chars for c in chunkset.chunks), default=0):,}"),
+                 len(f"{max((c.tokens for c in chunkset.chunks), default=0):,}"),
+                 max((len(c.boundary_type) for c in chunkset.chunks), default=4)]
+        used = sum(max(len(name), w) for name, w in zip(COLUMNS, fixed)) + 2 * self.cell_padding * len(COLUMNS)
+        room = (self.scrollable_content_region.width or 50) - used - 2 * self.cell_padding
+        return max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
+
     def show(self, chunkset: ChunkSet | None, budget: int) -> None:
         if chunkset is None:
             self._set_columns([len(name) for name in COLUMNS])
             return
         rows = []
+        width = self._label_room(chunkset)
         for c in chunkset.chunks:
-            label = c.label
+            label = chunk_label(c, width)
             if c.metadata.get("split_entity"):
                 label = "✂ " + label
             if c.metadata.get("oversized"):

@@ -147,9 +147,7 @@ class ControlsPane(VerticalScroll):
         self._building = True
         self.strategy_name = name
         strategy = self.strategy
-        select = self.query_one("#strategy", Select)
-        if select.value != name:
-            select.value = name
+        self.show_strategy(name)
         self.query_one("#strategy-summary", Static).update(strategy.summary)
         container = self.query_one("#params", Vertical)
         await container.remove_children()
@@ -157,6 +155,12 @@ class ControlsPane(VerticalScroll):
         await container.mount_all(ParamField(p, merged[p.name]) for p in strategy.params)
         self._building = False
         self.post_message(self.Changed())
+
+    def show_strategy(self, name: str) -> None:
+        """Point the strategy list at `name` without rebuilding the fields."""
+        select = self.query_one("#strategy", Select)
+        if select.value != name:
+            select.value = name
 
     def fields(self) -> list[ParamField]:
         return list(self.query(ParamField))

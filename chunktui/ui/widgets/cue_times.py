@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ...engine import Chunk, ChunkSet
-from .chunk_detail import register_detail_panel
+from .chunk_detail import on_click, register_detail_panel
 
 BAR_WIDTH = 48  # cells of the timeline bar
 AROUND = 8  # chunks listed before and after the selected one
@@ -85,7 +85,7 @@ def cue_panel(chunk: Chunk, cs: ChunkSet):
     for c in cues[lo:hi]:
         mine = c is chunk
         s = _span(c)
-        rows.add_row(Text("▶" if mine else " ", style="bold"), Text(f"#{c.index + 1}", style="bold" if mine else "dim"),
+        rows.add_row(Text("▶" if mine else " ", style="bold"), Text(f"#{c.index + 1}", style=on_click(f"select_chunk({c.index})", "bold" if mine else "dim")),
                      Text(f"{c.metadata['ts_start']} → {c.metadata['ts_end']}", style="bold reverse" if mine else ""),
                      Text(duration(s[1] - s[0]) if s else "", style="dim"),
                      Text(_cues(c.metadata["cue_count"]), style="dim"))

@@ -19,8 +19,8 @@ def flags_text(quality: Quality | None, selected: int | None, facts=None) -> Tex
     s = quality.score
     style = "green bold" if s.score >= 80 else "yellow bold" if s.score >= 50 else "red bold"
     text.append("score ", "bold")
-    text.append(f"{s.score:g}/100", style)
-    text.append(f"  spread {s.spread:.2f}\n", "dim")
+    text.append(f"{s.score:g}/100 ", style)  # separators end a span: some SVG renderers drop leading spaces
+    text.append(f"· spread {s.spread:.2f}\n", "dim")
     counts = [(name, n) for name, n in s.counts.items() if n]
     if counts:
         text.append(", ".join(f"{n} {name}" for name, n in counts) + "\n", "yellow")
@@ -36,8 +36,8 @@ def flags_text(quality: Quality | None, selected: int | None, facts=None) -> Tex
         if mine:
             text.append(f"chunk {selected + 1}:\n", "bold")
             for f in mine[:SHOWN_FLAGS]:
-                text.append(f"• {f.name}", "yellow" if f.severity == "warning" else "dim")
-                text.append(f" {f.reason}\n", "dim")
+                text.append(f"• {f.name}: ", "yellow" if f.severity == "warning" else "dim")
+                text.append(f"{f.reason}\n", "dim")
             if len(mine) > SHOWN_FLAGS:
                 text.append(f"  … {len(mine) - SHOWN_FLAGS} more\n", "dim")
         else:

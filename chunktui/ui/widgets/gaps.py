@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ...engine import Chunk, ChunkSet
 from ...engine.model import Gap
-from .chunk_detail import register_detail_panel
+from .chunk_detail import on_click, register_detail_panel
 
 AROUND = 6  # gaps listed before and after the selected chunk
 
@@ -79,8 +79,9 @@ def gaps_panel(chunk: Chunk, cs: ChunkSet):
     for n in range(4):  # fixed columns keep their width; a long reason folds instead
         rows.add_column(no_wrap=True, justify="right" if n > 1 else "left", min_width=max(len(c[n]) for c in cells))
     rows.add_column(overflow="fold")
-    for (mark, *numbers), g in zip(cells, gaps[lo:hi]):
-        rows.add_row(Text(mark, style="bold"), *numbers, Text(g.reason, style="dim"))
+    for (mark, where, *numbers), g in zip(cells, gaps[lo:hi]):  # a click on the line range goes there
+        rows.add_row(Text(mark, style="bold"), Text(where, style=on_click(f"goto_line({g.start_line})")), *numbers,
+                     Text(g.reason, style="dim"))
     parts = [head]
     if lo:
         parts.append(Text(f"  … {lo} earlier gaps", style="dim"))

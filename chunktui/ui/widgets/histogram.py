@@ -1,39 +1,101 @@
-"""Histogram of chunk sizes (tokens or chars) with the token budget as a vertical line."""
+"""Histogram of chunk sizes (tokens or chars) with the token budget as a labelled vertical line."""
 
 from __future__ import annotations
+
+from math import ceil
 
 from textual_plotext import PlotextPlot
 
 from ...engine import ChunkSet
 
+MAX_BINS = 20
+CLEAN_COLOR = "blue"
+FLAGGED_COLOR = "orange"
+BUDGET_COLOR = "red"
+
+
+def bin_edges(values: list[int], bins: int) -> tuple[int, int]:
+    """(first edge, whole-number bin width) so `bins` bins of equal width cover every value."""
+    lo, hi = min(values), max(values)
+    width = max(1, ceil((hi - lo + 1) / bins))
+    return lo, width
+
+
+def binned(values: list[int], flagged: list[bool], bins: int) -> tuple[list[float], list[int], list[int], int]:
+    """Bin centres and the clean and flagged counts per bin, and the bin width (whole units)."""
+    lo, width = bin_edges(values, bins)
+    count = (max(values) - lo) // width + 1
+    clean, bad = [0] * count, [0] * count
+    for v, f in zip(values, flagged):
+        (bad if f else clean)[(v - lo) // width] += 1
+    centres = [lo + width * (i + 0.5) for i in range(count)]
+    return centres, clean, bad, width
+
+
+def count_ticks(top: int) -> list[int]:
+    """Whole-number y ticks from 0 to `top` (chunk counts are never fractional), at most 6 of them."""
+    step = max(1, ceil(top / 5))
+    return list(range(0, top + step, step))
+
+
+def budget_in_range(mark: float | None, values: list[int]) -> bool:
+    """Draw the budget line when it lands near the bars, not when it would squash them into one corner."""
+    return mark is not None and min(values) * 0.5 <= mark <= max(values) * 1.5
+
 
 class SizeHistogram(PlotextPlot):
-    """Redrawn from the chunkset; `unit` is "tokens" or "chars" (the `t` key toggles it)."""
+    """Redrawn from the chunkset; `unit` is "tokens" or "chars" (the `t` key toggles it).
+
+    Flagged chunks (quality flags, set by a subclass) stack in their own colour on each bar.
+    """
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
         self.unit = "tokens"
         self.values: list[int] = []
+        self.flagged: set[int] = set()
         self.budget_mark: float | None = None
 
-    def show(self, chunkset: ChunkSet | None, budget: int, unit: str) -> None:
+    def budget_for(self, chunks, budget: int, unit: str) -> float | None:
+        """The budget in `unit`: tokens as given; chars at this document's chars per token."""
+        if unit == "tokens":
+            return float(budget)
+        tokens = sum(c.tokens for c in chunks)
+        return budget * sum(c.chars for c in chunks) / tokens if tokens else None
+
+    def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None) -> None:
         self.unit = unit
         chunks = chunkset.chunks if chunkset is not None else []
         self.values = [c.tokens if unit == "tokens" else c.chars for c in chunks]
-        if unit == "tokens":
-            self.budget_mark = float(budget)
-        else:
-            # the budget is in tokens: mark its equivalent in chars at this document's chars per token
-            tokens = sum(c.tokens for c in chunks)
-            self.budget_mark = budget * sum(c.chars for c in chunks) / tokens if tokens else None
+        self.budget_mark = self.budget_for(chunks, budget, unit)
         plt = self.plt
         plt.clear_figure()
-        plt.title(f"chunk sizes in {unit} (budget {'=' if unit == 'tokens' else '≈'} {budget} tokens)")
+        sign = "=" if unit == "tokens" else "≈"
+        title = f"chunk sizes in {unit}"
+        if flagged:
+            title += f" · {len(flagged)} flagged"
         if self.values:
-            plt.hist(self.values, bins=min(30, max(5, len(self.values) // 2)))
-            if self.budget_mark is not None:
-                # widen the x range so the budget line shows even when every chunk is far below it
-                plt.xlim(min(0, min(self.values)), max(max(self.values), self.budget_mark) * 1.03)
-                plt.vline(self.budget_mark, "red")
+            centres, clean, bad, width = binned(self.values, [c.index in (flagged or ()) for c in chunks],
+                                                min(MAX_BINS, max(5, len(self.values) // 2)))
+            if flagged:
+                plt.stacked_bar(centres, [clean, bad], color=[CLEAN_COLOR, FLAGGED_COLOR],
+                                labels=["clean", "flagged"], width=0.9)
+            else:
+                plt.bar(centres, clean, color=CLEAN_COLOR, width=0.9)
+            top = max(a + b for a, b in zip(clean, bad))
+            plt.yticks(count_ticks(top))
+            plt.ylim(0, top)
+            lo, hi = centres[0] - width / 2, centres[-1] + width / 2
+            mark = self.budget_mark
+            if budget_in_range(mark, self.values):
+                lo, hi = min(lo, mark), max(hi, mark)
+                plt.vline(mark, BUDGET_COLOR)
+                plt.text(f"budget {mark:,.0f}", mark, top, color=BUDGET_COLOR,
+                         alignment="right" if mark > (lo + hi) / 2 else "left")
+            elif mark is not None:
+                side = "all below" if mark > max(self.values) else "all above"
+                title += f" · {side} budget {sign} {mark:,.0f}"
+            plt.xlim(lo, hi)
+        plt.title(title)
         plt.xlabel(unit)
         self.refresh()

@@ -14,7 +14,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from ...engine import Chunk, ChunkSet
-from .chunk_detail import register_detail_panel
+from .chunk_detail import on_click, register_detail_panel
 
 _ICON = {"class": "C", "struct": "S", "interface": "I", "trait": "T", "impl": "⊢", "enum": "E", "type": "τ",
          "method": "m", "function": "ƒ", "module": "M", "namespace": "N", "property": "p", "macro": "!"}
@@ -59,10 +59,14 @@ def _label(node: ScopeNode, current: int, cs: ChunkSet) -> Text:
     here = current in node.chunks
     text = Text("▶ " if here else "  ", style="bold" if here else "")
     text.append(f"{_ICON.get(e['kind'], '·')} ", style="cyan")
-    text.append(e["name"], style="bold" if here else "")
+    text.append(e["name"], style=on_click(f"goto_line({e['start_line']})", "bold" if here else ""))
     if node.chunks:
         ids = [cs.chunks[i].id for i in node.chunks]
-        text.append(f"  {ids[0]}" + (f"…{ids[-1][-4:]}" if len(ids) > 1 else ""), style="dim")
+        text.append("  ")
+        text.append(ids[0], style=on_click(f"select_chunk({node.chunks[0]})", "dim"))
+        if len(ids) > 1:
+            text.append("…", style="dim")
+            text.append(ids[-1][-4:], style=on_click(f"select_chunk({node.chunks[-1]})", "dim"))
     if node.split:
         text.append(" ✂", style="yellow")
     return text

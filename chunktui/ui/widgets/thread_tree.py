@@ -16,7 +16,7 @@ from rich.tree import Tree
 
 from ...engine import Chunk, ChunkSet
 from ...engine.mail import thread_outline
-from .chunk_detail import register_detail_panel
+from .chunk_detail import on_click, register_detail_panel
 
 MAX_THREADS = 60  # thread lines drawn around the selected one; the rest are counted
 
@@ -77,7 +77,7 @@ def _people(n: int) -> str:
 def _chunk_label(chunk: Chunk, here: bool, thread: Thread) -> Text:
     meta = chunk.metadata
     text = Text("▶ " if here else "  ", style="bold" if here else "")
-    text.append(chunk.id, style="bold reverse" if here else "bold")
+    text.append(chunk.id, style=on_click(f"select_chunk({chunk.index})", "bold reverse" if here else "bold"))
     text.append(f"  {meta.get('subject') or '(no subject)'}", style="bold" if here else "")
     count = meta.get("email_count")
     text.append(f"  {count} email{'s' if count != 1 else ''}" if count else "", style="dim")
