@@ -195,8 +195,8 @@ def build_chunkset(
     chunks: list[Chunk] = []
     n = len(spans)
     # a frozen dataclass's __init__ sets its 18 fields one by one through object.__setattr__;
-    # filling the instance dict at once makes the same Chunk about 5x faster
-    new_chunk = object.__new__
+    # giving the instance its field dict at once makes the same Chunk about 5x faster
+    new_chunk, set_field = object.__new__, object.__setattr__
     sha256 = hashlib.sha256
     for i, s in enumerate(spans):
         start, end = s.start, s.end
@@ -217,7 +217,7 @@ def build_chunkset(
                 ov_next = end - max(next_start, start)
                 ov_next_lines = end_line - bisect_right(line_starts, end - ov_next) + 1
         chunk = new_chunk(Chunk)
-        vars(chunk).update({
+        set_field(chunk, "__dict__", {
             "index": i, "start": start, "end": end, "start_line": start_line, "end_line": end_line,
             "text": body, "tokens": token_counts[i], "sha256": sha256(data).hexdigest(),
             "boundary_type": s.boundary_type, "boundary_label": s.boundary_label,
