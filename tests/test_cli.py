@@ -360,6 +360,9 @@ def test_inspect_shows_the_source_without_dot_dot_and_names_a_missing_chunk(work
     assert re.search(r"source\s+doc\.md\s+\[found, unchanged\]", out), out
     code, _, err = run("inspect", "out/deep/chunks.yaml", "--chunk", "9")
     assert_one_line_error(code, err, "out/deep/chunks.yaml", "no chunk '9'", "1..3")
+    Path("doc.md").rename("moved.md")
+    code, out, _ = run("inspect", "out/deep/chunks.yaml")
+    assert code == 0 and re.search(r"source\s+doc\.md\s+\[not found\]", out), out
 
 
 def test_inspect_a_brain_export_reads_the_texts_from_the_unchanged_source(work):

@@ -7,6 +7,7 @@ reports count, size distribution, a histogram, duplicates and one sample chunk.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,8 +69,11 @@ def _from_store(path: Path) -> Inspection:
               "found, CHANGED since the chunks were saved" if loaded.source_found else "not found")
     chunks = [ChunkInfo(c.id, c.start_line, c.end_line, c.chars, c.tokens, c.sha256, c.boundary_type,
                         c.boundary_label, c.text) for c in cs.chunks]
-    return Inspection(path, "chunks.yaml", cs.document.path, cs.strategy, cs.tokenizer, cs.params, chunks,
-                      len(cs.gaps), status, list(cs.warnings))
+    source = loaded.source_path or cs.document.path
+    if not loaded.source_found and source and not Path(source).is_absolute():  # stored relative to the YAML
+        source = os.path.normpath(path.parent / source)
+    return Inspection(path, "chunks.yaml", str(source) if source else None, cs.strategy, cs.tokenizer, cs.params,
+                      chunks, len(cs.gaps), status, list(cs.warnings))
 
 
 def _from_manifest(path: Path) -> Inspection:
