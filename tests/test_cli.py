@@ -373,3 +373,10 @@ def test_inspect_a_brain_export_reads_the_texts_from_the_unchanged_source(work):
     Path("m.py").write_text("changed\n")
     code, out, _ = run("inspect", "notes/manifest.json")
     assert code == 0 and "(text not available)" in out
+
+
+def test_a_dry_run_of_an_empty_file_shows_no_sizes_rather_than_zeros(work):
+    Path("empty.md").write_text("")
+    code, out, _ = run("chunk", "empty.md", "-s", "lines", "--dry-run")
+    assert code == 0
+    assert re.search(r"chunks\s+0\n\s+chars\s+-\n\s+tokens\s+-\n", out), out

@@ -32,8 +32,10 @@ def plan_lines(cs, out_dir: Path, fmt: str, budget: int, requested: str, target_
         "  params     " + (" ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in cs.params.items()) or "-"),
         f"  tokenizer  {cs.tokenizer}",
         f"  chunks     {st.count:,}" + (f" ({st.over_budget:,} over the {budget:,}-token budget)" if st.over_budget else ""),
-        f"  chars      min {st.chars_min:,}  median {st.chars_median:,.0f}  p95 {st.chars_p95:,.0f}  max {st.chars_max:,}",
-        f"  tokens     min {st.tokens_min:,}  median {st.tokens_median:,.0f}  p95 {st.tokens_p95:,.0f}  max {st.tokens_max:,}",
+        f"  chars      min {st.chars_min:,}  median {st.chars_median:,.0f}  p95 {st.chars_p95:,.0f}  max {st.chars_max:,}"
+        if st.count else "  chars      -",
+        f"  tokens     min {st.tokens_min:,}  median {st.tokens_median:,.0f}  p95 {st.tokens_p95:,.0f}  max {st.tokens_max:,}"
+        if st.count else "  tokens     -",
         f"  coverage   {st.coverage:.1%} of the text, overlap {st.overlap_share:.1%} of chunk text",
     ]
     if cs.gaps:
