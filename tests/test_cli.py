@@ -380,3 +380,13 @@ def test_a_dry_run_of_an_empty_file_shows_no_sizes_rather_than_zeros(work):
     code, out, _ = run("chunk", "empty.md", "-s", "lines", "--dry-run")
     assert code == 0
     assert re.search(r"chunks\s+0\n\s+chars\s+-\n\s+tokens\s+-\n", out), out
+
+
+def test_inspect_on_the_folder_of_a_folder_run_points_at_its_exports(work):
+    Path("docs").mkdir()
+    Path("docs/a.md").write_text("# A\n")
+    assert run("chunk", "docs", "-s", "lines")[0] == 0
+    code, _, err = run("inspect", "chunks")
+    assert_one_line_error(code, err, "chunks", "no manifest.json", "chunks/a-md")
+    code, out, _ = run("inspect", "chunks/a-md")
+    assert code == 0 and re.search(r"chunks\s+1\b", out)

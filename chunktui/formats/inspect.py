@@ -52,6 +52,12 @@ def inspect_file(path) -> Inspection:
     """Read a chunks.yaml, a manifest.json, or a folder holding a manifest.json."""
     path = Path(path)
     if path.is_dir():
+        if not (path / MANIFEST_NAME).is_file():
+            inner = sorted(m.parent.as_posix() for pattern in ("*", "*/*")  # shallow: never walk a whole home
+                           for m in path.glob(f"{pattern}/{MANIFEST_NAME}"))
+            hint = (f"inspect one of its {len(inner)} exports, e.g. {inner[0]}" if inner
+                    else "expected an export folder, a chunks.yaml or a manifest.json")
+            raise DocumentError(path, f"no {MANIFEST_NAME} in this folder; {hint}")
         path = path / MANIFEST_NAME
     if not path.exists():
         raise DocumentError(path, "no such file")
