@@ -40,6 +40,12 @@ class ChunktuiGroup(click.Group):
 
     def parse_args(self, ctx, args):
         if not args or (args[0] not in self.commands and args[0] not in ("-h", "--help", "--version")):
+            if args and not Path(args[0]).exists():
+                import difflib
+
+                near = difflib.get_close_matches(args[0], list(self.commands), n=1, cutoff=0.75)
+                if near:  # `chunktui chunkk f.md` is a typo, not a file to open
+                    raise click.UsageError(f"no such command or file {args[0]!r}; did you mean {near[0]!r}?", ctx)
             args = ["open", *args]
         return super().parse_args(ctx, args)
 

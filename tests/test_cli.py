@@ -390,3 +390,10 @@ def test_inspect_on_the_folder_of_a_folder_run_points_at_its_exports(work):
     assert_one_line_error(code, err, "chunks", "no manifest.json", "chunks/a-md")
     code, out, _ = run("inspect", "chunks/a-md")
     assert code == 0 and re.search(r"chunks\s+1\b", out)
+
+
+def test_a_mistyped_command_is_suggested_not_opened_as_a_file(work):
+    code, _, err = run("chunkk", "doc.md")
+    assert_one_line_error(code, err, "'chunkk'", "did you mean 'chunk'")
+    code, _, err = run("nothere.md")
+    assert_one_line_error(code, err, "nothere.md", "no such file")
