@@ -61,6 +61,8 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
                    budget=budget, min_tokens=min_tokens, workers=workers, progress=progress)
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"
+        if size_spec and not overlap_spec and first.startswith("--overlap"):
+            first += "; the strategy's default overlap: give overlaps with --overlap"
         raise ChunktuiError(f"{doc.name}: no valid cell in the sweep grid ({first})")
     return doc, result
 

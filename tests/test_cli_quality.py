@@ -95,3 +95,9 @@ def test_dry_run_quality_line_matches_the_engine():
     cs = chunk_document(load_document(GUIDE), "lines", {"size": 30, "overlap": 3})
     (line,) = [l for l in out.splitlines() if l.startswith("  quality")]
     assert f"score {assess(cs, 512).score.score:g}/100" in line
+
+
+def test_sweep_sizes_below_the_default_overlap_say_to_give_overlaps():
+    code, out, err = run("sweep", GUIDE, "-s", "lines", "--size", "5,10")
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "no valid cell" in err and "give overlaps with --overlap" in err
