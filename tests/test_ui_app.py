@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from plotext import uncolorize
 from textual.widgets import Input, Select
 
 from chunktui.ui.app import ChunktuiApp
@@ -180,3 +183,57 @@ async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
         assert app.chunkset.chunks[0].end_line >= shared
         styles = {seg.style.bgcolor for seg in view.render_line(shared - 1) if seg.text.strip()}
         assert view.tints.overlap.bgcolor in styles or view.tints.overlap_selected.bgcolor in styles
+
+
+@run
+async def test_auto_opens_as_the_strategy_it_picks_with_its_parameters_to_tune():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", params={"max_tokens": 1500}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.controls.strategy_name == "prose"
+        assert app.query_one("#strategy", Select).value == "prose"
+        assert app.query_one("#param-max_tokens", Input).value == "1500"  # params given with auto reach the pick
+        assert "auto picked prose because .md" in str(app.query_one("#status").content)
+        assert_screen_matches_engine(app)
+        app.view.focus()
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        assert app.query_one("#param-max_tokens", Input).value != "1500"
+        assert_screen_matches_engine(app)
+
+        app.query_one("#strategy", Select).value = "lines"  # still free to switch, and back to auto
+        await settle(pilot)
+        assert app.controls.strategy_name == "lines" and app.chunkset.strategy == "lines"
+        app.query_one("#strategy", Select).value = "auto"
+        await settle(pilot)
+        assert app.controls.strategy_name == "prose" and app.chunkset.strategy == "prose"
+        assert app.query_one("#strategy", Select).value == "prose"
+
+
+@run
+async def test_histogram_counts_whole_chunks_and_labels_the_budget_in_range():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=250,
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        plot = uncolorize(app.query_one("#histogram").plt.build())
+        ticks = re.findall(r"^\s*([\d.]+)\s*┤", plot, re.MULTILINE)
+        assert ticks and all(float(t) == int(float(t)) for t in ticks), ticks
+        assert "budget 250" in plot
+        app.budget = 100_000  # far beyond every chunk: no line squashing the bars, the title says so
+        app._show_chunkset(app.chunkset, keep_view=True)
+        plot = uncolorize(app.query_one("#histogram").plt.build())
+        assert "all below budget = 100,000" in plot and "┤" in plot
+
+
+@run
+async def test_table_labels_show_the_most_specific_end_of_the_header_path():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        deep = [c for c in app.chunkset.chunks if len(c.metadata.get("header_path") or ()) > 2]
+        assert deep
+        for c in deep:
+            label = str(app.table.get_cell_at((c.index, 5))).strip()
+            assert label.endswith(c.metadata["header_path"][-1]) and label.startswith("…")
+            assert c.metadata["header_path"][0] not in label

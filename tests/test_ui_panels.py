@@ -146,3 +146,57 @@ def test_panels_stay_out_of_chunk_sets_they_do_not_describe():
     assert cue_panel(log.chunks[0], log) is None  # log chunks have ts_start/ts_end but are no cues
     essay = chunk_document(load_document(SAMPLES / "essay.txt"), "prose", {})
     assert not essay.gaps and gaps_panel(essay.chunks[0], essay) is None
+
+
+async def click_detail(pilot, needle: str, occurrence: int = 0) -> None:
+    """Click on `needle` where the (zoomed) detail pane draws it, as a user would with the mouse."""
+    detail = pilot.app.query_one("#detail")
+    spots = [(line.index(needle), y) for y, line in enumerate(detail_lines(pilot.app)) if needle in line]
+    x, y = spots[occurrence]
+    top = detail.scroll_offset.y
+    assert 0 <= y - top < detail.scrollable_content_region.height, "not in view"
+    # content starts one cell right (padding) and one row down (the top border) of the widget's corner
+    assert await pilot.click("#detail", offset=(x + 2, y - top + 1))
+    await settle(pilot)
+
+
+@run
+async def test_clicking_panels_selects_chunks_and_jumps_to_gaps():
+    app = ChunktuiApp(path=SAMPLES / "threads.mbox", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        detail = app.query_one("#detail")
+        await pilot.press("z")  # the panels sit below the fold of the normal pane
+        await settle(pilot)
+        assert app.screen.maximized is detail and detail.size.height > 30
+        target = app.chunkset.chunks[2]
+        await click_detail(pilot, target.id, occurrence=-1)  # its node in the thread tree
+        assert app.selected == 2 and app.table.cursor_row == 2
+        assert app.view.cursor_line == target.start_line
+        assert app.screen.maximized is detail  # still zoomed, now on the clicked chunk
+        await pilot.press("z")
+        await settle(pilot)
+        assert app.screen.maximized is None and detail.size.height < 20
+
+        assert await app.open_path(SAMPLES / "service.log")
+        await settle(pilot)
+        gap = app.chunkset.gaps[-1]
+        await pilot.press("z")
+        await settle(pilot)
+        await click_detail(pilot, f"lines {gap.start_line}-{gap.end_line}")
+        assert app.view.cursor_line == gap.start_line and app.view.first_visible_line == gap.start_line
+
+
+@run
+async def test_clicking_the_scope_tree_selects_the_chunk_of_a_definition():
+    app = ChunktuiApp(path=SAMPLES / "inventory.py", strategy="code", params={"max_chunk_size": 1500},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("z")
+        await settle(pilot)
+        last = app.chunkset.chunks[-1]
+        lines = detail_lines(app)
+        assert any(last.id in line for line in lines)
+        await click_detail(pilot, last.id, occurrence=-1)
+        assert app.selected == last.index

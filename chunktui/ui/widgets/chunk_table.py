@@ -11,6 +11,7 @@ from ...engine import ChunkSet
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
+NUMERIC = ("#", "chars", "tokens")
 PATH_KEYS = ("scope_chain", "header_path")
 
 
@@ -48,7 +49,8 @@ class ChunkTable(DataTable):
     """#, line range, chars, tokens (red over budget), boundary type, label (scope chain / header path)."""
 
     def __init__(self, **kwargs) -> None:
-        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)
+        # no cell padding: one space before each column instead of two cells around it leaves the label room
+        super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
 
     def on_mount(self) -> None:
         self._set_columns([len(name) for name in COLUMNS])
@@ -57,17 +59,18 @@ class ChunkTable(DataTable):
         """Columns sized from the rows up front, so the table never re-measures (or shifts) after drawing."""
         self.clear(columns=True)
         for name, width in zip(COLUMNS, widths):
-            self.add_column(name, key=name, width=width)
+            header = Text(name, justify="right") if name in NUMERIC else Text(" " + name)
+            self.add_column(header, key=name, width=width + 1)
 
     def _label_room(self, chunkset: ChunkSet) -> int:
-        """Cells left for the label once the numeric columns are drawn (a path keeps its end in view)."""
-        last = chunkset.chunks[-1] if chunkset.chunks else None
-        fixed = [len(str(len(chunkset.chunks))), len(f"{last.end_line}-{last.end_line}") if last else 5,
-                 len(f"{max((c.chars for c in chunkset.chunks), default=0):,}"),
-                 len(f"{max((c.tokens for c in chunkset.chunks), default=0):,}"),
-                 max((len(c.boundary_type) for c in chunkset.chunks), default=4)]
-        used = sum(max(len(name), w) for name, w in zip(COLUMNS, fixed)) + 2 * self.cell_padding * len(COLUMNS)
-        room = (self.scrollable_content_region.width or 50) - used - 2 * self.cell_padding
+        """Cells left for the label once the other columns are drawn (a path keeps its end in view)."""
+        chunks = chunkset.chunks
+        fixed = [len(str(len(chunks))), max((len(f"{c.start_line}-{c.end_line}") for c in chunks), default=5),
+                 len(f"{max((c.chars for c in chunks), default=0):,}"),
+                 len(f"{max((c.tokens for c in chunks), default=0):,}"),
+                 max((len(c.boundary_type) for c in chunks), default=4)]
+        used = sum(max(len(name), w) + 1 for name, w in zip(COLUMNS, fixed)) + 1
+        room = (self.scrollable_content_region.width or 50) - used
         return max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
 
     def show(self, chunkset: ChunkSet | None, budget: int) -> None:
@@ -77,19 +80,15 @@ class ChunkTable(DataTable):
         rows = []
         width = self._label_room(chunkset)
         for c in chunkset.chunks:
-            label = chunk_label(c, width)
-            if c.metadata.get("split_entity"):
-                label = "✂ " + label
-            if c.metadata.get("oversized"):
-                label = "⚠ " + label
+            marks = ("⚠ " if c.metadata.get("oversized") else "") + ("✂ " if c.metadata.get("split_entity") else "")
             rows.append((str(c.index + 1), f"{c.start_line}-{c.end_line}", f"{c.chars:,}", f"{c.tokens:,}",
-                         c.boundary_type, label))
+                         c.boundary_type, marks + chunk_label(c, width - len(marks))))
         widths = [max([len(name)] + [cell_len(row[i]) for row in rows]) for i, name in enumerate(COLUMNS)]
         widths[-1] = min(widths[-1], LABEL_WIDTH)
         self._set_columns(widths)
         over = {i for i, c in enumerate(chunkset.chunks) if c.tokens > budget}
         self.add_rows(
-            (Text(n, justify="right"), lines, Text(chars, justify="right"),
-             Text(tokens, "red bold" if i in over else "", justify="right"), kind, label)
+            (Text(n, justify="right"), " " + lines, Text(chars, justify="right"),
+             Text(tokens, "red bold" if i in over else "", justify="right"), " " + kind, " " + label)
             for i, (n, lines, chars, tokens, kind, label) in enumerate(rows)
         )

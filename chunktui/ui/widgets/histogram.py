@@ -83,16 +83,23 @@ class SizeHistogram(PlotextPlot):
             else:
                 plt.bar(centres, clean, color=CLEAN_COLOR, width=0.9)
             top = max(a + b for a, b in zip(clean, bad))
-            plt.yticks(count_ticks(top))
-            plt.ylim(0, top)
+            ticks = count_ticks(top)
+            plt.yticks(ticks)
             lo, hi = centres[0] - width / 2, centres[-1] + width / 2
+            edges = [round(lo + width * i) for i in range(len(centres) + 1)]
+            every = max(1, ceil(len(edges) / 5))
+            plt.xticks(edges[::every], [f"{e:,}" for e in edges[::every]])
             mark = self.budget_mark
             if budget_in_range(mark, self.values):
                 lo, hi = min(lo, mark), max(hi, mark)
+                room = ticks[-1] + max(1, ticks[1] // 2)  # a row above the bars for the budget's label
+                plt.ylim(0, room)
                 plt.vline(mark, BUDGET_COLOR)
-                plt.text(f"budget {mark:,.0f}", mark, top, color=BUDGET_COLOR,
+                plt.text(f"budget {mark:,.0f}", mark, room, color=BUDGET_COLOR, background="default",
                          alignment="right" if mark > (lo + hi) / 2 else "left")
-            elif mark is not None:
+            else:
+                plt.ylim(0, ticks[-1])
+            if mark is not None and not budget_in_range(mark, self.values):
                 side = "all below" if mark > max(self.values) else "all above"
                 title += f" · {side} budget {sign} {mark:,.0f}"
             plt.xlim(lo, hi)
