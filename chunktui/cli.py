@@ -159,6 +159,8 @@ def open_command(path, profile):
     """
     if path is not None and not path.exists():
         raise DocumentError(path, "no such file")
+    if path is not None and not path.is_file() and not path.is_dir():
+        raise DocumentError(path, "not a regular file (a pipe, socket or device)")
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 

@@ -397,3 +397,20 @@ def test_a_mistyped_command_is_suggested_not_opened_as_a_file(work):
     assert_one_line_error(code, err, "'chunkk'", "did you mean 'chunk'")
     code, _, err = run("nothere.md")
     assert_one_line_error(code, err, "nothere.md", "no such file")
+
+
+def test_pipes_are_refused_or_skipped_never_read(work):
+    """Reading a FIFO named like a document would block the run forever."""
+    import os
+
+    from chunktui.engine.errors import DocumentError
+    from chunktui.formats.discover import plan_jobs
+
+    Path("docs").mkdir()
+    Path("docs/good.md").write_text("# ok\n")
+    os.mkfifo("docs/pipe.md")
+    assert [j.source.name for j in plan_jobs(["docs"])] == ["good.md"]
+    with pytest.raises(DocumentError, match="not a regular file"):
+        plan_jobs(["docs/pipe.md"])
+    code, _, err = run("docs/pipe.md")
+    assert_one_line_error(code, err, "docs/pipe.md", "not a regular file")

@@ -59,8 +59,14 @@ def walk_folder(root: Path, skip: set[Path] = frozenset()) -> list[Path]:
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
         dirnames[:] = sorted(n for n in dirnames if not _skip_dir(here / n, skip))
-        found += [here / f for f in sorted(filenames) if not f.startswith(".") and is_supported(here / f)]
+        found += [here / f for f in sorted(filenames) if not f.startswith(".") and is_supported(here / f)
+                  and not _is_special(here / f)]
     return found
+
+
+def _is_special(path: Path) -> bool:
+    """A pipe, socket or device: reading one blocks or never ends (a FIFO named notes.md, /dev/zero)."""
+    return path.exists() and not path.is_file() and not path.is_dir()
 
 
 def load_source(path: Path):
@@ -80,6 +86,8 @@ def plan_jobs(paths, output=None) -> list[Job]:
     for p in paths:
         if not p.exists():
             raise DocumentError(p, "no such file or folder")
+        if _is_special(p):
+            raise DocumentError(p, "not a regular file (a pipe, socket or device); nothing to chunk")
     if len(paths) == 1 and (not paths[0].is_dir() or is_email_folder(paths[0])):
         return [Job(paths[0], Path(output) if output is not None else default_output_dir(paths[0]))]
     jobs: list[Job] = []
