@@ -295,8 +295,9 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                 seen_sha.add(c.sha256)
         progress.update(task, completed=len(jobs))
     if over_total and not dry_run:
-        where = jobs[0].source.name if single else f"{plural(over_files, 'file')}"
-        warn_line(f"{where}: {plural(over_total, 'chunk')} over the {budget:,}-token budget")
+        where = f"{jobs[0].source.name}: " if single else ""
+        files = "" if single else f" in {plural(over_files, 'file')}"
+        warn_line(f"{where}{plural(over_total, 'chunk')}{files} over the {budget:,}-token budget (see --budget)")
     if dry_run:
         for block in outputs:
             click.echo("\n".join(block))

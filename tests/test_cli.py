@@ -414,3 +414,14 @@ def test_pipes_are_refused_or_skipped_never_read(work):
         plan_jobs(["docs/pipe.md"])
     code, _, err = run("docs/pipe.md")
     assert_one_line_error(code, err, "docs/pipe.md", "not a regular file")
+
+
+def test_chunks_over_the_budget_are_reported_once_per_run(work):
+    Path("docs").mkdir()
+    for name in ("a.md", "b.md"):
+        Path("docs", name).write_text("word " * 300 + "\n")
+    code, _, err = run("chunk", "docs", "-s", "lines", "--budget", "100")
+    assert code == 0
+    assert err.strip() == "chunktui: warning: 2 chunks in 2 files over the 100-token budget (see --budget)"
+    code, _, err = run("chunk", "docs/a.md", "-s", "lines", "--budget", "100", "-o", "one")
+    assert err.strip() == "chunktui: warning: a.md: 1 chunk over the 100-token budget (see --budget)"
