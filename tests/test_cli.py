@@ -425,3 +425,10 @@ def test_chunks_over_the_budget_are_reported_once_per_run(work):
     assert err.strip() == "chunktui: warning: 2 chunks in 2 files over the 100-token budget (see --budget)"
     code, _, err = run("chunk", "docs/a.md", "-s", "lines", "--budget", "100", "-o", "one")
     assert err.strip() == "chunktui: warning: a.md: 1 chunk over the 100-token budget (see --budget)"
+
+
+def test_the_plan_names_a_one_line_gap_as_a_line(work):
+    Path("t.csv").write_text("a,b\n" + "".join(f"{i},x\n" for i in range(4)))
+    code, out, _ = run("chunk", "t.csv", "-s", "data", "--rows", "2", "--dry-run")
+    assert code == 0
+    assert re.search(r"gaps\s+2 \(8 chars\): line 3 \(sampled out, 4 chars\); line 5 \(", out), out

@@ -13,6 +13,10 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def _lines(first: int, last: int) -> str:
+    return f"line {first}" if first == last else f"lines {first}-{last}"
+
+
 def result_line(cs, out_dir: Path, manifest_path: Path) -> str:
     """`Split guide.md (312 lines) into 9 chunks using markdown. Output: chunks/guide-md/. Manifest: ...`"""
     doc = cs.document
@@ -39,7 +43,8 @@ def plan_lines(cs, out_dir: Path, fmt: str, budget: int, requested: str, target_
         f"  coverage   {st.coverage:.1%} of the text, overlap {st.overlap_share:.1%} of chunk text",
     ]
     if cs.gaps:
-        shown = [f"lines {g.start_line}-{g.end_line} ({g.reason}, {plural(g.chars, 'char')})" for g in cs.gaps[:MAX_GAPS_SHOWN]]
+        shown = [f"{_lines(g.start_line, g.end_line)} ({g.reason}, {plural(g.chars, 'char')})"
+                 for g in cs.gaps[:MAX_GAPS_SHOWN]]
         more = f"; and {len(cs.gaps) - MAX_GAPS_SHOWN} more" if len(cs.gaps) > MAX_GAPS_SHOWN else ""
         lines.append(f"  gaps       {len(cs.gaps)} ({plural(st.gap_chars, 'char')}): " + "; ".join(shown) + more)
     else:
