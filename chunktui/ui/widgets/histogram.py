@@ -71,17 +71,16 @@ class SizeHistogram(PlotextPlot):
         plt = self.plt
         plt.clear_figure()
         sign = "=" if unit == "tokens" else "≈"
-        title = f"chunk sizes in {unit}"
-        if flagged:
-            title += f" · {len(flagged)} flagged"
+        title = f"chunks by size in {unit}"
         if self.values:
             centres, clean, bad, width = binned(self.values, [c.index in (flagged or ()) for c in chunks],
                                                 min(MAX_BINS, max(5, len(self.values) // 2)))
+            # each bar is its total (orange: flagged) with its clean part drawn over it, over the same x
+            # positions so both get the same width (plotext's stacked bars draw empty layers as lines)
             if flagged:
-                plt.stacked_bar(centres, [clean, bad], color=[CLEAN_COLOR, FLAGGED_COLOR],
-                                labels=["clean", "flagged"], width=0.9)
-            else:
-                plt.bar(centres, clean, color=CLEAN_COLOR, width=0.9)
+                plt.bar(centres, [a + b for a, b in zip(clean, bad)], color=FLAGGED_COLOR, width=0.8,
+                        label="flagged")
+            plt.bar(centres, clean, color=CLEAN_COLOR, width=0.8, label="clean" if flagged else None)
             top = max(a + b for a, b in zip(clean, bad))
             ticks = count_ticks(top)
             plt.yticks(ticks)
@@ -101,8 +100,7 @@ class SizeHistogram(PlotextPlot):
                 plt.ylim(0, ticks[-1])
             if mark is not None and not budget_in_range(mark, self.values):
                 side = "all below" if mark > max(self.values) else "all above"
-                title += f" · {side} budget {sign} {mark:,.0f}"
+                title = f"{unit} · {side} budget {sign} {mark:,.0f}"
             plt.xlim(lo, hi)
-        plt.title(title)
-        plt.xlabel(unit)
+        plt.title(title)  # no x label: the title names the unit and the plot keeps a row for its bars
         self.refresh()
