@@ -432,3 +432,19 @@ def test_the_plan_names_a_one_line_gap_as_a_line(work):
     code, out, _ = run("chunk", "t.csv", "-s", "data", "--rows", "2", "--dry-run")
     assert code == 0
     assert re.search(r"gaps\s+2 \(8 chars\): line 3 \(sampled out, 4 chars\); line 5 \(", out), out
+
+
+def test_inspect_keeps_thousands_of_duplicates_and_a_minified_line_readable(work):
+    Path("rep.txt").write_text("word " * 2000 + "\n")
+    assert run("chunk", "rep.txt", "-s", "recursive", "--size", "50", "--overlap", "0", "-f", "json", "-o", "rep")[0] == 0
+    code, out, _ = run("inspect", "rep")
+    assert code == 0
+    dup = next(line for line in out.splitlines() if line.lstrip().startswith("duplicates"))
+    assert dup.count("chunk-") == 6 and re.search(r"\(\+\d[\d,]* more\)$", dup), dup
+    assert re.search(r"sample\s+chunk-\d+: line 1, ", out)
+    Path("long.txt").write_text("x" * 5000 + "\n")
+    assert run("chunk", "long.txt", "-s", "lines", "-f", "json", "-o", "long")[0] == 0
+    code, out, _ = run("inspect", "long")
+    assert max(len(line) for line in out.splitlines()) < 300 and "(+4,800 chars)" in out
+    code, out, _ = run("inspect", "long", "--full")
+    assert "x" * 5000 in out

@@ -19,6 +19,8 @@ from .store import load_chunkset
 from .yamlio import read_yaml
 
 SAMPLE_LINES = 20
+SAMPLE_WIDTH = 200  # a minified line is cut here unless --full
+MAX_DUP_GROUPS, MAX_DUP_IDS = 5, 6
 
 
 @dataclass
@@ -180,6 +182,16 @@ def _dist(values: list[int]) -> str:
             f"p95 {percentile(values, 95):,.0f}  max {max(values):,}")
 
 
+def _duplicates_text(dups: list[list[str]]) -> str:
+    """Groups of equal chunks, capped so thousands of repeats stay one readable line."""
+    if not dups:
+        return "none"
+    shown = [" = ".join(ids[:MAX_DUP_IDS]) + (f" (+{len(ids) - MAX_DUP_IDS:,} more)" if len(ids) > MAX_DUP_IDS else "")
+             for ids in dups[:MAX_DUP_GROUPS]]
+    rest = len(dups) - MAX_DUP_GROUPS
+    return "; ".join(shown) + (f"; and {rest:,} more groups" if rest > 0 else "")
+
+
 def summary_lines(insp: Inspection, sample: str | None = None, full: bool = False) -> list[str]:
     """The report `chunktui inspect` prints, as plain lines (no colour, pipes well)."""
     chunks = insp.chunks
@@ -187,18 +199,19 @@ def summary_lines(insp: Inspection, sample: str | None = None, full: bool = Fals
              f"  source     {insp.source or '-'}" + (f"  [{insp.source_status}]" if insp.source_status else ""),
              f"  strategy   {insp.strategy}  " + " ".join(f"{k}={v}" for k, v in insp.params.items()),
              f"  tokenizer  {insp.tokenizer}",
-             f"  chunks     {len(chunks)}" + (f"  ({insp.gaps} gap{'s' if insp.gaps != 1 else ''})" if insp.gaps else ""),
+             f"  chunks     {len(chunks):,}" + (f"  ({insp.gaps} gap{'s' if insp.gaps != 1 else ''})" if insp.gaps else ""),
              f"  chars      {_dist([c.chars for c in chunks])}",
              f"  tokens     {_dist([c.tokens for c in chunks])}"]
     if chunks:
         lines.append("  histogram (tokens)")
         lines += ["    " + row for row in text_histogram([c.tokens for c in chunks])]
     dups = duplicates(chunks)
-    lines.append("  duplicates " + ("none" if not dups else
-                                    "; ".join(" = ".join(ids) for ids in dups)))
+    lines.append("  duplicates " + _duplicates_text(dups))
     chosen = pick_sample(chunks, sample, insp.path)
     if chosen is not None:
-        lines.append(f"  sample     {chosen.id}: lines {chosen.start_line}-{chosen.end_line}, "
+        where = (f"line {chosen.start_line}" if chosen.start_line == chosen.end_line
+                 else f"lines {chosen.start_line}-{chosen.end_line}")
+        lines.append(f"  sample     {chosen.id}: {where}, "
                      f"{chosen.chars:,} chars, {chosen.tokens:,} tokens, {chosen.boundary_type}"
                      + (f" {chosen.boundary_label}" if chosen.boundary_label else ""))
         if chosen.text is None:
@@ -206,7 +219,8 @@ def summary_lines(insp: Inspection, sample: str | None = None, full: bool = Fals
         else:
             body = chosen.text.splitlines()
             shown = body if full else body[:SAMPLE_LINES]
-            lines += ["    | " + line for line in shown]
+            lines += ["    | " + (line if full or len(line) <= SAMPLE_WIDTH else
+                                  f"{line[:SAMPLE_WIDTH]} ... (+{len(line) - SAMPLE_WIDTH:,} chars)") for line in shown]
             if len(shown) < len(body):
                 lines.append(f"    | ... {len(body) - len(shown)} more lines (--full shows all)")
     lines += [f"  warning    {w}" for w in insp.warnings]
