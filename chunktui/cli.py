@@ -334,9 +334,9 @@ def _common_root(folders) -> Path:
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--chunk", "sample", metavar="ID|N", help="Show this chunk (id or 1-based number) instead of the median one.")
-@click.option("--full", is_flag=True, help="Show the whole sample chunk, not its first lines.")
+@click.option("--full", is_flag=True, help="Show the whole sample chunk: every line, at full width.")
 def inspect(file, sample, full):
-    """Summarise a saved chunks.yaml or manifest.json: sizes, histogram, duplicates, a sample chunk."""
+    """Summarise a saved chunks.yaml, manifest.json or export folder: sizes, histogram, duplicates, a sample chunk."""
     from chunktui.formats.inspect import inspect_file, summary_lines
 
     click.echo("\n".join(summary_lines(inspect_file(file), sample, full)))
