@@ -448,3 +448,9 @@ def test_inspect_keeps_thousands_of_duplicates_and_a_minified_line_readable(work
     assert max(len(line) for line in out.splitlines()) < 300 and "(+4,800 chars)" in out
     code, out, _ = run("inspect", "long", "--full")
     assert "x" * 5000 in out
+
+
+def test_the_plan_shows_delimiters_as_typed(work):
+    code, out, _ = run("chunk", "doc.md", "-s", "split", "--delimiters", "\\n.", "--dry-run")
+    assert code == 0
+    assert re.search(r"params\s+delimiters='\\n\.' min_chars=0\n", out), out

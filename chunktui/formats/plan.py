@@ -13,6 +13,13 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}{'' if n == 1 else 's'}"
 
 
+def _typed(value) -> str:
+    """A param as the user types it: delimiter strings hold escapes already, so repr() would double them."""
+    if not isinstance(value, str):
+        return str(value)
+    return f'"{value}"' if "'" in value else f"'{value}'"
+
+
 def _lines(first: int, last: int) -> str:
     return f"line {first}" if first == last else f"lines {first}-{last}"
 
@@ -33,7 +40,7 @@ def plan_lines(cs, out_dir: Path, fmt: str, budget: int, requested: str, target_
         f"{doc.path or doc.name} ({plural(doc.line_count, 'line')}, {plural(len(doc.text), 'char')}, {doc.kind}"
         + (f" {doc.language}" if doc.language else "") + ")",
         f"  strategy   {cs.strategy}{picked}",
-        "  params     " + (" ".join(f"{k}={v!r}" if isinstance(v, str) else f"{k}={v}" for k, v in cs.params.items()) or "-"),
+        "  params     " + (" ".join(f"{k}={_typed(v)}" for k, v in cs.params.items()) or "-"),
         f"  tokenizer  {cs.tokenizer}",
         f"  chunks     {st.count:,}" + (f" ({st.over_budget:,} over the {budget:,}-token budget)" if st.over_budget else ""),
         f"  chars      min {st.chars_min:,}  median {st.chars_median:,.0f}  p95 {st.chars_p95:,.0f}  max {st.chars_max:,}"
