@@ -454,3 +454,11 @@ def test_the_plan_shows_delimiters_as_typed(work):
     code, out, _ = run("chunk", "doc.md", "-s", "split", "--delimiters", "\\n.", "--dry-run")
     assert code == 0
     assert re.search(r"params\s+delimiters='\\n\.' min_chars=0\n", out), out
+
+
+def test_a_profile_for_another_strategy_says_its_params_are_not_used(work):
+    save_profile("p.yaml", "lines", {"size": 6, "overlap": 1}, "o200k_base")
+    code, _, err = run("chunk", "doc.md", "--profile", "p.yaml", "-s", "fixed", "-o", "out")
+    assert code == 0
+    assert "p.yaml: its params are for lines, not fixed; only its tokenizer is used" in err
+    assert json.loads(Path("out/manifest.json").read_text())["tokenizer"] == "o200k_base"
