@@ -103,6 +103,7 @@ def test_cli_unsupported_language_exits_2(tmp_path):
     proc = subprocess.run([str(ROOT / ".venv/bin/chunktui"), "chunk", str(f), "--strategy", "code",
                            "--output", str(tmp_path / "o")], capture_output=True, text=True)
     assert proc.returncode == 2 and "no code grammar" in proc.stderr and "Traceback" not in proc.stderr
+    assert "--language (python, javascript," in proc.stderr and ".hxx" not in proc.stderr  # languages, not 25 extensions
 
 
 _LINES = st.sampled_from([

@@ -186,8 +186,8 @@ def detect_language(path: str | None, declared: str | None = None) -> str:
     where = f"{path}: " if path else ""
     what = f"extension {ext!r}" if ext else "a file without an extension"
     raise UnsupportedLanguageError(
-        f"{where}no code grammar for {what} (supported: {', '.join(sorted(EXTENSIONS))}); "
-        "pass --language or pick another strategy")
+        f"{where}no code grammar for {what}; pass --language ({', '.join(n for n in LANGUAGE_NAMES if n != 'auto')}) "
+        "or pick another strategy")
 
 
 @dataclass
