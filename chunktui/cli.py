@@ -255,7 +255,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     console = Console(stderr=True)
     fact_blocks = []
     failures, total_chunks, total_lines, over_total, over_files, outputs = 0, 0, 0, 0, 0, []
-    seen_sha, duplicates = set(), 0
+    seen_sha, duplicates, blocked = set(), 0, 0
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=not console.is_terminal)
     with progress:
@@ -272,6 +272,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                         note = ""
                     except ChunktuiError as exc:
                         note = f"would fail: {getattr(exc, 'problem', exc)}"
+                        blocked += 1  # the real run refuses it up front: the plan exits as it would
                     outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)])
                 else:
                     result = export_chunkset(cs, job.out_dir, fmt, force)
@@ -306,7 +307,8 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
         click.echo(f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
                    f"{plural(total_chunks, 'chunk')}"
                    + (f" ({duplicates:,} duplicate by sha256)" if duplicates else "")
-                   + (f". Would fail: {plural(failures, 'file')} (see above)" if failures else "") + ". Nothing written.")
+                   + (f". Would fail: {plural(failures + blocked, 'file')} (see above)" if failures + blocked else "")
+                   + ". Nothing written.")
     elif single:
         click.echo(outputs[0][0])
     else:
@@ -317,7 +319,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                    + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
     for source, lines in fact_blocks:
         click.echo("\n".join(lines) if single else f"{source}:\n" + "\n".join("  " + line for line in lines))
-    return EXIT_BAD_INPUT if failures else EXIT_OK
+    return EXIT_BAD_INPUT if failures or blocked else EXIT_OK
 
 
 def blame_default(exc: ParamError, params: dict) -> ParamError:

@@ -462,3 +462,13 @@ def test_a_profile_for_another_strategy_says_its_params_are_not_used(work):
     assert code == 0
     assert "p.yaml: its params are for lines, not fixed; only its tokenizer is used" in err
     assert json.loads(Path("out/manifest.json").read_text())["tokenizer"] == "o200k_base"
+
+
+def test_a_dry_run_exits_as_the_real_run_would_when_the_output_is_taken(work):
+    assert run("chunk", "doc.md", "-s", "lines")[0] == 0
+    code, out, _ = run("chunk", "doc.md", "-s", "lines", "--dry-run")
+    assert code == 2
+    assert "(would fail: output folder is not empty (use --force to replace it))" in out
+    assert out.strip().splitlines()[-1].endswith("Would fail: 1 file (see above). Nothing written.")
+    code, out, _ = run("chunk", "doc.md", "-s", "lines", "--dry-run", "--force")
+    assert code == 0 and "would fail" not in out

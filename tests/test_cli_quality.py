@@ -76,7 +76,8 @@ def test_compare_two_profiles(tmp_path):
 def test_chunk_facts_report_in_dry_run_and_export(tmp_path):
     phrases = tmp_path / "facts.txt"
     phrases.write_text("# facts to keep whole\nShell completion\n\nno such phrase anywhere\n", encoding="utf-8")
-    code, out, _ = run("chunk", GUIDE, "-s", "lines", "--size", "30", "--overlap", "0", "--dry-run", "--facts", str(phrases))
+    code, out, _ = run("chunk", GUIDE, "-s", "lines", "--size", "30", "--overlap", "0", "--dry-run", "--facts", str(phrases),
+                       "-o", str(tmp_path / "plan"))
     assert code == 0
     lines = out.splitlines()
     assert lines[-2].startswith("whole    Shell completion  [chunk-")
