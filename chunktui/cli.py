@@ -107,8 +107,9 @@ def strategy_options(taken: set[str]) -> list[click.Option]:
         if all(p.type == "bool" for _, p in found):
             options.append(click.Option([f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None, help=help_text))
         else:
-            same_choices = all(p.type == "choice" and p.choices == first.choices for _, p in found)
-            metavar = "|".join(first.choices) if same_choices else {"int": "N", "float": "X"}.get(first.type, "TEXT")
+            all_choices = all(p.type == "choice" for _, p in found)
+            union = list(dict.fromkeys(c for _, p in found for c in p.choices))  # each strategy checks its own
+            metavar = "|".join(union) if all_choices else {"int": "N", "float": "X"}.get(first.type, "TEXT")
             options.append(click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text))
     return options
 

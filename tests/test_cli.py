@@ -472,3 +472,10 @@ def test_a_dry_run_exits_as_the_real_run_would_when_the_output_is_taken(work):
     assert out.strip().splitlines()[-1].endswith("Would fail: 1 file (see above). Nothing written.")
     code, out, _ = run("chunk", "doc.md", "-s", "lines", "--dry-run", "--force")
     assert code == 0 and "would fail" not in out
+
+
+def test_a_flag_shared_by_strategies_with_different_choices_lists_them_all():
+    code, out, _ = run("chunk", "--help")
+    assert code == 0
+    assert re.search(r"--unit (\w+\|)+\w+", out) and all(u in re.search(r"--unit (\S+)", out).group(1).split("|")
+                                                       for u in ("bytes", "chars", "tokens", "lines"))
