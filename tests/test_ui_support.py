@@ -47,7 +47,8 @@ def assert_screen_matches_engine(app: ChunktuiApp) -> None:
     assert [(c.start, c.end) for c in shown.chunks] == [(c.start, c.end) for c in expected.chunks]
     assert app.table.row_count == len(expected.chunks)
     assert app.query_one("#stats").plain == stats_text(expected.stats(app.budget)).plain
-    assert f"→ {len(expected.chunks):,} chunks" in str(app.query_one("#status").content)
+    count = len(expected.chunks)
+    assert f"→ {count:,} chunk{'s' if count != 1 else ''}" in str(app.query_one("#status").content)
 
 
 async def set_input(pilot, selector: str, value: str) -> None:

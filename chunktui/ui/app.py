@@ -476,7 +476,7 @@ class ChunktuiApp(QualityMixin, App):
             if running:
                 text += " · chunking…"
             elif cs is not None:
-                text += f" · {cs.strategy} → {len(cs.chunks):,} chunks"
+                text += f" · {cs.strategy} → {len(cs.chunks):,} chunk{'s' if len(cs.chunks) != 1 else ''}"
                 auto = [self.auto_note] if self.auto_note and cs.strategy == self.auto_pick else []
                 extra = auto + list(cs.notes) + list(cs.warnings)
                 if extra:

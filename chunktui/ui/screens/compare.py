@@ -94,7 +94,7 @@ class CompareScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compare-box"):
-            yield Static(f"[b]Compare[/b] {self.a.document.name}   A = {describe(self.a)}   "
+            yield Static(f"[b]Compare [/b]{self.a.document.name}   A = {describe(self.a)}   "
                          "[#60a5fa]A[/] only in A · [#f472b6]B[/] only in B · [#4ade80]AB[/] both · "
                          "n/p next/previous difference", id="compare-title")
             with Horizontal(id="compare-inputs"):
@@ -102,7 +102,9 @@ class CompareScreen(ModalScreen[None]):
                 yield Input(describe(self.a), id="compare-b", compact=True,
                             placeholder="strategy key=value ... or path/to/profile.yaml")
                 yield Button("Compare", id="compare-go", variant="primary", compact=True)
-            yield Static("Edit B (e.g. change size=…) and press enter.", id="compare-summary")
+            knob = get_strategy(self.a.strategy).size_param
+            hint = f"change {knob}=…" if knob else "another strategy"
+            yield Static(f"Edit B (e.g. {hint}) and press enter.", id="compare-summary")
             with Horizontal(id="compare-body"):
                 yield BoundaryView(id="compare-view")
                 yield Static("", id="compare-stats")

@@ -38,7 +38,7 @@ class ExportScreen(ModalScreen["object | None"]):
         doc = self.chunkset.document
         out = default_output_dir(doc.path or doc.name)
         with Vertical(id="export-box"):
-            yield Static(f"[b]Export {len(self.chunkset.chunks)} chunks[/b] of {doc.name} "
+            yield Static(f"[b]Export {len(self.chunkset.chunks)} chunks [/b]of {doc.name} "
                          f"({self.chunkset.strategy})", id="export-title")
             yield Label("format")
             yield Select([(f, f) for f in export_formats()], value="text", allow_blank=False, id="export-format",

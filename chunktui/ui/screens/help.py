@@ -35,7 +35,7 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help-box"):
-            yield Static("[b]chunktui keys[/b]  (escape closes)", id="help-title")
+            yield Static("[b]chunktui keys [/b] (escape closes)", id="help-title")
             yield Static(bindings_table(self.groups, self.app.get_key_display), id="help-table")
 
     def action_dismiss(self) -> None:

@@ -31,7 +31,7 @@ class FilePickerScreen(Screen[Path]):
         self.root = root
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Open a document or a chunks.yaml under [b]{self.root}[/b]  (enter opens)",
+        yield Static(f"Open a document or a chunks.yaml under [b]{self.root} [/b] (enter opens)",
                      id="picker-title")
         yield SourceTree(self.root, id="picker-tree")
         yield Footer()

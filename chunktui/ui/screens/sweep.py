@@ -106,7 +106,7 @@ class SweepScreen(ModalScreen["dict | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sweep-box"):
-            yield Static(f"[b]Sweep[/b] {self.doc.name} · budget {self.budget} tokens · "
+            yield Static(f"[b]Sweep [/b]{self.doc.name} · budget {self.budget} tokens · "
                          "enter on a row applies it, escape closes", id="sweep-title")
             with Horizontal(id="sweep-inputs"):
                 yield Label("strategies")

@@ -52,7 +52,7 @@ def _entity(item: dict) -> str:
     if "name" not in item:
         return ", ".join(f"{k}={v}" for k, v in item.items())
     head = str(item.get("signature") or item["name"])
-    if item.get("kind"):
+    if item.get("kind") and not head.startswith(f"{item['kind']} "):  # `class Foo(Base)` says it already
         head = f"{item['kind']} {head}"
     if "start_line" in item:
         head += f" (lines {item['start_line']}-{item.get('end_line', item['start_line'])})"
