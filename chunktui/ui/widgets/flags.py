@@ -24,7 +24,8 @@ def flags_text(quality: Quality | None, selected: int | None, facts=None) -> Tex
     counts = [(name, n) for name, n in s.counts.items() if n]
     if counts:
         text.append(", ".join(f"{n} {name}" for name, n in counts) + "\n", "yellow")
-        text.append(f"{s.flagged_chunks} chunks flagged ({s.flagged_share:.0%} of tokens) · f/F jump\n", "dim")
+        plural = "s" if s.flagged_chunks != 1 else ""
+        text.append(f"{s.flagged_chunks} chunk{plural} flagged ({s.flagged_share:.0%} of tokens) · f/F jump\n", "dim")
     else:
         text.append("no flags\n", "green")
     if facts:

@@ -71,16 +71,17 @@ class SizeHistogram(PlotextPlot):
         plt = self.plt
         plt.clear_figure()
         sign = "=" if unit == "tokens" else "≈"
-        title = f"chunks by size in {unit}"
+        title = f"chunk sizes in {unit}"
         if self.values:
             centres, clean, bad, width = binned(self.values, [c.index in (flagged or ()) for c in chunks],
                                                 min(MAX_BINS, max(5, len(self.values) // 2)))
             # each bar is its total (orange: flagged) with its clean part drawn over it, over the same x
             # positions so both get the same width (plotext's stacked bars draw empty layers as lines)
+            # no plotext legend: it sits in the top-left corner, where the budget's label may need to go
             if flagged:
-                plt.bar(centres, [a + b for a, b in zip(clean, bad)], color=FLAGGED_COLOR, width=0.8,
-                        label="flagged")
-            plt.bar(centres, clean, color=CLEAN_COLOR, width=0.8, label="clean" if flagged else None)
+                plt.bar(centres, [a + b for a, b in zip(clean, bad)], color=FLAGGED_COLOR, width=0.8)
+                title += f" · {FLAGGED_COLOR}: flagged"
+            plt.bar(centres, clean, color=CLEAN_COLOR, width=0.8)
             top = max(a + b for a, b in zip(clean, bad))
             ticks = count_ticks(top)
             plt.yticks(ticks)
@@ -100,7 +101,7 @@ class SizeHistogram(PlotextPlot):
                 plt.ylim(0, ticks[-1])
             if mark is not None and not budget_in_range(mark, self.values):
                 side = "all below" if mark > max(self.values) else "all above"
-                title = f"{unit} · {side} budget {sign} {mark:,.0f}"
+                title = f"{unit} · {side} budget {sign} {mark:,.0f}" + (f" · {FLAGGED_COLOR}: flagged" if flagged else "")
             plt.xlim(lo, hi)
         plt.title(title)  # no x label: the title names the unit and the plot keeps a row for its bars
         self.refresh()
