@@ -20,7 +20,10 @@ METHOD = """\
 
 * **Corpora** (bench/corpus.py): real text already on the machine, distinct files
   (deduplicated by content) concatenated in a seeded order to 100 KB, 1 MB and 10 MB,
-  the last file cut at a line break. `docs` = .md/.rst/.txt documentation shipped by
+  the last file cut at a line break; no file gives more than 32 KB (256 KB for markdown,
+  which has fewer files) so no single huge file makes one size unlike the others; all
+  sizes are 2 bytes a character in Python (no emoji files; a non-Latin-1 file first).
+  `docs` = .md/.rst/.txt documentation shipped by
   installed packages (Python, site-packages, /usr/share/doc, node); `markdown` = the .md
   files among them; `code` = the Python standard library's .py sources.
 * **Contenders** (bench/contenders.py): chunktui's `chunk_document` end to end (spans,
