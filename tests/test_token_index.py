@@ -24,6 +24,7 @@ FRAGMENTS = [
     "日本語", "テキスト", "🎉", "👍🏽", "1", "12", "123456", "3.14", "٣٤", ".", "...", "!!", ",",
     "(", ")", "{", "}", "=", "->", "\u00a0", "\u3000", "\x85", "\x1c", "\u2028", "<|endoftext|>",
     "def", "return", "_", "-", "#", "`", '"', "camelCase", "HTTPServer", "Ünïcödé",
+    "，", "。", "（", "）", "：", "！", "、", "ＡＢＣ", "\u0301", "’", "＇s",
 ]
 
 fragment_texts = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=300).map("".join)

@@ -6,9 +6,10 @@ boundary *in every window of text that contains it* and where no piece's match
 depends on what follows. We call such positions anchors. Reading both patterns
 (cl100k_base, o200k_base), two kinds qualify:
 
-* a letter or number followed by a space, tab, CR or LF: no alternative puts
-  whitespace after a letter or number in the same piece, and a letter/number
-  run stops there whether the text goes on or ends;
+* a letter or number followed by whitespace or by punctuation other than an
+  apostrophe (or a combining mark, a letter to o200k_base): no alternative puts
+  anything but letters (cl100k_base: digits) after a letter or digit in the
+  same piece, and a letter/number run stops there whether the text goes on or ends;
 * a line feed followed by a non-whitespace character (for o200k_base, other than
   "/", which its punctuation alternative may glue to preceding newlines): no
   piece holds a newline followed by a non-whitespace character, and the
@@ -46,16 +47,21 @@ _FRAGMENTS_KEPT = 100_000
 # a span shorter than this is encoded directly: the two anchor lookups would cost more
 DIRECT_BELOW = 96
 
+# What may follow a letter or number at an anchor: whitespace, or punctuation that no
+# pattern glues to a letter run (ASCII except the apostrophe of "'s", and CJK/fullwidth
+# punctuation; no marks, which o200k_base counts as letters).
+_AFTER_WORD = (r"[ \t\r\n!-&(-/:-@\[-`{-~\u3001-\u3003\u3008-\u3011\u3014-\u301f"
+               r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
 # `[^\W_]` is a letter or number (str.isalnum); `\S` excludes str.isspace, a superset of the
 # White_Space set tiktoken's regex uses, so both only ever under-report anchors
 _ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(r"[^\W_](?=[ \t\r\n])|\n(?=\S)"),
-    "o200k_base": re.compile(r"[^\W_](?=[ \t\r\n])|\n(?=[^\s/])"),
+    "cl100k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=\S)"),
+    "o200k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=[^\s/])"),
 }
 # the same rules read right to left: the character after the anchor, then the one before
 _REVERSED_ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(r"[ \t\r\n](?=[^\W_])|\S(?=\n)"),
-    "o200k_base": re.compile(r"[ \t\r\n](?=[^\W_])|[^\s/](?=\n)"),
+    "cl100k_base": re.compile(rf"{_AFTER_WORD}(?=[^\W_])|\S(?=\n)"),
+    "o200k_base": re.compile(rf"{_AFTER_WORD}(?=[^\W_])|[^\s/](?=\n)"),
 }
 
 _lead_tables: dict[str, bytes] = {}
