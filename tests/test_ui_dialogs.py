@@ -160,3 +160,23 @@ async def test_palette_offers_every_strategy_and_switches_to_it():
         await settle(pilot)
         assert app.controls.strategy_name == "recursive"
         assert_screen_matches_engine(app)
+
+
+@run
+async def test_escape_from_the_picker_returns_to_the_open_document():
+    app = ChunktuiApp(path=SAMPLES / "notes.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.action_open_picker()  # the palette's "Open another file…"
+        await pilot.pause()
+        assert isinstance(app.screen, FilePickerScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, FilePickerScreen) and app.is_running
+        assert app.doc.name == "notes.md"
+    app = ChunktuiApp(debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("escape")  # nothing open yet: escape leaves chunktui
+        await pilot.pause()
+        assert not app.is_running

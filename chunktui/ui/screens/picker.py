@@ -23,7 +23,9 @@ class FilePickerScreen(Screen[Path]):
     """Choose a document (or a saved chunks.yaml) to open; dismisses with its path."""
 
     BINDINGS = [
-        Binding("q,escape", "app.quit", "Quit", id="picker.quit", tooltip="Leave chunktui"),
+        Binding("q", "app.quit", "Quit", id="picker.quit", tooltip="Leave chunktui"),
+        Binding("escape", "cancel", "Back", id="picker.cancel",
+                tooltip="Back to the open document (leaves chunktui when none is open)"),
     ]
 
     def __init__(self, root: Path) -> None:
@@ -34,7 +36,14 @@ class FilePickerScreen(Screen[Path]):
         yield Static(f"Open a document or a chunks.yaml under [b]{self.root} [/b] (enter opens)",
                      id="picker-title")
         yield SourceTree(self.root, id="picker-tree")
-        yield Footer()
+        yield Footer(compact=True)
+
+    def action_cancel(self) -> None:
+        """Escape from the palette's "Open another file…" returns to the document; at start-up it quits."""
+        if getattr(self.app, "doc", None) is not None:
+            self.dismiss(None)
+        else:
+            self.app.exit()
 
     def on_directory_tree_file_selected(self, event: DirectoryTree.FileSelected) -> None:
         event.stop()
