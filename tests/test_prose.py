@@ -145,3 +145,29 @@ def test_generated_prose_is_covered_within_max(blocks, lo, hi, nl):
     if doc.text:
         tiles(cs)
     assert all(c.tokens <= hi or (c.metadata.get("oversized") and c.chars == 1) for c in cs.chunks)
+
+
+@pytest.mark.parametrize("line", ["> \f >", "<<\f>>", "|\v|", "Home \x1c > Next", "\u2028 · \u2029"])
+def test_a_line_of_separators_and_odd_whitespace_is_chunked_not_a_crash(line):
+    doc = Document.from_text(line + "\n", path="x.md")
+    cs = chunk_document(doc, "prose")
+    tiles(cs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80), st.sampled_from(["", "Home | ", "» "]))
+def test_boilerplate_detection_survives_any_text(line, prefix):
+    doc = Document.from_text(prefix + line + "\n\n" + line + "\n", path="gen.md")
+    cs = chunk_document(doc, "prose", {"min_tokens": 1, "max_tokens": 50})
+    tiles(cs)
+
+
+def test_one_huge_paragraph_fills_chunks_to_max_tokens():
+    """Sized by exact counts, not by the per-word sum ("word " alone is two tokens)."""
+    doc = Document.from_text("word " * 20_000 + "\n", path="big.txt")
+    cs = chunk_document(doc, "prose", {"min_tokens": 100, "max_tokens": 300})
+    tiles(cs)
+    assert all(c.tokens <= 300 for c in cs.chunks)
+    assert all(c.tokens >= 290 for c in cs.chunks[:-1])
+    assert all(c.boundary_type == "word" for c in cs.chunks[1:])
+    assert all(c.text.endswith(" ") for c in cs.chunks[:-1])  # cut between words

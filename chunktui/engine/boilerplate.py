@@ -91,8 +91,9 @@ def _nav_line(line: str) -> bool:
     if not stripped or stripped.startswith("|"):
         return False
     plain = _LINK.sub(r"\1", stripped)
-    parts = [p.strip(" \t←→«»‹›<>↑^-:*_[]") for p in _NAV_SEP.split(plain)]
-    parts = [p for p in parts if p]
+    # strip() first and split() after: a part may hold only \f or \v, which no explicit set lists
+    parts = [p.strip().strip("←→«»‹›<>↑^-:*_[]").strip() for p in _NAV_SEP.split(plain)]
+    parts = [p for p in parts if p.split()]
     if not parts or any(len(p.split()) > 5 for p in parts):
         return False
     first_words = [p.split()[0].lower().strip(":,") for p in parts]

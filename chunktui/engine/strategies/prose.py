@@ -69,14 +69,27 @@ def _regions(units):
         yield run
 
 
-def _pieces(text, start, end, limit, counter, level=0, glue=0):
+def _span_count(counter, text):
+    """Exact size of text[s:e] without copying or re-encoding growing text where possible."""
+    if hasattr(counter, "span_index"):
+        return counter.span_index(text).count
+    if counter.name == "chars":
+        return lambda s, e: e - s
+    return lambda s, e: counter.count(text[s:e])
+
+
+def _pieces(text, start, end, limit, counter, level=0, glue=0, count=None):
     """Cut an oversized range at sentences, then words, then characters: [(start, end, boundary)].
 
     No cut falls at or before `glue` (the end of a heading), so a heading keeps some text.
+    Each segment is counted once and the sums accumulate (linear in the paragraph); token
+    counts are not quite additive, so each chosen piece is re-counted exactly and backs off
+    a segment at a time if it overshoots.
     """
+    count = count or _span_count(counter, text)
     kinds = ("sentence", "word")
     if level >= len(kinds):
-        return _char_pieces(text, start, end, limit, counter)
+        return _char_pieces(start, end, limit, count)
     pattern = _SENTENCE_END if level == 0 else _WORD_START
     cuts = [m.end() for m in pattern.finditer(text, start, end) if max(start, glue) < m.end() < end]
     bounds = [start, *cuts, end]
@@ -86,33 +99,45 @@ def _pieces(text, start, end, limit, counter, level=0, glue=0):
             segs[-1] = (segs[-1][0], b)
         elif b > a:
             segs.append((a, b))
-    sizes = counter.count_spans(text, segs)
-    out, cur, acc = [], None, 0
-    for (a, b), n in zip(segs, sizes):
-        if n > limit:
-            if cur is not None:
-                out.append((cur, a, kinds[level]))
-                cur, acc = None, 0
-            out.extend(_pieces(text, a, b, limit, counter, level + 1, glue))
+    sizes = [count(a, b) for a, b in segs]
+    out = []
+    i, n = 0, len(segs)
+    while i < n:
+        a = segs[i][0]
+        if sizes[i] > limit:
+            out.extend(_pieces(text, a, segs[i][1], limit, counter, level + 1, glue, count))
+            i += 1
             continue
-        if cur is not None and (acc + n > limit or counter.count(text[cur:b]) > limit):
-            out.append((cur, a, kinds[level]))
-            cur, acc = None, 0
-        if cur is None:
-            cur = a
-        acc += n
-    if cur is not None:
-        out.append((cur, end, kinds[level]))
+        j, acc = i, 0
+        while j < n and sizes[j] <= limit:
+            if acc + sizes[j] > limit:  # the sum overestimates ("word " is 2 tokens, "word word " 3)
+                exact = count(a, segs[j][1])
+                if exact > limit:
+                    break
+                acc = exact
+            else:
+                acc += sizes[j]
+            j += 1
+        while j > i + 1 and count(a, segs[j - 1][1]) > limit:
+            j -= 1
+        out.append((a, end if j == n else segs[j][0], kinds[level]))
+        i = j
     return out
 
 
-def _char_pieces(text, start, end, limit, counter):
+def _char_pieces(start, end, limit, count):
+    """Largest prefixes that fit: gallop to bracket the cut, then bisect, so work stays near the piece size."""
     out = []
     while start < end:
-        lo, hi = start + 1, end
-        while lo < hi:  # largest prefix that fits
+        lo, probe = start + 1, start + max(1, limit)
+        while probe < end and count(start, probe) <= limit:
+            lo, probe = probe, start + 2 * (probe - start)
+        hi = min(probe, end)
+        if hi == end and count(start, end) <= limit:
+            lo = hi
+        while lo < hi:
             mid = (lo + hi + 1) // 2
-            if counter.count(text[start:mid]) <= limit:
+            if count(start, mid) <= limit:
                 lo = mid
             else:
                 hi = mid - 1
@@ -132,6 +157,7 @@ def run(doc, params, ctx) -> Proposal:
     lo, hi = params["min_tokens"], params["max_tokens"]
     counter = ctx.counter("tokens")
     text = doc.text
+    count = _span_count(counter, text)
     units, gaps = _units(doc, params["keep_boilerplate"])
     for u, n in zip(units, counter.count_spans(text, [(u.start, u.end) for u in units])):
         u.tokens = n
@@ -149,7 +175,7 @@ def run(doc, params, ctx) -> Proposal:
         while not at_end and len(group) > 1 and group[-1].kind == "heading":
             carry.insert(0, group.pop())
         # token counts of joined units can exceed their sum: confirm before closing
-        while len(group) > 1 and counter.count(text[group[0].start:group[-1].end]) > hi:
+        while len(group) > 1 and count(group[0].start, group[-1].end) > hi:
             carry.insert(0, group.pop())
         return group, carry
 
@@ -166,7 +192,7 @@ def run(doc, params, ctx) -> Proposal:
             # a paragraph over the limit, or one that fits only without its heading, is cut inside:
             # a heading alone in a chunk (orphaned) is worse than a cut between sentences
             if u.tokens > hi or (headings_only and acc + u.tokens > hi
-                                 and counter.count(text[group[0].start:u.end]) > hi):
+                                 and count(group[0].start, u.end) > hi):
                 heads = []
                 while group and group[-1].kind == "heading":
                     heads.insert(0, group.pop())
@@ -177,9 +203,9 @@ def run(doc, params, ctx) -> Proposal:
                 start = heads[0].start if heads else u.start
                 first_kind = "heading" if heads else "start" if start == 0 else "paragraph"
                 glue = heads[-1].end if heads else 0
-                for k, (a, b, kind) in enumerate(_pieces(text, start, u.end, hi, counter, glue=glue)):
+                for k, (a, b, kind) in enumerate(_pieces(text, start, u.end, hi, counter, glue=glue, count=count)):
                     meta = {"header_path": list(u.path), "paragraphs": 1, "split_paragraph": True}
-                    if kind == "char" and b - a == 1 and counter.count(text[a:b]) > hi:
+                    if kind == "char" and b - a == 1 and count(a, b) > hi:
                         meta["oversized"] = True  # one character (an emoji) is more tokens than the limit
                     label = _label(text, heads[0]) if heads and not k else text[a:b].strip()[:60]
                     spans.append(Span(a, b, kind if k else first_kind, label, meta))
@@ -191,14 +217,14 @@ def run(doc, params, ctx) -> Proposal:
             last = spans[-1] if spans else None
             joinable = (not group and last is not None and last.end == done[0].start
                         and not last.metadata.get("split_paragraph")
-                        and sum(u.tokens for u in done) < lo and counter.count(text[last.start:done[-1].end]) <= hi)
+                        and sum(u.tokens for u in done) < lo and count(last.start, done[-1].end) <= hi)
             if joinable:  # a short tail joins the chunk before it
                 paragraphs = last.metadata["paragraphs"] + sum(u.kind != "heading" for u in done)
                 spans[-1] = replace(last, end=done[-1].end, metadata={**last.metadata, "paragraphs": paragraphs})
             else:
                 emit(done)
     if not units and not gaps and text:  # only whitespace: still one chunk, nothing silently lost
-        for a, b, kind in _pieces(text, 0, len(text), hi, counter):
+        for a, b, kind in _pieces(text, 0, len(text), hi, counter, count=count):
             spans.append(Span(a, b, "start" if a == 0 else kind, "", {"header_path": [], "paragraphs": 0}))
     notes = [f"prose: {len(gaps)} boilerplate block(s) left out"] if gaps else []
     return Proposal(spans, gaps=gaps, notes=notes)
