@@ -37,6 +37,7 @@ import re
 import threading
 from bisect import bisect_right
 from collections import OrderedDict
+from array import array
 from itertools import accumulate, compress
 
 _BLOCK = 32
@@ -104,6 +105,8 @@ class TokenIndex:
         blocks = self._lead
         self._block_starts = list(accumulate(
             (sum(blocks[i:i + _BLOCK]) for i in range(0, len(blocks), _BLOCK)), initial=0))
+        self._ends: array | None = None  # every token's end, once the index is reused
+        self._batches = 0
 
     def _encode_text(self, text: str) -> list[int]:
         try:
@@ -125,6 +128,8 @@ class TokenIndex:
 
     def tokens_before(self, offset: int) -> int:
         """How many document tokens end at or before character `offset` (an anchor)."""
+        if self._ends is not None:
+            return bisect_right(self._ends, offset)
         starts = self._block_starts
         j = bisect_right(starts, offset) - 1
         if j >= len(starts) - 1:
@@ -173,9 +178,19 @@ class TokenIndex:
     def token_ends(self) -> list[int]:
         """Character offsets where the document's tokens end (0 first, no repeats): where a
         token-sized window may cut. A token ending inside a character is placed after it."""
-        return [0, *compress(accumulate(self._lead), self._lead)]
+        return [0, *compress(self._token_ends(), self._lead)]
+
+    def _token_ends(self) -> array:
+        """Every token's end, one bisect away: about 0.15x of an encode pass to build, so it
+        waits until the index is used again (a re-chunk) and then makes each span ~2x cheaper."""
+        if self._ends is None:
+            self._ends = array("I", accumulate(self._lead))
+        return self._ends
 
     def count_spans(self, spans) -> list[int]:
+        self._batches += 1
+        if self._batches > 1:
+            self._token_ends()
         count = self.count
         return [count(s, e) for s, e in spans]
 
