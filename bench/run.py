@@ -1,7 +1,7 @@
 """`make bench`: chunktui against its peers on the same real text, in one process.
 
     python -m bench.run                 # sizes 100k,1m,10m, median of 5, writes BENCHMARKS.md
-    python -m bench.run --quick         # 100k and 1m, median of 3, a subset of modes (~1-2 min)
+    python -m bench.run --quick         # 100k and 1m, median of 3, four modes (about a minute)
     python -m bench.run --sizes 1m --repeat 7 --modes "chars 512"
 
 Every contender runs on one thread; within a mode and size the contenders take
@@ -177,7 +177,8 @@ def parse_args(argv):
     p.add_argument("--sizes", help=f"comma-separated among {', '.join(SIZES)}")
     p.add_argument("--repeat", type=int, help="runs per contender (median); default 5, quick 3")
     p.add_argument("--modes", help="only modes whose name contains one of these comma-separated strings")
-    p.add_argument("--max-seconds", type=float, default=90.0, help="stop repeating a contender slower than this")
+    p.add_argument("--max-seconds", type=float, help="stop repeating a contender slower than this, and skip it at "
+                   "a bigger size where it would be (default 20; quick 5)")
     p.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results.json")
     p.add_argument("--merge", action="store_true", help="replace only the modes run now in bench/results.json")
     p.add_argument("--no-extras", action="store_true", help="skip the repeated-text probe and token-count timing")
@@ -191,6 +192,7 @@ def main(argv=None) -> int:
         if key not in SIZES:
             raise SystemExit(f"unknown size {key!r} (known: {', '.join(SIZES)})")
     repeat = args.repeat or (3 if args.quick else 5)
+    max_seconds = args.max_seconds or (5.0 if args.quick else 20.0)
     modes = all_modes()
     if args.modes:
         modes = [m for m in modes if any(w.strip() in m.name for w in args.modes.split(","))]
@@ -218,7 +220,7 @@ def main(argv=None) -> int:
         previous = None
         for key in sizes:
             text = corpus(mode.corpus, SIZES[key])
-            results = bench_mode(mode, key, text, repeat, args.max_seconds, log, previous)
+            results = bench_mode(mode, key, text, repeat, max_seconds, log, previous)
             exponents = _exponents(previous and previous["results"], results,
                                    previous["chars"] if previous else 0, len(text)) if previous else {}
             entry["by_size"][key] = results
