@@ -76,8 +76,20 @@ def test_sections_never_sample_a_line_twice(total, head, middle, tail):
     assert lines == sorted(set(lines)) and all(1 <= ln <= total for ln in lines)
     assert set(range(1, min(head, total) + 1)) <= set(lines)
     assert set(range(max(1, total - tail + 1), total + 1)) <= set(lines)
-    if total > 2 * max(head, tail) + middle + 2:  # the centred middle clears head and tail
-        assert len(lines) == head + middle + tail
+    # every requested line is sampled exactly once; a file no longer than the samples is read whole
+    assert len(lines) == min(total, head + middle + tail)
+
+
+def test_a_file_just_shorter_than_the_samples_is_read_whole_without_a_gap():
+    """207 lines, 50 + 100 + 100 asked: once left lines 51-53 out while middle and tail overlapped."""
+    text = "".join(f"line {i}\n" for i in range(1, 208))
+    cs = chunk_document(Document.from_text(text, path="short.log"), "log")
+    assert [c.text for c in cs.chunks] == [text] and cs.gaps == []
+
+
+def test_the_middle_moves_clear_of_the_tail_instead_of_overlapping_it():
+    parts = sections(260, 50, 100, 100)
+    assert parts == [("head", 1, 50), ("middle+tail", 61, 260)]  # touching samples are one chunk
 
 
 def test_jsonl_head_names_every_key_seen():

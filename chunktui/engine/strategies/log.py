@@ -3,8 +3,9 @@
 From autowiki's log chunking: the first `head_lines` lines, `middle_lines` lines
 centred in the middle third, and the last `tail_lines` lines; the rest is skipped
 and declared as "sampled out" gaps, so the app and the manifest show what was not
-read. Sections that overlap or touch (a short file) merge into one chunk, so no
-line is sampled twice. A middle or tail sample that would open inside a multi-line
+read. Samples never overlap: the middle moves clear of head and tail, sections
+that touch merge into one chunk, and when the three together reach the file's
+length (a short file) the whole file is one chunk with no gap. A middle or tail sample that would open inside a multi-line
 record (a stack trace) starts at the next record instead. For JSONL the head names
 every top-level key seen in the file (`json_keys`), which is the schema an agent needs.
 """
@@ -22,12 +23,16 @@ from ..model import Span
 def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, int, int]]:
     """(name, first, last) 1-based inclusive line ranges; overlapping or touching ones merge."""
     out: list[list] = []
+    if head + middle + tail >= total:  # the samples would reach the whole file: read all of it, once
+        names = "+".join(n for n, k in (("head", head), ("middle", middle), ("tail", tail)) if k)
+        return [(names, 1, total)] if total else []
     if head:
-        out.append(["head", 1, min(total, head)])
+        out.append(["head", 1, head])
     if middle:
         centre = (total + 1) // 2
-        first = max(1, centre - middle // 2)
-        out.append(["middle", first, min(total, first + middle - 1)])
+        # centred, but moved clear of head and tail: there is room, and a line sampled twice is a wasted line
+        first = max(head + 1, min(centre - middle // 2, total - tail - middle + 1))
+        out.append(["middle", first, first + middle - 1])
     if tail:
         out.append(["tail", max(1, total - tail + 1), total])
     merged: list[list] = []
