@@ -126,3 +126,28 @@ def test_generated_tables_round_trip(table, size, max_chars, sample):
     assert numbers == [1 + i * max(1, total // sample) for i in range(len(numbers))]
     for c in data_cs.chunks[1:]:
         assert rows_in(c.text, ",") == [expected[n] for n in c.metadata["row_numbers"]]
+
+
+@pytest.mark.parametrize("strategy", ["data", "data-rows"])
+def test_a_markdown_file_read_as_a_table_is_warned_about(strategy):
+    cs = chunk_document(load_document(SAMPLES / "guide.md"), strategy)
+    assert any(w.startswith("does not look like CSV/TSV: no delimiter found") for w in cs.warnings)
+
+
+@pytest.mark.parametrize("strategy", ["data", "data-rows"])
+@pytest.mark.parametrize("name", ["orders.csv", "orders.tsv"])
+def test_real_tables_get_no_shape_warning(strategy, name):
+    cs = chunk_document(load_document(SAMPLES / name), strategy)
+    assert not [w for w in cs.warnings if "CSV/TSV" in w]
+
+
+def test_rows_that_disagree_with_the_header_are_warned_about():
+    text = "a,b,c\n" + "1,2,3\n" * 5 + "1,2\n" * 5
+    cs = chunk_document(Document.from_text(text, path="ragged.csv"), "data-rows")
+    assert "does not look like CSV/TSV: 5 of 10 rows do not have the header's 3 fields" in cs.warnings
+
+
+def test_a_csv_error_names_the_path_as_given():
+    doc = Document.from_text("a,b\n1,2\n3,x\ry\n", path="exports/cr.csv")
+    with pytest.raises(ChunkingError, match=r"^exports/cr.csv: line 3: "):
+        chunk_document(doc, "data")

@@ -84,7 +84,7 @@ def read_table(doc: Document, ctx=None) -> Table:
         except StopIteration:
             break
         except csv.Error as exc:
-            raise ChunkingError(f"{doc.name}: line {pulled}: {exc}") from None
+            raise ChunkingError(f"{doc.path or doc.name}: line {pulled}: {exc}") from None
         if ctx is not None and len(rows) % 4096 == 0:
             ctx.check()
         if not fields:
@@ -95,3 +95,26 @@ def read_table(doc: Document, ctx=None) -> Table:
         else:
             rows.append(row)
     return Table(dialect.delimiter, dialect.quotechar or '"', header, rows, sniffed)
+
+
+def shape_warnings(table: Table) -> list[str]:
+    """Why the rows may not be a table at all, for data and data-rows alike.
+
+    Not an error: a one-column list is a valid CSV. But a file where no delimiter
+    was found and most rows are one field, or whose rows disagree with the header
+    about the number of fields, is more likely prose or a log read as CSV.
+    """
+    if table.header is None:
+        return []
+    rows = [table.header, *table.rows]
+    width = len(table.header.fields)
+    single = sum(len(r.fields) == 1 for r in rows)
+    ragged = sum(len(r.fields) != width for r in table.rows)
+    out = []
+    if not table.sniffed and table.delimiter != "\t" and single * 2 > len(rows):
+        out.append(f"does not look like CSV/TSV: no delimiter found and {single} of {len(rows)} rows "
+                   "are a single field (read as one column)")
+    if ragged * 10 > len(table.rows):  # more than one row in ten
+        out.append(f"does not look like CSV/TSV: {ragged} of {len(table.rows)} rows do not have the "
+                   f"header's {width} field{'s' if width != 1 else ''}")
+    return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
 from ..model import Span
-from ..tables import read_table
+from ..tables import read_table, shape_warnings
 
 
 def sample_indexes(total: int, wanted: int) -> list[int]:
@@ -48,7 +48,7 @@ def run(doc, params, ctx) -> Proposal:
     step = max(1, len(table.rows) // params["rows"])
     notes = [f"data: header + {len(picked)} of {len(table.rows)} rows (step {step}), "
              f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]
-    return Proposal(spans, gaps=gaps, notes=notes)
+    return Proposal(spans, gaps=gaps, notes=notes, warnings=shape_warnings(table))
 
 
 register(Strategy(

@@ -13,7 +13,7 @@ import sys
 
 from . import Param, Proposal, Strategy, register
 from ..model import Span
-from ..tables import read_table
+from ..tables import read_table, shape_warnings
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -51,7 +51,8 @@ def run(doc, params, ctx) -> Proposal:
         if len(text) > max_chars:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))
-    return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"])
+    return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"],
+                    warnings=shape_warnings(table))
 
 
 def _max_size(p):
