@@ -124,6 +124,13 @@ def test_malformed_srt_names_the_line():
         chunk_document(doc, "cues")
 
 
+
+def test_an_error_names_the_path_as_the_user_gave_it():
+    doc = Document.from_text("1\n00:00:01,000 -> 00:00:02,000\nok\n", path="media/en/talk.srt")
+    with pytest.raises(ChunkingError, match=r"^media/en/talk.srt: line 2: expected a cue number or a timing line"):
+        chunk_document(doc, "cues")
+
+
 cue_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="<>&"),
                    min_size=1, max_size=60).filter(lambda t: t.strip() and "-->" not in t)
 

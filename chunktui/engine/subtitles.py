@@ -70,7 +70,7 @@ def _blocks(doc: Document):
 
 
 def _error(doc: Document, line: int, problem: str) -> ChunkingError:
-    return ChunkingError(f"{doc.name}: line {line}: {problem}")
+    return ChunkingError(f"{doc.path or doc.name}: line {line}: {problem}")
 
 
 def _vtt_time(doc, line_no: int, value: str) -> Timestamp:
