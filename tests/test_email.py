@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
+from chunktui.engine import ChunkingError, Document, DocumentError, ParamError, chunk_document, load_document
 from chunktui.engine.mail import is_email_folder, load_email_folder, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
@@ -185,3 +185,16 @@ def test_generated_mboxes_keep_every_invariant(text, max_emails, max_chars, over
     new = check(cs, max_emails, max_chars)
     assert len(new) == text.count("\nMessage-ID: ")
     assert all(g.reason.startswith("email: in the context_text of ") for g in cs.gaps)
+
+
+@pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])
+def test_a_file_without_mail_headers_is_refused(text):
+    with pytest.raises(ChunkingError, match=r"^docs/guide.md: no mail headers found: not an mbox or \.eml file$"):
+        chunk_document(Document.from_text(text, path="docs/guide.md"), "email")
+
+
+def test_notes_count_in_the_singular_and_the_plural():
+    one = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
+    assert one.notes == ["email: 1 message in 1 thread, 1 window"]
+    many = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
+    assert re.fullmatch(r"email: \d+ messages in \d+ threads, \d+ windows", many.notes[0])

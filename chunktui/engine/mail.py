@@ -42,6 +42,7 @@ class Message:
     parent: "Message | None" = None
     children: list["Message"] = field(default_factory=list)
     threaded_by: str = "root"  # in-reply-to | references | subject | root
+    has_headers: bool = True  # any mail header at all: none in any message means the file is not mail
 
     @property
     def participants(self) -> list[str]:
@@ -110,6 +111,9 @@ def _date(msg) -> datetime | None:
         return None
 
 
+_MAIL_HEADERS = ("From", "To", "Cc", "Subject", "Date", "Message-ID", "In-Reply-To", "References")
+
+
 def parse_messages(doc: Document) -> list[Message]:
     """Every message of the document, in file order, with its raw character range."""
     text = doc.text
@@ -140,6 +144,7 @@ def parse_messages(doc: Document) -> list[Message]:
             date=_date(msg),
             body=_body(msg, is_mbox and source is None),
             source_file=source,
+            has_headers=any(h in msg for h in _MAIL_HEADERS),
         ))
     return out
 

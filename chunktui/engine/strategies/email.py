@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from itertools import accumulate
 
 from . import Param, Proposal, Strategy, register
-from ..errors import ParamError
+from ..errors import ChunkingError, ParamError
 from ..mail import build_threads, normalise_subject, parse_messages
 from ..model import Span, chunk_id
 
@@ -82,8 +83,10 @@ def windows(sizes: list[int], max_emails: int, max_chars: int, overlap: int):
     out = []
     first_new, n = 0, len(sizes)
 
+    total = list(accumulate(sizes, initial=0))  # a window's size in O(1), however wide it may be
+
     def fits(a, b):
-        return b - a <= max_emails and sum(sizes[a:b]) + len(_SEP) * (b - a - 1) <= max_chars
+        return b - a <= max_emails and total[b] - total[a] + len(_SEP) * (b - a - 1) <= max_chars
 
     while first_new < n:
         start = first_new
@@ -123,6 +126,8 @@ def run(doc, params, ctx) -> Proposal:
     messages = parse_messages(doc)
     if not messages:
         return Proposal([], gaps=[(0, len(doc.text), "blank")] if doc.text else [])
+    if not any(m.has_headers for m in messages):
+        raise ChunkingError(f"{doc.path or doc.name}: no mail headers found: not an mbox or .eml file")
     roots = build_threads(messages)
     max_emails, max_chars, overlap = params["max_emails_per_chunk"], params["max_chars"], params["overlap_emails"]
     fold = params["fold_quotes"]
@@ -186,11 +191,16 @@ def run(doc, params, ctx) -> Proposal:
         for m in d["new"]:
             if m.index not in d["covered"]:
                 gaps.append((m.start, m.end, f"email: in the context_text of {d['id']} (not contiguous in the file)"))
-    notes = [f"email: {len(messages)} messages in {len(roots)} thread(s), {len(drafts)} windows"]
+    notes = [f"email: {_n(len(messages), 'message')} in {_n(len(roots), 'thread')}, {_n(len(drafts), 'window')}"]
     forks = sum(1 for d in drafts if d["fork"] is not None and d["prev"] is None)
     if forks:
-        notes.append(f"email: {forks} forked branch(es) share their thread's earlier chunks")
+        notes.append(f"email: {_n(forks, 'forked branch')} share their thread's earlier chunks"
+                     if forks > 1 else "email: 1 forked branch shares its thread's earlier chunks")
     return Proposal(spans, gaps=gaps, notes=notes)
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 'es' if noun.endswith('ch') else 's'}"
 
 
 def _check(values: dict) -> None:
