@@ -44,7 +44,11 @@ def test_auto_picks_email_for_a_folder_of_eml():
     (Document.from_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhi\n", path="captions"), "cues",
      "its content looks like subtitles"),
     (Document.from_text("key: value\n", path="settings.yaml"), "semantic", "no format-specific strategy for .yaml"),
-    (Document.from_text("just words\n", path="data.xyz"), "semantic", "no format-specific strategy for .xyz"),
+    (Document.from_text("just words\n", path="data.xyz"), "prose",
+     "its content looks like prose (unknown extension .xyz)"),
+    (Document.from_text("# Title\n\nwords\n", path="notes.xyz"), "prose", "its content looks like markdown"),
+    (Document.from_text("17,4.5,0x1f;;--\n" * 20, path="dump.xyz"), "semantic", "no format-specific strategy for .xyz"),
+    (Document.from_text("17,4.5,0x1f;;--\n" * 20, path="DUMP"), "semantic", "no format-specific strategy for this text"),
     (Document.from_text("just words\n", path="README"), "prose", "its content looks like prose"),
 ])
 def test_auto_without_a_known_extension(doc, strategy, reason):

@@ -2,7 +2,8 @@
 
 From autowiki's strategy selection: .md/.txt -> prose, .log/.jsonl -> log,
 .csv/.tsv -> data, source code -> code, .vtt/.srt -> cues, .mbox/.eml or a folder
-of .eml -> email, anything else -> semantic. The ChunkSet records the strategy
+of .eml -> email; an unknown or missing extension goes by content (text that reads
+as words -> prose, with or without an extension), anything else -> semantic. The ChunkSet records the strategy
 actually run and its params, and a note says which one and why, so the app and
 `--dry-run` can show it. Code in a language without a grammar falls back to
 semantic, with a note saying so.
@@ -40,9 +41,20 @@ def pick_strategy(doc) -> tuple[str, str]:
         return BY_EXTENSION[ext], ext
     if doc.kind == "code":
         return "code", f"{ext or 'its content'} is {doc.language or 'source'} code"
-    if doc.kind in BY_KIND and (doc.kind != "prose" or not ext):  # "prose" is also the unknown-content default
-        return BY_KIND[doc.kind], f"its content looks like {doc.kind}"
+    unknown = f" (unknown extension {ext})" if ext else ""
+    # "prose" is also the kind of any unrecognised text: it counts only when the text reads as words
+    if doc.kind in BY_KIND and (doc.kind != "prose" or reads_as_prose(doc.text)):
+        return BY_KIND[doc.kind], f"its content looks like {doc.kind}{unknown}"
     return FALLBACK, f"no format-specific strategy for {ext or 'this text'} ({doc.kind})"
+
+
+def reads_as_prose(text: str) -> bool:
+    """Mostly letters and spaces in the first 4 KB: words, not data, markup or a dump."""
+    head = text[:4096]
+    if not head.strip():
+        return True
+    wordy = sum(c.isalpha() or c == " " for c in head)
+    return wordy >= 0.7 * sum(not c.isspace() or c == " " for c in head)
 
 
 def delegate(doc, params, ctx) -> Proposal:
