@@ -137,6 +137,7 @@ async def test_demo_steps_through_strategies_with_their_summary():
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         first = app.controls.strategy_name
+        assert str(app.query_one("#banner").content).startswith("Demo 1/")  # the tour starts at the start
         await pilot.press("s")
         await settle(pilot)
         strategy = app.controls.strategy

@@ -599,7 +599,9 @@ class ChunktuiApp(QualityMixin, App):
                              "or in the current folder; run `chunktui demo` from a chunktui checkout.", warn=True)
             self.notify("sample_docs/ not found", title="Demo", severity="error", timeout=10)
             return
-        await self.open_document(load_document(demo_files(self.demo_dir)[0]))
+        first = next(s for s in all_strategies() if s.name != "auto")  # the tour starts at 1/N
+        sample = (self._demo_sample_for(first.kinds) if first.kinds else None) or demo_files(self.demo_dir)[0]
+        await self.open_document(load_document(sample), strategy=first.name)
         self._demo_banner()
 
     def _demo_banner(self) -> None:
