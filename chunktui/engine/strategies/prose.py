@@ -126,15 +126,28 @@ def _pieces(text, start, end, limit, counter, level=0, glue=0, count=None):
 
 
 def _char_pieces(start, end, limit, count):
-    """Largest prefixes that fit: gallop to bracket the cut, then bisect, so work stays near the piece size."""
-    out = []
+    """Largest prefixes that fit. The search starts at the previous piece's length and gallops
+    from there, so a run of similar text costs a few counts per piece, not a bisection of the rest."""
+    out, guess = [], max(1, limit)
     while start < end:
-        lo, probe = start + 1, start + max(1, limit)
-        while probe < end and count(start, probe) <= limit:
-            lo, probe = probe, start + 2 * (probe - start)
-        hi = min(probe, end)
-        if hi == end and count(start, end) <= limit:
-            lo = hi
+        lo, hi = start + 1, end  # lo fits (or is the one-character minimum); nothing past hi fits
+        probe, step = min(end, start + guess), 1
+        if count(start, probe) <= limit:
+            lo = probe
+            while lo < end:
+                probe = min(end, lo + step)
+                if count(start, probe) > limit:
+                    hi = probe - 1
+                    break
+                lo, step = probe, step * 2
+        else:
+            hi = probe - 1
+            while hi > lo:
+                probe = max(lo, hi - step)
+                if count(start, probe) <= limit:
+                    lo = probe
+                    break
+                hi, step = probe - 1, step * 2
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if count(start, mid) <= limit:
@@ -142,7 +155,7 @@ def _char_pieces(start, end, limit, count):
             else:
                 hi = mid - 1
         out.append((start, lo, "char"))
-        start = lo
+        guess, start = lo - start, lo
     return out
 
 
