@@ -154,8 +154,12 @@ def test_a_line_of_separators_and_odd_whitespace_is_chunked_not_a_crash(line):
     tiles(cs)
 
 
+nav_alphabet = st.sampled_from(list("<>|·•›»/-:*_[]()#^ \t\f\v\x1c\x85\u2028\u3000") + ["Home", "Next", "a"])
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80), st.sampled_from(["", "Home | ", "» "]))
+@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
+                 st.lists(nav_alphabet, max_size=12).map("".join)), st.sampled_from(["", "Home | ", "» "]))
 def test_boilerplate_detection_survives_any_text(line, prefix):
     doc = Document.from_text(prefix + line + "\n\n" + line + "\n", path="gen.md")
     cs = chunk_document(doc, "prose", {"min_tokens": 1, "max_tokens": 50})
