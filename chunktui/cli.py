@@ -18,8 +18,8 @@ import click
 
 from chunktui import __version__
 from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
+from chunktui.engine.tokens import DEFAULT_BUDGET
 
-DEFAULT_BUDGET = 512
 TOKENIZERS = ("cl100k_base", "o200k_base")
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options

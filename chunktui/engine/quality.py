@@ -45,8 +45,8 @@ from dataclasses import dataclass, field
 from .documents import Document
 from .model import ChunkSet
 from .stats import percentile
+from .tokens import DEFAULT_BUDGET
 
-DEFAULT_BUDGET = 512
 DEFAULT_MIN_TOKENS = 16
 
 FLAG_NAMES = (

@@ -51,6 +51,7 @@ ENCODING_SPECS = {
 
 COUNTER_NAMES = ("chars", "bytes", "lines", "cl100k_base", "o200k_base")
 DEFAULT_TOKENIZER = "cl100k_base"
+DEFAULT_BUDGET = 512  # tokens a chunk may hold before it is flagged (a common embedding-model input limit)
 
 
 class TokenizerError(ChunktuiError):

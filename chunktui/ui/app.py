@@ -37,8 +37,8 @@ from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
 from ..engine.code.languages import UnsupportedLanguageError
+from ..engine.tokens import DEFAULT_BUDGET
 
-DEFAULT_BUDGET = 512
 DEBOUNCE_SECONDS = 0.15
 
 
