@@ -9,13 +9,10 @@ and a token window holds exactly as many tokens as the chunk text encodes to.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from itertools import accumulate, compress
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ._delimiters import decode_delimiters
 from ..model import Span
-
-_CONTINUATION = bytes(range(0x80, 0xC0))
 
 
 def _utf8(text: str) -> bytes:
@@ -75,24 +72,17 @@ class _Bytes:
 
 
 class _Tokens:
-    """Token windows: candidate cuts come from one encoding of the whole text, then each
-    chunk is re-encoded on its own so its count is exact (a substring may encode differently)."""
+    """Token windows: candidate cuts are where the whole text's tokens end, and every count is
+    exact (a substring may encode differently); both come from the text's token index, which
+    encodes the text once and re-encodes only the few characters around a span's ends."""
 
     exact = False
 
     def __init__(self, text: str, counter):
         self.text = text
-        self.counter = counter
-        enc = counter.encoding
-        chars, starts = _token_tables(enc)
-        tokens = enc.encode_ordinary(text)
-        offsets = accumulate(map(chars.__getitem__, tokens), initial=0)
-        # tokens starting mid-character are no place to cut
-        self.bounds = list(compress(offsets, map(starts.__getitem__, tokens)))
-        self.bounds.append(len(text))
-
-    def size(self, s: int, e: int) -> int:
-        return self.counter.count(self.text[s:e])
+        index = counter.span_index(text)
+        self.size = index.count
+        self.bounds = index.token_ends()
 
     def reach(self, s: int, limit: int) -> int:
         """Where `limit` tokens from `s` end by the whole-text encoding, one token generous:
@@ -130,26 +120,6 @@ class _Tokens:
         while i - 1 >= lowest and size(bounds[i - 1], end) <= amount:
             i -= 1
         return bounds[i] if i < k else end
-
-
-_tables: dict[str, tuple[list[int], list[bool]]] = {}
-
-
-def _token_tables(enc) -> tuple[list[int], list[bool]]:
-    """Per token id: how many characters it starts (UTF-8 lead bytes), and whether it
-    begins on a character boundary. Built once per encoding, so offsets cost no decoding."""
-    tables = _tables.get(enc.name)
-    if tables is None:
-        chars, starts = [0] * enc.n_vocab, [False] * enc.n_vocab
-        for token in range(enc.n_vocab):
-            try:
-                piece = enc.decode_single_token_bytes(token)
-            except KeyError:  # ids between the ordinary and the special tokens
-                continue
-            chars[token] = len(piece.translate(None, _CONTINUATION))
-            starts[token] = bool(piece) and piece[0] & 0xC0 != 0x80
-        tables = _tables[enc.name] = (chars, starts)
-    return tables
 
 
 def _last_delimiter(text: str, delimiters: str, lo: int, hi: int) -> int:

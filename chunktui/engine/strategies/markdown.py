@@ -30,7 +30,8 @@ from ..model import Span
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_CANDIDATE = re.compile(r"^ {0,3}(?:`{3}|~{3}|#|=|-)", re.M)
+# a setext underline is nothing but "=" or "-": list items ("- x") are not candidates
+_CANDIDATE = re.compile(r"^ {0,3}(?:`{3}|~{3}|#|=+[ \t]*\r?$|-+[ \t]*\r?$)", re.M)
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")

@@ -18,6 +18,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
+from operator import sub
 from typing import Sequence
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
@@ -27,6 +28,7 @@ SEPARATORS = ("\n\n", "\n", " ", "")
 _BOUNDARY = {"\n\n": ("paragraph", "blank line"), "\n": ("line", "line break"),
              " ": ("word", "space"), "": ("char", "character")}
 _PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
+_NON_SPACE = re.compile(r"\S")
 
 
 class _Splitter:
@@ -53,20 +55,20 @@ class _Splitter:
             if text.find(sep, start, end) != -1:
                 rest = separators[i + 1:]
                 break
-        bounds = [start]
-        for m in _PATTERNS[sep].finditer(text, start, end):
-            if m.start() > bounds[-1]:  # no empty pieces
-                bounds.append(m.start())
+        bounds = [m.start() for m in _PATTERNS[sep].finditer(text, start, end)]
+        if not bounds or bounds[0] > start:  # no empty first piece
+            bounds.insert(0, start)
         bounds.append(end)
-        pieces = list(zip(bounds, bounds[1:]))
-        lengths = [e - s for s, e in pieces] if self.exact else self.counter.count_spans(text, pieces)
-        first = 0  # start of the current run of pieces smaller than size
-        for k, length in enumerate(lengths):
-            if length >= self.size:
-                self._merge(bounds, first, k, lengths)
-                self.split(*pieces[k], rest)
-                first = k + 1
-        self._merge(bounds, first, len(pieces), lengths)
+        if self.exact:
+            lengths = list(map(sub, bounds[1:], bounds))
+        else:
+            lengths = self.counter.count_spans(text, list(zip(bounds, bounds[1:])))
+        size, first = self.size, 0  # first: start of the current run of pieces smaller than size
+        for k in [k for k, length in enumerate(lengths) if length >= size]:
+            self._merge(bounds, first, k, lengths)
+            self.split(bounds[k], bounds[k + 1], rest)
+            first = k + 1
+        self._merge(bounds, first, len(lengths), lengths)
 
     def _split_chars(self, start: int, end: int) -> None:
         """The last separator, "": every character a piece. Characters at least `size` long
@@ -153,7 +155,8 @@ class _Splitter:
             a = k
 
     def _emit(self, start: int, end: int, oversized: bool = False) -> None:
-        if self.text[start:end].isspace():
+        text = self.text
+        if not _NON_SPACE.search(text, start, end):
             if self.gaps and start <= self.gaps[-1][1]:  # overlapping windows of whitespace: one gap
                 start = min(start, self.gaps[-1][0])
                 end = max(end, self.gaps.pop()[1])
@@ -162,7 +165,10 @@ class _Splitter:
         if start == 0:
             boundary, label = "start", "start of text"
         else:  # separators open the piece they precede, so the chunk's first characters say which
-            sep = next(s for s in SEPARATORS if self.text.startswith(s, start))
+            if text.startswith("\n\n", start):
+                sep = "\n\n"
+            else:
+                sep = text[start] if text[start] in "\n " else ""
             boundary, label = _BOUNDARY[sep]
         self.spans.append(Span(start, end, boundary, label, metadata={"oversized": True} if oversized else {}))
 
