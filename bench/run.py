@@ -177,6 +177,7 @@ def parse_args(argv):
     p.add_argument("--sizes", help=f"comma-separated among {', '.join(SIZES)}")
     p.add_argument("--repeat", type=int, help="runs per contender (median); default 5, quick 3")
     p.add_argument("--modes", help="only modes whose name contains one of these comma-separated strings")
+    p.add_argument("--skip", help="leave out modes whose name contains one of these comma-separated strings")
     p.add_argument("--max-seconds", type=float, help="stop repeating a contender slower than this, and skip it at "
                    "a bigger size where it would be (default 20; quick 5)")
     p.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results.json")
@@ -198,6 +199,8 @@ def main(argv=None) -> int:
         modes = [m for m in modes if any(w.strip() in m.name for w in args.modes.split(","))]
     elif args.quick:
         modes = [m for m in modes if m.name in QUICK_MODES]
+    if args.skip:
+        modes = [m for m in modes if not any(w.strip() in m.name for w in args.skip.split(","))]
 
     def log(msg: str) -> None:
         print(msg, flush=True)
