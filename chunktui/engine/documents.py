@@ -52,7 +52,9 @@ _BOMS = (
 class Document:
     """The text being chunked, with where it came from and how to find lines in it."""
 
-    text: str
+    # not in repr: Textual names a worker by repr-ing its arguments, and a 10 MB text cost
+    # 0.3 s of the app's event loop (and a copy of the text) at every re-chunk
+    text: str = field(repr=False)
     path: str | None = None
     kind: str = "prose"
     language: str | None = None
@@ -202,13 +204,15 @@ def load_document(path, kind: str | None = None, language: str | None = None) ->
     except OSError as exc:
         raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
     text, encoding, warnings = decode_bytes(data, str(p))
+    digest = hashlib.sha256(data).hexdigest()
+    del data  # the bytes go before the line index is built: peak memory is the larger of the two, not both
     detected_kind, detected_lang = detect_kind(str(p), text)
     return Document(
         text=text,
         path=str(p),
         kind=kind or detected_kind,
         language=language or detected_lang,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=digest,
         encoding=encoding,
         warnings=warnings,
     )
