@@ -143,6 +143,12 @@ class ChunkSet:
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    def __repr__(self) -> str:
+        # short: Textual names a worker by repr-ing its arguments, and the full dataclass repr
+        # spells out every chunk's text (0.15 s of the app's event loop at 10 MB)
+        return (f"ChunkSet({self.document.name!r}, strategy={self.strategy!r}, chunks={len(self.chunks)}, "
+                f"gaps={len(self.gaps)})")
+
     def stats(self, budget: int | None = None) -> Stats:
         from .stats import compute_stats
 
