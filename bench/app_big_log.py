@@ -70,12 +70,20 @@ imported = time.perf_counter()
 async def main(path, strategy):
     app = ChunktuiApp(path=path, strategy=strategy or None)
     out = {"import_s": imported - started}
+    drawn = []
     async with app.run_test(size=(160, 48)) as pilot:
-        # first screen: the document is loaded and its first rows are on screen
-        while app.doc is None or not app.view.document:
+        view = app.view
+        render_line = view.render_line
+
+        def timed(y):  # the first row of the document drawn is the first screen
+            if view.document is not None and not drawn:
+                drawn.append(time.perf_counter())
+            return render_line(y)
+
+        view.render_line = timed
+        while not drawn:
             await asyncio.sleep(0.005)
-        await pilot.pause()
-        out["first_screen_s"] = time.perf_counter() - started
+        out["first_screen_s"] = drawn[0] - started
         out["rss_at_first_screen_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         await app.wait_idle()
         await pilot.pause()
