@@ -162,6 +162,10 @@ def open_command(path, profile):
         raise DocumentError(path, "no such file")
     if path is not None and not path.is_file() and not path.is_dir():
         raise DocumentError(path, "not a regular file (a pipe, socket or device)")
+    if path is not None and path.is_file():
+        from chunktui.engine.documents import check_text_file
+
+        check_text_file(path)  # a binary file is refused here, before the screen takes over
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 

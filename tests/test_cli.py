@@ -93,6 +93,8 @@ def test_binary_file(work):
     Path("blob.txt").write_bytes(b"abc\x00\x01\x02")
     code, _, err = run("chunk", "blob.txt")
     assert_one_line_error(code, err, "blob.txt", "binary")
+    code, _, err = run("blob.txt")  # opening it in the app is refused before the screen starts
+    assert_one_line_error(code, err, "blob.txt", "binary")
 
 
 def test_folder_without_supported_files(work):

@@ -192,6 +192,14 @@ def decode_bytes(data: bytes, path: str) -> tuple[str, str, list[str]]:
         return data.decode("latin-1"), "latin-1", [warning]
 
 
+def check_text_file(path) -> None:
+    """Refuse a binary file from its first block, without reading the rest."""
+    with open(path, "rb") as fh:
+        head = fh.read(BINARY_PROBE)
+    if b"\x00" in head and not any(head.startswith(bom) for bom, _ in _BOMS):
+        raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
+
+
 def load_document(path, kind: str | None = None, language: str | None = None) -> Document:
     """Read a file into a Document; bad input raises DocumentError naming the file."""
     p = Path(path)
