@@ -21,11 +21,13 @@ import json
 import statistics
 import tempfile
 import time
+from importlib import metadata
 from pathlib import Path
 
-from bench.corpus import SIZES, corpus
 from textual import events
 
+from bench.corpus import SIZES, corpus
+from bench.system import machine
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import StatsPanel
 
@@ -156,6 +158,7 @@ def main() -> None:
               f"{r['latency_median_ms']:>7.0f}ms {r['latency_p95_ms']:>7.0f}ms {r['to_idle_median_ms']:>7.0f}ms "
               f"{r['max_stall_ms']:>8.0f}ms {verdict:>8}")
     stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    stored["machine"] = machine() | {"textual": metadata.version("textual")}
     stored.setdefault("latency", {})[args.label] = results
     RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
 
