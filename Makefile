@@ -31,6 +31,9 @@ snapshots: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/pip install -q -e '.[dev,bench]'
 	$(BIN)/python -m bench.run
+	$(BIN)/python -m bench.app_latency
+	$(BIN)/python -m bench.app_big_log
+	$(BIN)/python -m bench.report
 
 clean:
 	rm -rf $(VENV) chunks .pytest_cache

@@ -245,9 +245,15 @@ def render_tokens(rows: list[dict]) -> list[str]:
     return out
 
 
+def write_benchmarks(data) -> None:
+    """BENCHMARKS.md: the engine modes rendered from results.json, then the app section kept by hand."""
+    app = ROOT / "bench" / "APP_BENCHMARKS.md"
+    text = render(data) + ("\n" + app.read_text() if app.exists() else "")
+    (ROOT / "BENCHMARKS.md").write_text(text)
+
+
 def main() -> None:
-    data = json.loads((ROOT / "bench" / "results.json").read_text())
-    (ROOT / "BENCHMARKS.md").write_text(render(data))
+    write_benchmarks(json.loads((ROOT / "bench" / "results.json").read_text()))
 
 
 if __name__ == "__main__":

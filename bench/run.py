@@ -24,7 +24,7 @@ from pathlib import Path
 from .checks import check
 from .contenders import CONTENDERS, Mode, Skip
 from .corpus import SIZES, corpus
-from .report import render
+from .report import write_benchmarks
 from .repeated import repeated_text_probe
 from .system import machine, versions
 from .timing import median_time, timed
@@ -239,7 +239,7 @@ def main(argv=None) -> int:
         if args.merge and path.exists():
             data = merge(json.loads(path.read_text()), data)
         path.write_text(json.dumps(data, indent=1) + "\n")
-        (ROOT / "BENCHMARKS.md").write_text(render(data))
+        write_benchmarks(data)
         log(f"wrote BENCHMARKS.md and bench/results.json in {data['seconds']} s")
     return 0
 
