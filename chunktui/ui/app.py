@@ -9,6 +9,7 @@ that arrives after a newer request is dropped.
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 from textual import work
@@ -380,8 +381,10 @@ class ChunktuiApp(QualityMixin, App):
         last = [0.0]
 
         def progress(fraction: float) -> None:
-            if fraction - last[0] >= 0.02 or fraction >= 1:
-                last[0] = fraction
+            # at most ten repaints a second: each one takes the GIL from this worker
+            now = time.monotonic()
+            if now - last[0] >= 0.1 or fraction >= 1:
+                last[0] = now
                 self.post_message(ChunkingProgress(generation, fraction))
 
         try:
