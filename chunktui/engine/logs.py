@@ -12,37 +12,56 @@ import json
 import re
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
-TIMESTAMP = re.compile(
-    r"^\[?(?:"
-    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"  # ISO 8601
-    r"|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    rf"|(?:{_MONTHS}) [ \d]\d \d{{2}}:\d{{2}}:\d{{2}}"  # syslog
-    r"|\d{2}/(?:" + _MONTHS + r")/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?"  # common log format
-    r"|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
-    r"|\d{10}(?:\.\d+)?(?=\s)"  # epoch seconds
-    r")\]?"
-)
-_CLF = re.compile(r"^\S+ \S+ \S+ \[\d{2}/(?:" + _MONTHS + r")/\d{4}:")  # access logs: host ident user [date
+
+
+def _timestamp(epoch_end: str) -> str:
+    return (
+        r"\[?(?:"
+        r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?"  # ISO 8601
+        r"|\d{4}/\d{2}/\d{2} \d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+        rf"|(?:{_MONTHS}) [ \d]\d \d{{2}}:\d{{2}}:\d{{2}}"  # syslog
+        r"|\d{2}/(?:" + _MONTHS + r")/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?"  # common log format
+        r"|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+        r"|\d{10}(?:\.\d+)?" + epoch_end +  # epoch seconds
+        r")\]?"
+    )
+
+
+TIMESTAMP = re.compile("^" + _timestamp(r"(?=\s)"))
+_CLF = r"\S+ \S+ \S+ \[\d{2}/(?:" + _MONTHS + r")/\d{4}:"  # access logs: host ident user [date
 LEVELS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL", "SEVERE")
-_LEVEL_START = re.compile(r"^\[?(?:" + "|".join(LEVELS) + r")\b")
+_LEVEL_START = r"\[?(?:" + "|".join(LEVELS) + r")\b"
 _LEVEL_ANY = re.compile(r"\b(" + "|".join(LEVELS) + r")\b")
-_CONTINUATION = re.compile(r"^(?:[ \t]|Traceback \(|Caused by:|\.\.\.|During handling of|The above exception)")
+_CONTINUATION = r"(?:[ \t]|Traceback \(|Caused by:|\.\.\.|During handling of|The above exception)"
+# Matched over the whole text (re.M), so no list of lines is built. A line's trailing "\r"s are
+# not part of it: the whitespace after an epoch timestamp must be inside the line.
+_RECORD_START = re.compile(
+    r"^(?!" + _CONTINUATION + r")(?:" + _timestamp(r"(?=[^\S\r\n]|\r+[^\r\n])") + "|" + _LEVEL_START
+    + r"|\{|" + _CLF + ")", re.M)
+_ANY_LINE = re.compile(r"^(?!" + _CONTINUATION + r")(?=[^\n]*\S)", re.M)  # not blank, not a continuation
 
 
-def is_record_start(line: str) -> bool:
-    if not line.strip() or _CONTINUATION.match(line):
-        return False
-    return bool(TIMESTAMP.match(line) or _LEVEL_START.match(line) or line.startswith("{") or _CLF.match(line))
+def start_pattern(doc) -> re.Pattern:
+    """Lines that look like records open records; in a log with none, every non-blank line does."""
+    return _RECORD_START if _RECORD_START.search(doc.text) else _ANY_LINE
 
 
-def record_starts(lines: list[str]) -> list[int]:
-    """0-based indexes of the lines that open a record; every line if none looks like one."""
-    starts = [i for i, line in enumerate(lines) if is_record_start(line)]
-    if not starts:
-        starts = [i for i, line in enumerate(lines) if line.strip() and not _CONTINUATION.match(line)]
+def record_starts(doc) -> list[int]:
+    """0-based indexes of the lines that open a record, in one regex pass over the text."""
+    line_of = doc.line_of
+    starts = [line_of(m.start()) - 1 for m in start_pattern(doc).finditer(doc.text)]
     if not starts or starts[0] != 0:
         starts.insert(0, 0)  # a preamble before the first record is a record of its own
     return starts
+
+
+def next_record_start(doc, pattern: re.Pattern, first: int, last: int) -> int:
+    """The first 1-based line in first..last that opens a record (`start_pattern`), searching no
+    further, else `first`; line 1 always opens one."""
+    if first <= 1:
+        return first
+    m = pattern.search(doc.text, doc.line_start(first), doc.line_end(last))
+    return doc.line_of(m.start()) if m else first
 
 
 def timestamp_of(line: str) -> str | None:
@@ -91,8 +110,12 @@ def json_keys(lines) -> tuple[list[str], int]:
     return list(seen), bad
 
 
-def doc_lines(doc) -> list[str]:
-    """The document's lines without their line endings."""
-    text = doc.text
-    starts = doc.line_starts
-    return [text[starts[i]:doc.line_start(i + 2)].rstrip("\r\n") for i in range(doc.line_count)]
+def line_text(doc, line: int) -> str:
+    """1-based `line` without its line ending."""
+    return doc.text[doc.line_start(line):doc.line_end(line)].rstrip("\r\n")
+
+
+def iter_lines(doc, first: int = 1, last: int | None = None):
+    """Lines first..last (1-based, inclusive) without their line endings, one at a time."""
+    for line in range(first, (doc.line_count if last is None else last) + 1):
+        yield line_text(doc, line)

@@ -12,11 +12,10 @@ every top-level key seen in the file (`json_keys`), which is the schema an agent
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
-from ..logs import doc_lines, json_keys, level_counts, record_starts, timestamp_of
+from ..logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
 from ..model import Span
 
 
@@ -47,22 +46,15 @@ def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, i
     return [tuple(s) for s in merged]
 
 
-def _record_start_from(starts: list[int], first: int, last: int) -> int:
-    """`first` moved on to the first line that opens a record, so a sample never opens mid-traceback."""
-    i = bisect_left(starts, first - 1)
-    return starts[i] + 1 if i < len(starts) and starts[i] <= last - 1 else first
-
-
 def run(doc, params, ctx) -> Proposal:
-    lines = doc_lines(doc)
-    total = len(lines)
+    total = doc.line_count
     spans = []
     sampled = 0
-    starts = record_starts(lines)
+    pattern = start_pattern(doc) if total else None
     for name, first, last in sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"]):
         ctx.check()
-        first = _record_start_from(starts, first, last)
-        part = lines[first - 1:last]
+        first = next_record_start(doc, pattern, first, last)  # a sample never opens mid-traceback
+        part = list(iter_lines(doc, first, last))  # only the sampled lines become strings
         sampled += len(part)
         meta = {"section": name, "levels": level_counts(part)}
         stamps = [t for t in (timestamp_of(part[0]), timestamp_of(part[-1])) if t]
@@ -71,7 +63,7 @@ def run(doc, params, ctx) -> Proposal:
         spans.append(Span(doc.line_start(first), doc.line_end(last), "sample", f"{name} (lines {first}-{last})", meta))
     notes = []
     if doc.kind == "jsonl" and spans:
-        keys, bad = json_keys(lines)
+        keys, bad = json_keys(iter_lines(doc))
         extra = {"json_keys": keys, "json_invalid_lines": bad}
         spans[0] = replace(spans[0], metadata={**spans[0].metadata, **extra})
         notes.append(f"log: JSON keys seen: {', '.join(keys) or 'none'}")

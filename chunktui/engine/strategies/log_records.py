@@ -9,16 +9,16 @@ own, flagged oversized.
 from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
-from ..logs import doc_lines, level_counts, record_starts, timestamp_of
+from ..logs import iter_lines, level_counts, line_text, record_starts, timestamp_of
 from ..model import Span
 
 
 def run(doc, params, ctx) -> Proposal:
-    lines = doc_lines(doc)
-    if not lines:
+    n_lines = doc.line_count
+    if not n_lines:
         return Proposal([])
-    starts = record_starts(lines)
-    bounds = [(doc.line_start(a + 1), doc.line_start(b + 1)) for a, b in zip(starts, starts[1:] + [len(lines)])]
+    starts = record_starts(doc)
+    bounds = [(doc.line_start(a + 1), doc.line_start(b + 1)) for a, b in zip(starts, starts[1:] + [n_lines])]
     bounds[-1] = (bounds[-1][0], len(doc.text))
     unit, size = params["unit"], params["size"]
     sizes = ctx.counter(unit).count_spans(doc.text, bounds)
@@ -37,14 +37,15 @@ def run(doc, params, ctx) -> Proposal:
     spans = []
     for a, b, total in groups:
         start, end = bounds[a][0], bounds[b][1]
-        first_line, last_line = starts[a], (starts[b + 1] if b + 1 < len(starts) else len(lines)) - 1
-        meta = {"record_count": b - a + 1, "levels": level_counts(lines[first_line:last_line + 1])}
-        stamps = [t for t in (timestamp_of(lines[starts[a]]), timestamp_of(lines[starts[b]])) if t]
+        first_line, last_line = starts[a] + 1, (starts[b + 1] if b + 1 < len(starts) else n_lines)
+        opening = line_text(doc, first_line)
+        meta = {"record_count": b - a + 1, "levels": level_counts(iter_lines(doc, first_line, last_line))}
+        stamps = [t for t in (timestamp_of(opening), timestamp_of(line_text(doc, starts[b] + 1))) if t]
         if stamps:
             meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
         if a == b and total > size:
             meta["oversized"] = True
-        spans.append(Span(start, end, "record", lines[starts[a]][:60].strip(), meta))
+        spans.append(Span(start, end, "record", opening[:60].strip(), meta))
     return Proposal(spans, notes=[f"log-records: {len(starts)} records in {len(spans)} chunks"])
 
 
