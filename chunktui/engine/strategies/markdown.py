@@ -24,6 +24,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from . import Param, Proposal, Strategy, register
+from ..derived import derived
 from ..errors import ParamError
 from ..model import Span
 
@@ -56,9 +57,14 @@ def split_lines(text: str, line_count: int) -> list[str]:
 def scan_markdown(doc) -> MarkdownScan:
     """Fences (unclosed ones run to the end), front matter and headings of `doc`.
 
-    Only lines that can open or close a fence or be a heading are looked at (one
+    Scanned once per document (shared, read-only): re-chunking with new
+    parameters reuses it. Only lines that can open or close a fence or be a heading are looked at (one
     regex pass over the text), so long plain runs cost nothing in Python.
     """
+    return derived(doc, "markdown_scan", lambda: _scan(doc))
+
+
+def _scan(doc) -> MarkdownScan:
     text, starts, n = doc.text, doc.line_starts, doc.line_count
     scan = MarkdownScan(in_fence=bytearray(n + 2))
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ..derived import derived
 from ..model import Span
 from .markdown import heading_label, scan_markdown, split_lines
 
@@ -144,7 +145,15 @@ def _short(text: str, width: int = 40) -> str:
 
 
 def classify(doc) -> Lines:
-    """Score every line of `doc` as a chunk start; one pass, no per-chunk rescans."""
+    """Score every line of `doc` as a chunk start; one pass, no per-chunk rescans.
+
+    Once per document, kind and language (shared, read-only): re-chunking with
+    new parameters reuses it.
+    """
+    return derived(doc, ("semantic_lines", doc.kind, doc.language), lambda: _classify(doc))
+
+
+def _classify(doc) -> Lines:
     lines = split_lines(doc.text, doc.line_count)
     n = len(lines)
     markdown = doc.kind in ("markdown", "prose")
