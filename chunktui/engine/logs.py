@@ -115,7 +115,11 @@ def line_text(doc, line: int) -> str:
     return doc.text[doc.line_start(line):doc.line_end(line)].rstrip("\r\n")
 
 
-def iter_lines(doc, first: int = 1, last: int | None = None):
-    """Lines first..last (1-based, inclusive) without their line endings, one at a time."""
-    for line in range(first, (doc.line_count if last is None else last) + 1):
-        yield line_text(doc, line)
+def iter_lines(doc, first: int = 1, last: int | None = None, block: int = 4096):
+    """Lines first..last (1-based, inclusive) without their line endings; at most `block` lines
+    are strings at a time, so a scan of a whole file never holds all of them."""
+    last = doc.line_count if last is None else last
+    for a in range(first, last + 1, block):
+        b = min(a + block - 1, last)
+        for line in doc.text[doc.line_start(a):doc.line_end(b)].split("\n", b - a + 1)[:b - a + 1]:
+            yield line.rstrip("\r")
