@@ -23,16 +23,17 @@ def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
 
         # params given with `auto` belong to the strategy it picks for this document
         proposal = delegate(doc, params or {}, ctx)
-        values = proposal.params
     else:
         values = strat.validate(params)
         proposal = strat.run(doc, values, ctx)
+        if proposal.params is None:
+            proposal.params = values
     ctx.check()
     return build_chunkset(
         doc,
         proposal.spans,
         strategy=proposal.strategy or strat.name,
-        params=proposal.params if proposal.params is not None else values,
+        params=proposal.params,
         tokenizer=tokenizer,
         declared_gaps=proposal.gaps,
         warnings=proposal.warnings,
