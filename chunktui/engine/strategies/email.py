@@ -22,8 +22,8 @@ import re
 from collections import deque
 from itertools import accumulate
 
-from . import Param, Proposal, Strategy, register
-from ..errors import ChunkingError, ParamError
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from ..errors import ChunkingError
 from ..mail import build_threads, normalise_subject, parse_messages
 from ..model import Span, chunk_id
 
@@ -203,12 +203,6 @@ def _n(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 'es' if noun.endswith('ch') else 's'}"
 
 
-def _check(values: dict) -> None:
-    if values["overlap_emails"] >= values["max_emails_per_chunk"]:
-        raise ParamError("overlap_emails", f"must be smaller than max_emails_per_chunk "
-                                           f"({values['max_emails_per_chunk']}), got {values['overlap_emails']}")
-
-
 register(Strategy(
     name="email",
     summary="Email threads (mbox, .eml, folder of .eml) in overlapping windows along the reply graph, forks compacted.",
@@ -222,7 +216,7 @@ register(Strategy(
     ),
     run=run,
     kinds=("email",),
-    validate_extra=_check,
+    validate_extra=check_overlap_below_size("max_emails_per_chunk", "overlap_emails"),
     size_param="max_chars",
     overlap_param="overlap_emails",
 ))

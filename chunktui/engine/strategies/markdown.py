@@ -23,9 +23,8 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
-from . import Param, Proposal, Strategy, register
+from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..derived import derived
-from ..errors import ParamError
 from ..model import Span
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -294,11 +293,6 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans)
 
 
-def _validate(values: dict) -> None:
-    if values["chunk_overlap"] >= values["max_char"]:
-        raise ParamError("chunk_overlap", f"must be smaller than max_char ({values['max_char']}), got {values['chunk_overlap']}")
-
-
 register(Strategy(
     name="markdown",
     summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
@@ -309,7 +303,7 @@ register(Strategy(
     ),
     run=run,
     kinds=("markdown",),
-    validate_extra=_validate,
+    validate_extra=check_overlap_below_size("max_char", "chunk_overlap"),
     size_param="max_char",
     overlap_param="chunk_overlap",
     max_size=lambda p: ("chars", p["max_char"]),
