@@ -118,8 +118,8 @@ class ChunkCollection(Sequence):
     def _around(self, item, n: int):
         source, i = self._locate(item)
         chunks = self._sets[source].chunks
-        wrap = [CollectedChunk(source, c) for c in chunks]
-        return wrap[max(0, i - n):i], wrap[i + 1:i + 1 + n]
+        return ([CollectedChunk(source, c) for c in chunks[max(0, i - n):i]],
+                [CollectedChunk(source, c) for c in chunks[i + 1:i + 1 + n]])
 
     def get_chunk_with_context(self, item, n: int = 1) -> ChunkWithContext:
         """The chunk plus the exact source text from its n-th previous chunk's start to its n-th next's end."""
