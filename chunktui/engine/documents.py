@@ -224,11 +224,3 @@ def load_document(path, kind: str | None = None, language: str | None = None) ->
         encoding=encoding,
         warnings=warnings,
     )
-
-
-def file_sha256(path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
