@@ -54,10 +54,6 @@ class Entity:
             e = e.parent
         return out[::-1]
 
-    @property
-    def is_import(self) -> bool:
-        return self.kind == "import"
-
     def to_dict(self) -> dict:
         return {"name": self.name, "kind": self.kind, "signature": self.signature, "docstring": self.docstring,
                 "start_line": self.start_line, "end_line": self.end_line, "start_byte": self.start_byte,
