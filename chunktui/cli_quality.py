@@ -12,7 +12,6 @@ import json
 
 from chunktui.engine.errors import ChunktuiError, ParamError
 
-SWEEP_FORMATS = ("table", "csv", "json")
 SHOWN_LINES = 12  # boundary lines listed per side in `compare`
 
 
