@@ -197,3 +197,11 @@ def check_overlap_below_size(size_key: str = "size", overlap_key: str = "overlap
             raise ParamError(overlap_key, f"must be smaller than {size_key} ({values[size_key]}), got {values[overlap_key]}")
 
     return check
+
+
+def sampled_out_gaps(spans: list, length: int) -> list[tuple[int, int, str]]:
+    """The "sampled out" gaps of a sampling strategy: between its spans and after the last one."""
+    gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
+    if spans and spans[-1].end < length:
+        gaps.append((spans[-1].end, length, "sampled out"))
+    return gaps

@@ -9,7 +9,7 @@ repeats the header so it reads on its own. Rows left out are declared gaps
 
 from __future__ import annotations
 
-from . import Param, Proposal, Strategy, register
+from . import Param, Proposal, Strategy, register, sampled_out_gaps
 from ..model import Span
 from ..tables import read_table, shape_warnings
 
@@ -42,9 +42,7 @@ def run(doc, params, ctx) -> Proposal:
         body = text[first.start:last.end]
         spans.append(Span(first.start, last.end, "sample", label, {**base, "row_numbers": numbers, "section": "sample"},
                           context_text=header_text + body))
-    gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
-    if spans[-1].end < len(text):
-        gaps.append((spans[-1].end, len(text), "sampled out"))
+    gaps = sampled_out_gaps(spans, len(text))
     step = max(1, len(table.rows) // params["rows"])
     notes = [f"data: header + {len(picked)} of {len(table.rows)} rows (step {step}), "
              f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]

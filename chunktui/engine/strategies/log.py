@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from . import Param, Proposal, Strategy, register
+from . import Param, Proposal, Strategy, register, sampled_out_gaps
 from ..logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
 from ..model import Span
 
@@ -67,9 +67,7 @@ def run(doc, params, ctx) -> Proposal:
         extra = {"json_keys": keys, "json_invalid_lines": bad}
         spans[0] = replace(spans[0], metadata={**spans[0].metadata, **extra})
         notes.append(f"log: JSON keys seen: {', '.join(keys) or 'none'}")
-    gaps = [(a.end, b.start, "sampled out") for a, b in zip(spans, spans[1:]) if b.start > a.end]
-    if spans and spans[-1].end < len(doc.text):
-        gaps.append((spans[-1].end, len(doc.text), "sampled out"))
+    gaps = sampled_out_gaps(spans, len(doc.text))
     notes.append(f"log: sampled {sampled} of {total} lines")
     return Proposal(spans, gaps=gaps, notes=notes)
 
