@@ -27,15 +27,14 @@ ACTIONS = (
 )
 
 
-class ChunktuiCommands(Provider):
-    """'Strategy: NAME' for every registered strategy, plus the app's actions."""
+class ActionCommands(Provider):
+    """Palette entries for `actions`: (title, action, help) rows run with app.run_action."""
+
+    actions: tuple[tuple[str, str, str], ...] = ()
 
     def _entries(self):
-        app = self.app
-        for s in all_strategies():
-            yield f"Strategy: {s.name}", partial(app.run_action, f"strategy({s.name!r})"), s.summary
-        for title, action, help_text in ACTIONS:
-            yield title, partial(app.run_action, action), help_text
+        for title, action, help_text in self.actions:
+            yield title, partial(self.app.run_action, action), help_text
 
     async def discover(self) -> Hits:
         for title, command, help_text in self._entries():
@@ -47,3 +46,14 @@ class ChunktuiCommands(Provider):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), command, help=help_text)
+
+
+class ChunktuiCommands(ActionCommands):
+    """'Strategy: NAME' for every registered strategy, plus the app's actions."""
+
+    actions = ACTIONS
+
+    def _entries(self):
+        for s in all_strategies():
+            yield f"Strategy: {s.name}", partial(self.app.run_action, f"strategy({s.name!r})"), s.summary
+        yield from super()._entries()

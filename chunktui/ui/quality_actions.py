@@ -8,17 +8,15 @@ a result for a chunkset that is no longer shown is dropped.
 
 from __future__ import annotations
 
-from functools import partial
-
 from textual import work
 from textual.binding import Binding
-from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.message import Message
 from textual.worker import get_current_worker
 
 from ..engine import ChunkSet
 from ..engine.facts import check_facts
 from ..engine.quality import Quality, assess, scan_structure
+from .commands import ActionCommands
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
@@ -48,19 +46,10 @@ class QualityReady(Message):
         self.chunkset, self.quality, self.facts = chunkset, quality, facts
 
 
-class QualityCommands(Provider):
+class QualityCommands(ActionCommands):
     """Palette entries for the quality actions."""
 
-    async def discover(self) -> Hits:
-        for title, action, help_text in ACTIONS:
-            yield DiscoveryHit(title, partial(self.app.run_action, action), help=help_text)
-
-    async def search(self, query: str) -> Hits:
-        matcher = self.matcher(query)
-        for title, action, help_text in ACTIONS:
-            score = matcher.match(title)
-            if score > 0:
-                yield Hit(score, matcher.highlight(title), partial(self.app.run_action, action), help=help_text)
+    actions = ACTIONS
 
 
 class QualityMixin:
