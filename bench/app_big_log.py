@@ -18,12 +18,10 @@ import subprocess
 import sys
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
-from bench.system import machine
+from bench.system import store_app_results
 
-RESULTS = Path(__file__).with_name("app_results.json")
 SERVICES = ("api", "auth", "billing", "search", "worker", "scheduler")
 LEVELS = ("DEBUG",) * 3 + ("INFO",) * 8 + ("WARN",) * 2 + ("ERROR",)
 MESSAGES = (
@@ -129,10 +127,7 @@ def main() -> None:
     print(f"peak RSS      {result['peak_rss_mb']:.0f} MiB = {result['peak_rss_x_file']:.2f}x the file "
           f"(at first screen {result['rss_at_first_screen_mb']:.0f} MiB)  target 4x: "
           f"{'meets' if result['peak_rss_x_file'] <= 4 else 'MISSES'}")
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    stored["machine"] = machine() | {"textual": metadata.version("textual")}
-    stored.setdefault("big_log", {})[args.label] = result
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    store_app_results("big_log", args.label, result)
 
 
 if __name__ == "__main__":

@@ -17,21 +17,18 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import statistics
 import tempfile
 import time
-from importlib import metadata
 from pathlib import Path
 
 from textual import events
 
 from bench.corpus import SIZES, corpus
-from bench.system import machine
+from bench.system import store_app_results
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import StatsPanel
 
-RESULTS = Path(__file__).with_name("app_results.json")
 TICK = 0.010
 
 
@@ -157,10 +154,7 @@ def main() -> None:
         print(f"{size:8} {r['chars']:>11,} {r['strategy']:>9} {r['chunks'][-1]:>7,} "
               f"{r['latency_median_ms']:>7.0f}ms {r['latency_p95_ms']:>7.0f}ms {r['to_idle_median_ms']:>7.0f}ms "
               f"{r['max_stall_ms']:>8.0f}ms {verdict:>8}")
-    stored = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    stored["machine"] = machine() | {"textual": metadata.version("textual")}
-    stored.setdefault("latency", {})[args.label] = results
-    RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
+    store_app_results("latency", args.label, results)
 
 
 if __name__ == "__main__":

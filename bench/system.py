@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 from importlib import metadata
+from pathlib import Path
+
+APP_RESULTS = Path(__file__).with_name("app_results.json")
 
 PACKAGES = ("chunktui", "tiktoken", "tree-sitter", "tree-sitter-python", "langchain-text-splitters",
             "chonkie", "semchunk", "semantic-text-splitter")
@@ -43,3 +47,11 @@ def versions() -> dict:
         except metadata.PackageNotFoundError:
             out[name] = "not installed"
     return out
+
+
+def store_app_results(section: str, label: str, value) -> None:
+    """Put `value` under app_results.json[section][label], with this machine and Textual's version."""
+    stored = json.loads(APP_RESULTS.read_text()) if APP_RESULTS.exists() else {}
+    stored["machine"] = machine() | {"textual": metadata.version("textual")}
+    stored.setdefault(section, {})[label] = value
+    APP_RESULTS.write_text(json.dumps(stored, indent=2) + "\n")
