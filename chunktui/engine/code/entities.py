@@ -89,9 +89,10 @@ def _entity(pf: ParsedFile, node, kind: str) -> Entity:
     outer = _outer(pf, node)
     leading = _leading_comments(outer)
     extent = pf.start(leading[0]) if leading else pf.start(outer)
-    if node.type == "function_definition" and _declarator_name_node(node) is not None \
-            and _declarator_name_node(node).type == "qualified_identifier":
-        kind = "method"
+    if node.type == "function_definition":
+        declared = _declarator_name_node(node)
+        if declared is not None and declared.type == "qualified_identifier":
+            kind = "method"
     return Entity(
         owner=_receiver(pf, node),
         name=_name(pf, node), kind=kind, signature=_signature(pf, node), docstring=_docstring(pf, node, leading),
