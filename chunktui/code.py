@@ -43,9 +43,10 @@ class Chunker:
     """Options validated once, reused for many files."""
 
     def __init__(self, strategy: str = "code", tokenizer: str = DEFAULT_TOKENIZER, **options):
-        self.strategy = get_strategy(strategy).name
+        spec = get_strategy(strategy)
+        self.strategy = spec.name
         self.tokenizer = tokenizer
-        self.options = get_strategy(self.strategy).validate(options)
+        self.options = spec.validate(options)
 
     def chunk_set(self, path, code: str) -> ChunkSet:
         """The full ChunkSet (chunks, gaps, warnings) for `code`, named `path`."""
