@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from .errors import ChunktuiError
 from .model import ChunkSet, Stats
-from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, Quality, assess
+from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, Quality, assess, scan_structure
 
 
 class CompareError(ChunktuiError):
@@ -76,7 +76,10 @@ def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET,
     marks = [Boundary(p, doc.line_of(p), "both" if p in ba and p in bb else "a" if p in ba else "b")
              for p in sorted(ba | bb)]
 
+    # one structure scan (a tree-sitter parse for code) serves both sides when they share the Document
+    structure = scan_structure(doc) if b.document is doc else None
+
     def side(cs, bounds):
-        return Side(describe(cs), cs.stats(budget), assess(cs, budget, min_tokens), len(bounds))
+        return Side(describe(cs), cs.stats(budget), assess(cs, budget, min_tokens, structure), len(bounds))
 
     return Comparison(boundaries=marks, a=side(a, ba), b=side(b, bb))
