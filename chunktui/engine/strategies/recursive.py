@@ -77,10 +77,11 @@ class _Splitter:
             size_of, big = None, ("" if self.size > 1 else None)
         else:
             cache, count = self._char_counts, self.counter.count
-            for ch in set(self.text[start:end]) - cache.keys():
+            chars = set(self.text[start:end])
+            for ch in chars - cache.keys():
                 cache[ch] = count(ch)
             size_of = cache.__getitem__
-            big = "".join(ch for ch in set(self.text[start:end]) if cache[ch] >= self.size)
+            big = "".join(ch for ch in chars if cache[ch] >= self.size)
         if big is None:  # size 1 in chars: one chunk a character
             for i in range(start, end):
                 self._emit(i, i + 1)
