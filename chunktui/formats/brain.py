@@ -32,10 +32,11 @@ def repo_and_relpath(path) -> tuple[str, str]:
     return p.parent.name or "root", p.name
 
 
-def note_name(path, index: int) -> str:
+def note_name(path, index: int, where: tuple[str, str] | None = None) -> str:
+    """`where` is `repo_and_relpath(path)` when the caller already has it."""
     if not path:
         return f"code-text-chunk-{index}.md"
-    repo, rel = repo_and_relpath(path)
+    repo, rel = where or repo_and_relpath(path)
     return f"code-{slug(repo)}-{slug(rel)}-chunk-{index}.md"
 
 
@@ -50,10 +51,14 @@ def _fence(code: str, lang: str) -> str:
     return f"{ticks}{lang}\n{code}{'' if code.endswith(chr(10)) else chr(10)}{ticks}\n"
 
 
-def render_note(cs, chunk) -> str:
+def _where(path) -> tuple[str, str]:
+    return repo_and_relpath(path) if path else ("text", "<text>")
+
+
+def render_note(cs, chunk, where: tuple[str, str] | None = None) -> str:
     doc = cs.document
     meta = chunk.metadata
-    repo, rel = repo_and_relpath(doc.path) if doc.path else ("text", "<text>")
+    repo, rel = where or _where(doc.path)
     lang = meta.get("language") or doc.language or ""
     lines = [
         _comment("chunktui", "brain note"),
@@ -74,18 +79,21 @@ def render_note(cs, chunk) -> str:
     lines.append(_comment("record", chunk_record(chunk)))
     title = chunk.label or chunk.boundary_label or chunk.id
     body = ["", f"# {rel}: {title}", ""]
+    fence_lang = _FENCE_LANG.get(lang, lang)
     if chunk.context_text is not None:
-        body += ["## Context", "", _fence(chunk.context_text, _FENCE_LANG.get(lang, lang))]
-    body += ["## Code", "", _fence(chunk.text, _FENCE_LANG.get(lang, lang))]
+        body += ["## Context", "", _fence(chunk.context_text, fence_lang)]
+    body += ["## Code", "", _fence(chunk.text, fence_lang)]
     return "\n".join(lines + body)
 
 
 @register_writer("brain")
 def write_brain(cs, folder: Path) -> list[str]:
     names = []
+    path = cs.document.path
+    where = _where(path)  # one walk up the folders for the repository root, not two per chunk
     for c in cs.chunks:
-        name = note_name(cs.document.path, c.index)
+        name = note_name(path, c.index, where)
         with open(folder / name, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(render_note(cs, c))
+            fh.write(render_note(cs, c, where))
         names.append(name)
     return names
