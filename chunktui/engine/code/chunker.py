@@ -48,6 +48,23 @@ def _is_comment(node) -> bool:
     return "comment" in node.type or node.type in ("attribute_item", "decorator")
 
 
+def _groups(nodes) -> list[list]:
+    """Siblings on a shared line stay together, and a comment sticks to the line below it."""
+    out: list[list] = []
+    own_line = False  # does the last node of the current group start its own line?
+    for n in nodes:
+        if out:
+            prev = out[-1][-1]
+            row, prev_last = n.start_point[0], last_row(prev)
+            if row <= prev_last or (own_line and _is_comment(prev) and row == prev_last + 1):
+                out[-1].append(n)
+                own_line = own_line and row > prev_last
+                continue
+        out.append([n])
+        own_line = True
+    return out
+
+
 class _Atomizer:
     """Turns the tree into atoms no bigger than the limit where the syntax allows."""
 
@@ -59,23 +76,7 @@ class _Atomizer:
         self.openable = self.blocks | {"ERROR"}
         if spec.name in ("javascript", "typescript", "tsx"):
             self.openable |= _JS_FUNCTION_HOLDERS
-        self.rows: list[tuple[int, int, list]] = []
-
-    def groups(self, nodes) -> list[list]:
-        """Siblings on a shared line stay together, and a comment sticks to the line below it."""
-        out: list[list] = []
-        own_line = False  # does the last node of the current group start its own line?
-        for n in nodes:
-            if out:
-                prev = out[-1][-1]
-                row, prev_last = n.start_point[0], last_row(prev)
-                if row <= prev_last or (own_line and _is_comment(prev) and row == prev_last + 1):
-                    out[-1].append(n)
-                    own_line = own_line and row > prev_last
-                    continue
-            out.append([n])
-            own_line = True
-        return out
+        self.rows: list[tuple[int, int, list, bool, bool]] = []  # first row, last row, nodes, oversized, opens
 
     def can_open(self, n) -> bool:
         """Bodies, compound statements, and definitions that have a body (not `type X = A | B`)."""
@@ -85,7 +86,7 @@ class _Atomizer:
                                             or any(c.type in self.blocks for c in n.children))
 
     def split(self, nodes) -> None:
-        for g in self.groups(nodes):
+        for g in _groups(nodes):
             first, last = g[0].start_point[0], last_row(g[-1])
             if self.fits(first, last):
                 self.rows.append((first, last, g, False, False))
@@ -247,8 +248,7 @@ class CodeChunker:
         """One chunk per top-level definition; the preamble joins the first one."""
         doc = self.doc
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
-        atomizer = _Atomizer(self.pf, lambda a, b: True, set())
-        groups = atomizer.groups(self.pf.root.children) if self.pf.root.child_count else []
+        groups = _groups(self.pf.root.children) if self.pf.root.child_count else []
         starts, seen_first = [], False
         for g in groups:
             first, last = g[0].start_point[0], last_row(g[-1])
