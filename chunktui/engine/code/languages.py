@@ -33,7 +33,6 @@ class LanguageSpec:
     docstring_in_body: bool = False  # Python: first string statement of the body
     # extra query patterns capturing @entity (e.g. `const f = () => {}`)
     extra_queries: tuple[str, ...] = ()
-    constants: tuple[str, ...] = ()  # top-level nodes that code-toplevel keeps with the preamble
     import_items: tuple[str, ...] = ()  # report these parts of an import statement one by one (Go specs)
 
 
@@ -66,22 +65,21 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         {"function_definition": "function", "class_definition": "class", "type_alias_statement": "type"},
         ("import_statement", "import_from_statement", "future_import_statement"),
         ("block", "module"), ("decorated_definition",), comment="#", docstring_in_body=True,
-        constants=("expression_statement",),
     ),
     LanguageSpec(
         "javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs"),
         _JS_ENTITIES, ("import_statement",), _JS_BLOCKS, ("export_statement",),
-        extra_queries=_JS_ARROWS, constants=("lexical_declaration", "variable_declaration"),
+        extra_queries=_JS_ARROWS,
     ),
     LanguageSpec(
         "typescript", "tree_sitter_typescript", "language_typescript", (".ts", ".mts", ".cts"),
         _TS_ENTITIES, ("import_statement",), _TS_BLOCKS, ("export_statement",),
-        extra_queries=_JS_ARROWS, constants=("lexical_declaration", "variable_declaration"),
+        extra_queries=_JS_ARROWS,
     ),
     LanguageSpec(
         "tsx", "tree_sitter_typescript", "language_tsx", (".tsx",),
         _TS_ENTITIES, ("import_statement",), _TS_BLOCKS, ("export_statement",),
-        extra_queries=_JS_ARROWS, constants=("lexical_declaration", "variable_declaration"),
+        extra_queries=_JS_ARROWS,
     ),
     LanguageSpec(
         "rust", "tree_sitter_rust", "language", (".rs",),
@@ -90,14 +88,13 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
          "mod_item": "module", "type_item": "type", "macro_definition": "macro"},
         ("use_declaration", "extern_crate_declaration"),
         ("block", "declaration_list", "source_file", "match_block"), ("attribute_item",),
-        constants=("const_item", "static_item"),
     ),
     LanguageSpec(
         "go", "tree_sitter_go", "language", (".go",),
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
          "type_alias": "type"},
         ("import_declaration",), ("block", "statement_list", "source_file"),
-        constants=("const_declaration", "var_declaration"), import_items=("import_spec",),
+        import_items=("import_spec",),
     ),
     LanguageSpec(
         "java", "tree_sitter_java", "language", (".java",),
@@ -116,7 +113,6 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
          "preproc_elif", "field_declaration_list", "enumerator_list"),
         extra_queries=("(struct_specifier name: (_) body: (_)) @entity", "(union_specifier name: (_) body: (_)) @entity",
                        "(enum_specifier name: (_) body: (_)) @entity"),
-        constants=("declaration", "preproc_def", "preproc_function_def"),
     ),
     LanguageSpec(
         "cpp", "tree_sitter_cpp", "language", (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"),
@@ -128,7 +124,6 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         ("template_declaration",),
         extra_queries=("(class_specifier name: (_) body: (_)) @entity", "(struct_specifier name: (_) body: (_)) @entity",
                        "(union_specifier name: (_) body: (_)) @entity", "(enum_specifier name: (_) body: (_)) @entity"),
-        constants=("declaration", "preproc_def", "preproc_function_def"),
     ),
     LanguageSpec(
         "csharp", "tree_sitter_c_sharp", "language", (".cs",),
