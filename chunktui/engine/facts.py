@@ -56,10 +56,17 @@ def _pattern(phrase: str) -> re.Pattern:
 
 
 def check_fact(cs: ChunkSet, phrase: str) -> Fact:
+    return _check(cs, phrase, *_layout(cs))
+
+
+def _layout(cs: ChunkSet) -> tuple[list[int], int]:
+    """Chunk starts and the longest chunk's length: what every phrase's lookup needs."""
+    return [c.start for c in cs.chunks], max((c.chars for c in cs.chunks), default=0)
+
+
+def _check(cs: ChunkSet, phrase: str, starts: list[int], longest: int) -> Fact:
     text = cs.document.text
     chunks = cs.chunks
-    starts = [c.start for c in chunks]
-    longest = max((c.chars for c in chunks), default=0)
     whole: list[str] = []
     crossing: list[str] = []
     occurrences = 0
@@ -95,4 +102,5 @@ def check_fact(cs: ChunkSet, phrase: str) -> Fact:
 
 def check_facts(cs: ChunkSet, phrases) -> list[Fact]:
     """One Fact per phrase, in the given order."""
-    return [check_fact(cs, p) for p in phrases]
+    layout = _layout(cs)
+    return [_check(cs, p, *layout) for p in phrases]
