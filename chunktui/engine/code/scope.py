@@ -50,11 +50,3 @@ class ScopeTree:
         lo = bisect_right(self._starts, start - 1)
         hi = bisect_right(self._starts, end - 1)
         return self.defs[lo:hi]
-
-    def walk(self):
-        """(depth, entity) pairs in file order, for displaying the tree."""
-        def rec(level, depth):
-            for e in level:
-                yield depth, e
-                yield from rec(e.children, depth + 1)
-        return rec(self.roots, 0)
