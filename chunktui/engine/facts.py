@@ -55,16 +55,14 @@ def _pattern(phrase: str) -> re.Pattern:
     return re.compile(r"\s+".join(re.escape(w) for w in phrase.split()), re.IGNORECASE)
 
 
-def check_fact(cs: ChunkSet, phrase: str) -> Fact:
-    return _check(cs, phrase, *_layout(cs))
-
-
 def _layout(cs: ChunkSet) -> tuple[list[int], int]:
     """Chunk starts and the longest chunk's length: what every phrase's lookup needs."""
     return [c.start for c in cs.chunks], max((c.chars for c in cs.chunks), default=0)
 
 
-def _check(cs: ChunkSet, phrase: str, starts: list[int], longest: int) -> Fact:
+def check_fact(cs: ChunkSet, phrase: str, layout: tuple[list[int], int] | None = None) -> Fact:
+    """`layout` is `_layout(cs)`, passed when many phrases are checked against one chunk set."""
+    starts, longest = layout or _layout(cs)
     text = cs.document.text
     chunks = cs.chunks
     whole: list[str] = []
@@ -103,4 +101,4 @@ def _check(cs: ChunkSet, phrase: str, starts: list[int], longest: int) -> Fact:
 def check_facts(cs: ChunkSet, phrases) -> list[Fact]:
     """One Fact per phrase, in the given order."""
     layout = _layout(cs)
-    return [_check(cs, p, *layout) for p in phrases]
+    return [check_fact(cs, p, layout) for p in phrases]
