@@ -37,8 +37,6 @@ class Entity:
     end_line: int
     start_byte: int
     end_byte: int
-    node: object = field(repr=False, default=None)
-    outer: object = field(repr=False, default=None)
     parent: "Entity | None" = field(repr=False, default=None)
     children: list = field(repr=False, default_factory=list)
     bound: tuple[str, ...] = ()  # names an import binds
@@ -98,7 +96,7 @@ def _entity(pf: ParsedFile, node, kind: str) -> Entity:
         name=_name(pf, node), kind=kind, signature=_signature(pf, node), docstring=_docstring(pf, node, leading),
         start=pf.start(outer), end=pf.end(outer), extent_start=extent,
         start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
-        start_byte=outer.start_byte, end_byte=outer.end_byte, node=node, outer=outer,
+        start_byte=outer.start_byte, end_byte=outer.end_byte,
     )
 
 
