@@ -154,6 +154,7 @@ class ChunktuiApp(QualityMixin, App):
         self._launched: tuple | None = None
         self._remembered: dict[str, dict] = {}
         self._idle: asyncio.Event | None = None
+        self._starts_of: tuple | None = None  # (chunkset, its chunk starts) for a cursor in a gap
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -448,7 +449,7 @@ class ChunktuiApp(QualityMixin, App):
     # -- showing results --------------------------------------------------------------------
 
     def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
-        self.chunkset = cs
+        self.chunkset, self._starts_of = cs, None
         self.assess_chunkset(cs)
         stats = cs.stats(self.budget) if cs is not None else None
         self.query_one("#stats", StatsPanel).show(stats)
@@ -503,7 +504,9 @@ class ChunktuiApp(QualityMixin, App):
         if chunk is None:
             from bisect import bisect_left
 
-            i = bisect_left([c.start for c in cs.chunks], start)
+            if self._starts_of is None or self._starts_of[0] is not cs:  # once per chunking, not per cursor move
+                self._starts_of = (cs, [c.start for c in cs.chunks])
+            i = bisect_left(self._starts_of[1], start)
             if i < len(cs.chunks) and cs.chunks[i].start < max(end, start + 1):
                 return i
             return None
