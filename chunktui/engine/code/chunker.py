@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 
 from ..model import Span
 from ..strategies import Proposal
@@ -209,9 +210,7 @@ class CodeChunker:
             self.measure = lambda s, e: counter.count(doc.text[s:e])
             starts = doc.line_starts
             counts = counter.count_spans(doc.text, [(a, b) for a, b in zip(starts, starts[1:] + [len(doc.text)])])
-            self._line_tokens = [0]
-            for n in counts:
-                self._line_tokens.append(self._line_tokens[-1] + n)
+            self._line_tokens = list(accumulate(counts, initial=0))
 
     def fits(self, s: int, e: int, limit: int) -> bool:
         """Does [s, e) (whole lines) fit `limit`? Tokens are estimated from per-line counts and
