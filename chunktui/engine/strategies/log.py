@@ -46,6 +46,13 @@ def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, i
     return [tuple(s) for s in merged]
 
 
+def add_time_range(meta: dict, first: str, last: str) -> None:
+    """ts_start / ts_end from the timestamps of two lines, when either has one."""
+    stamps = [t for t in (timestamp_of(first), timestamp_of(last)) if t]
+    if stamps:
+        meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
+
+
 def run(doc, params, ctx) -> Proposal:
     total = doc.line_count
     spans = []
@@ -57,9 +64,7 @@ def run(doc, params, ctx) -> Proposal:
         part = list(iter_lines(doc, first, last))  # only the sampled lines become strings
         sampled += len(part)
         meta = {"section": name, "levels": level_counts(part)}
-        stamps = [t for t in (timestamp_of(part[0]), timestamp_of(part[-1])) if t]
-        if stamps:
-            meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
+        add_time_range(meta, part[0], part[-1])
         spans.append(Span(doc.line_start(first), doc.line_end(last), "sample", f"{name} (lines {first}-{last})", meta))
     notes = []
     if doc.kind == "jsonl" and spans:

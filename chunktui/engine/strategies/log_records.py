@@ -9,8 +9,9 @@ own, flagged oversized.
 from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
-from ..logs import iter_lines, level_counts, line_text, record_starts, timestamp_of
+from ..logs import iter_lines, level_counts, line_text, record_starts
 from ..model import Span
+from .log import add_time_range
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -40,9 +41,7 @@ def run(doc, params, ctx) -> Proposal:
         first_line, last_line = starts[a] + 1, (starts[b + 1] if b + 1 < len(starts) else n_lines)
         opening = line_text(doc, first_line)
         meta = {"record_count": b - a + 1, "levels": level_counts(iter_lines(doc, first_line, last_line))}
-        stamps = [t for t in (timestamp_of(opening), timestamp_of(line_text(doc, starts[b] + 1))) if t]
-        if stamps:
-            meta["ts_start"], meta["ts_end"] = stamps[0], stamps[-1]
+        add_time_range(meta, opening, line_text(doc, starts[b] + 1))
         if a == b and total > size:
             meta["oversized"] = True
         spans.append(Span(start, end, "record", opening[:60].strip(), meta))
