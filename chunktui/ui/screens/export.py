@@ -8,10 +8,10 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ...engine import ChunkSet, ChunktuiError
+from .dialog import FormDialog
 
 
 def export_formats() -> list[str]:
@@ -21,9 +21,10 @@ def export_formats() -> list[str]:
     return list(export.writer_names())
 
 
-class ExportScreen(ModalScreen["object | None"]):
+class ExportScreen(FormDialog):
     """Dismisses with the ExportResult on success; errors stay in the dialog."""
 
+    SUBMIT_ID = "export-go"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
     ]
@@ -53,21 +54,7 @@ class ExportScreen(ModalScreen["object | None"]):
                 yield Button("Export", id="export-go", variant="primary", compact=True)
                 yield Button("Cancel", id="export-cancel", compact=True)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "export-go":
-            self.start_export()
-        else:
-            self.dismiss(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.start_export()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def start_export(self) -> None:
+    def submit(self) -> None:
         fmt = str(self.query_one("#export-format", Select).value)
         out_dir = self.query_one("#export-dir", Input).value.strip()
         force = self.query_one("#export-overwrite", Switch).value

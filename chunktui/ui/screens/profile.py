@@ -7,15 +7,16 @@ from pathlib import Path
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 from ...engine import ChunktuiError
+from .dialog import FormDialog
 
 
-class SaveProfileScreen(ModalScreen["Path | None"]):
+class SaveProfileScreen(FormDialog):
     """Dismisses with the saved path; a failed write stays in the dialog with its reason."""
 
+    SUBMIT_ID = "profile-save"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="profile.cancel", tooltip="Close without saving"),
     ]
@@ -36,21 +37,7 @@ class SaveProfileScreen(ModalScreen["Path | None"]):
                 yield Button("Save", id="profile-save", variant="primary", compact=True)
                 yield Button("Cancel", id="profile-cancel", compact=True)
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        if event.button.id == "profile-save":
-            self.save()
-        else:
-            self.dismiss(None)
-
-    def on_input_submitted(self, event: Input.Submitted) -> None:
-        event.stop()
-        self.save()
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
-
-    def save(self) -> None:
+    def submit(self) -> None:
         from ...formats.profiles import save_profile
 
         path = Path(self.query_one("#profile-path", Input).value.strip()).expanduser()
