@@ -352,7 +352,9 @@ class CodeChunker:
             return "import", local_imports[0].signature
         if chain:
             return "statement", " > ".join(chain[-1].chain)
-        first_line = self.doc.text[s2:self.doc.text.find("\n", s2) if "\n" in self.doc.text[s2:s2 + 200] else s2 + 80]
+        text = self.doc.text
+        nl = text.find("\n", s2, s2 + 200)
+        first_line = text[s2:nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
     def _context(self, chain, defined, siblings, used, code: str) -> str | None:
