@@ -11,6 +11,7 @@ from __future__ import annotations
 import email
 import email.policy
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import getaddresses, parsedate_to_datetime
@@ -57,22 +58,32 @@ def is_reply_subject(subject: str) -> bool:
     return bool(_REPLY_PREFIX.match(subject or ""))
 
 
+def _from_lines(text: str):
+    """Offsets of the lines (as doc.line_starts has them: after each "\\n") that begin with "From "."""
+    if text.startswith("From "):
+        yield 0
+    pos = text.find("\nFrom ")
+    while pos != -1:
+        yield pos + 1
+        pos = text.find("\nFrom ", pos + 1)
+
+
 def _message_starts(doc: Document) -> list[tuple[int, str | None]]:
     """Offsets where messages begin, and the .eml file name for a folder document."""
     text = doc.text
     starts: list[tuple[int, str | None]] = []
     lines = doc.line_starts
-    prev_blank = True
-    for i, s in enumerate(lines):
-        e = lines[i + 1] if i + 1 < len(lines) else len(text)
+    n = len(lines)
+    for s in _from_lines(text):  # only "From " lines can open a message (the separator is one too)
+        i = bisect_left(lines, s)
+        e = lines[i + 1] if i + 1 < n else len(text)
         line = text[s:e]
         if line.startswith(FOLDER_SEPARATOR):
             starts.append((s, line[len(FOLDER_SEPARATOR):].rstrip("\r\n")))
-        elif line.startswith("From ") and prev_blank:
-            nxt = text[e:lines[i + 2] if i + 2 < len(lines) else len(text)]
+        elif i == 0 or not text[lines[i - 1]:s].strip():  # after a blank line (or first)
+            nxt = text[e:lines[i + 2] if i + 2 < n else len(text)]
             if _HEADER_LINE.match(nxt):  # a body line "From here on..." is not followed by a header
                 starts.append((s, None))
-        prev_blank = not line.strip()
     if starts and not text[:starts[0][0]].strip():
         starts[0] = (0, starts[0][1])  # blank lines before the first message belong to it
     elif not starts or starts[0][0] != 0:
