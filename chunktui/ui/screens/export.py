@@ -67,7 +67,6 @@ class ExportScreen(FormDialog):
 
     def show_error(self, message: str) -> None:
         self.query_one("#export-error", Static).update(message)
-        self.set_class(bool(message), "-error")
 
     @work(thread=True, exclusive=True, group="export")
     def run_export(self, out_dir: Path, fmt: str, force: bool) -> None:
