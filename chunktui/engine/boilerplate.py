@@ -42,8 +42,9 @@ class Block:
 
 
 def _line_texts(doc: Document) -> list[str]:
-    text, n = doc.text, doc.line_count
-    return [text[doc.line_start(i + 1):doc.line_start(i + 2)].rstrip("\r\n") for i in range(n)]
+    text, starts = doc.text, doc.line_starts
+    ends = starts[1:] + [len(text)]
+    return [text[a:b].rstrip("\r\n") for a, b in zip(starts[:doc.line_count], ends)]
 
 
 def parse_blocks(doc: Document) -> list[Block]:
