@@ -360,10 +360,9 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
     table_starts = [a for a, _ in st.tables]
     item_starts = [a for a, _ in st.items]
     entities = []
-    if doc.kind == "code":
-        entities = st.entities if st.entities is not None else _entity_ranges(doc, cs)
     split_marked = set()
     if doc.kind == "code":
+        entities = st.entities if st.entities is not None else _entity_ranges(doc, cs)
         for c in chunks:
             if c.metadata.get("split_entity"):
                 split_marked.add(c.index)
