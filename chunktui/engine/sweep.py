@@ -162,6 +162,10 @@ _worker: dict = {}
 
 def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens):
     doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+    _set_worker(doc, tokenizer, budget, min_tokens)
+
+
+def _set_worker(doc, tokenizer, budget, min_tokens):
     _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
                    structure=scan_structure(doc))
 
@@ -232,7 +236,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             pool.shutdown(wait=True, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
-        _init_worker(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens)
+        _set_worker(doc, tokenizer, budget, min_tokens)  # in-process: the caller's Document, its line index and scans
         try:
             for i in todo:
                 check()
