@@ -37,8 +37,6 @@ KIND_BY_EXTENSION = {
     ".json": "config", ".xml": "config", ".html": "markup", ".htm": "markup", ".sql": "config",
 }
 
-KINDS = ("markdown", "prose", "code", "log", "jsonl", "csv", "tsv", "subtitles", "email", "config", "markup")
-
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32"),
     (codecs.BOM_UTF32_BE, "utf-32"),

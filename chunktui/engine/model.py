@@ -18,12 +18,6 @@ from typing import Any, Mapping
 
 from .documents import Document
 
-BOUNDARY_TYPES = (
-    "start", "heading", "section", "function", "class", "method", "import", "paragraph",
-    "sentence", "delimiter", "size", "line", "cue", "message", "sample", "record", "row",
-    "statement", "entity", "block", "word", "char", "end",
-)
-
 
 @dataclass(frozen=True)
 class Span:
