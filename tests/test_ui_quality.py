@@ -171,3 +171,19 @@ async def test_facts_screen_reports_and_jumps_and_the_panel_keeps_the_tally():
         assert not isinstance(app.screen, FactsScreen)
         assert app.selected == int(expected[0].chunk_ids[0].split("-")[1]) - 1
         assert "facts: 1 whole, 0 split, 1 missing" in app.query_one("#flags").plain
+
+
+@run
+async def test_results_that_arrive_while_the_app_shuts_down_are_dropped():
+    """A worker finishing after the user quits must not crash the exit on widgets already gone."""
+    from chunktui.ui.app import ChunksReady
+    from chunktui.ui.quality_actions import QualityReady
+
+    app = ChunktuiApp(path=GUIDE, strategy="lines", params=PARAMS, debounce=0.01)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cs = app.chunkset
+    assert not app.is_running
+    app.on_quality_ready(QualityReady(cs, assess(cs, app.budget), None))
+    app.on_chunks_ready(ChunksReady(app.generation, cs))
+    assert app.chunkset is cs

@@ -413,14 +413,14 @@ class ChunktuiApp(QualityMixin, App):
             self.post_message(ChunksReady(generation, cs))
 
     def on_chunks_ready(self, message: ChunksReady) -> None:
-        if message.generation != self.generation or self.mode != "tune":
-            return  # stale: a newer request is on its way
+        if message.generation != self.generation or self.mode != "tune" or not self.is_running:
+            return  # stale (a newer request is on its way), or the app is shutting down
         self.done_generation = message.generation
         self._show_chunkset(message.chunkset, keep_view=True)
         self.call_after_refresh(self._settle)  # after the table, which fills once the stats are drawn
 
     def on_chunking_failed(self, message: ChunkingFailed) -> None:
-        if message.generation != self.generation:
+        if message.generation != self.generation or not self.is_running:
             return
         self.done_generation = message.generation
         field = self.controls.field(message.param) if message.param else None
@@ -430,7 +430,7 @@ class ChunktuiApp(QualityMixin, App):
         self._settle()
 
     def on_chunking_progress(self, message: ChunkingProgress) -> None:
-        if message.generation == self.generation:
+        if message.generation == self.generation and self.is_running:
             self.query_one("#progress", ProgressBar).update(total=100, progress=100 * message.fraction)
 
     def _settle(self) -> None:

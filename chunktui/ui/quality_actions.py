@@ -90,8 +90,8 @@ class QualityMixin:
             self.post_message(QualityReady(cs, quality, facts))
 
     def on_quality_ready(self, message: QualityReady) -> None:
-        if message.chunkset is not self.chunkset:
-            return  # stale: another chunking is shown now
+        if message.chunkset is not self.chunkset or not self.is_running:
+            return  # stale (another chunking is shown now), or the app is shutting down
         self.quality, self.fact_results = message.quality, message.facts
         self.query_one("#flags", FlagsPanel).show(message.quality, self.selected, message.facts)
         histogram = self.query_one("#histogram")
