@@ -435,7 +435,7 @@ class ChunktuiApp(QualityMixin, App):
 
     def _settle(self) -> None:
         """Mark the app idle once nothing is pending and the latest run is done."""
-        if self._timer is None and self.done_generation == self.generation:
+        if self._timer is None and self.done_generation == self.generation and self.is_running:
             self._busy(False)
             self._idle.set()
 
