@@ -9,6 +9,7 @@ precise meaning also get their overlap contract checked.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -110,6 +111,12 @@ def check_invariants(cs):
         assert c.start_byte == nbytes
         assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))
         assert c.tokens == len(ENC.encode_ordinary(c.text))
+        assert c.sha256 == hashlib.sha256(c.text.encode("utf-8")).hexdigest()
+        ov_prev = max(0, min(chunks[i - 1].end, c.end) - c.start) if i else 0
+        ov_next = max(0, c.end - chunks[i + 1].start) if i + 1 < len(chunks) else 0
+        assert (c.overlap_prev_chars, c.overlap_next_chars) == (ov_prev, ov_next)
+        assert c.overlap_prev_lines == (text.count("\n", c.start, c.start + ov_prev - 1) + 1 if ov_prev else 0)
+        assert c.overlap_next_lines == (text.count("\n", c.end - ov_next, c.end - 1) + 1 if ov_next else 0)
 
     # gaps are exactly the text no chunk covers, and a covering strategy declares each one
     uncovered, pos = [], 0

@@ -137,6 +137,8 @@ def run(doc, params, ctx) -> Proposal:
         walker = _Bytes(text)
     else:
         walker = _Chars(text)
+    if unit == "chars" and not delimiters:
+        return Proposal(_char_windows(n, size, overlap))
     spans: list[Span] = []
     start, prev_end = 0, 0
     boundary, label = "start", "start of text"
@@ -176,6 +178,18 @@ def run(doc, params, ctx) -> Proposal:
         start = walker.back_start(end, overlap, start) if overlap else end
         ctx.progress(end / n)
     return Proposal(spans)
+
+
+def _char_windows(n: int, size: int, overlap: int) -> list[Span]:
+    """Hard cuts in characters: what the loop in `run` makes, in closed form. Each window
+    starts `size - overlap` after the previous one (overlap < size), and the last reaches n."""
+    step = size - overlap
+    last = -(-max(0, n - size) // step) * step  # the first start whose window reaches n
+    label = f"{size} chars"
+    spans = [Span(s, min(n, s + size), "size", label) for s in range(0, last + 1, step)] if n else []
+    if spans:
+        spans[0] = Span(0, spans[0].end, "start", "start of text")
+    return spans
 
 
 def _validate(values: dict) -> None:
