@@ -194,6 +194,9 @@ class CodeChunker:
         self._import_starts = [i.start for i in self.imports]
         self._import_ends = [i.end for i in self.imports]
         self._importers: dict[str, list[int]] = {}
+        self._import_signatures = [i.signature for i in self.imports]
+        comment = self.pf.grammar.spec.comment
+        self._uses_lines = [f"\n{comment} Uses: {i.signature}" for i in self.imports]
         for k, imp in enumerate(self.imports):
             for name in imp.bound:
                 self._importers.setdefault(name, []).append(k)
@@ -287,36 +290,48 @@ class CodeChunker:
         defined = self.tree.defined_in(core_s, core_e)
         lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
         local_imports = self.imports[lo:hi]
-        used = self._used_imports(start, core_e)
+        used_signatures, uses_context = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined)
-        split = e2 > s2 and self._splits(s2, e2, chain)
+        split = e2 > s2 and self._splits(s2, e2)
         btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
+        scope_chain = chain[-1].chain if chain else []
         meta = {
             "language": self.language,
-            "scope_chain": chain[-1].chain if chain else [],
+            "scope_chain": scope_chain,
             "entities": [d.to_dict() for d in defined] + [i.to_dict() for i in local_imports],
             "siblings": siblings,
-            "imports": [i.signature for i in used],
+            "imports": used_signatures,
             "split_entity": split,
             "core_start_line": doc.line_of(core_s),
             "core_end_line": doc.line_range(core_s, core_e)[1],
         }
         if oversized:
             meta["oversized"] = True
-        context = self._context(chain, defined, siblings, used, text[start:core_e])
+        context = self._context(chain, scope_chain, defined, siblings, uses_context, text[start:core_e])
         return Span(start, core_e, btype, label, metadata=meta, context_text=context)
 
-    def _used_imports(self, s: int, e: int) -> list:
-        if not self.imports:
-            return []
+    def _used_imports(self, s: int, e: int) -> tuple[list[str], str]:
+        """Signatures of the imports whose names [s, e) uses, and their `Uses:` context lines.
+
+        Per-import strings are made once: in a long file the same imports (os, re, typing...)
+        come back in chunk after chunk.
+        """
+        if not self._importers:
+            return [], ""
         body = self.doc.text[s:e]
         lo, hi = bisect_right(self._import_ends, s), bisect_left(self._import_starts, e)
         for imp in self.imports[lo:hi]:  # an import statement does not "use" the names it binds
             a, b = max(imp.start, s) - s, min(imp.end, e) - s
             if b > a:
                 body = body[:a] + " " * (b - a) + body[b:]
-        hits = {k for n in set(_IDENT.findall(body)) for k in self._importers.get(n, ())}
-        return [self.imports[k] for k in sorted(hits)]
+        names = self._importers.keys() & set(_IDENT.findall(body))
+        if not names:
+            return [], ""
+        if len(names) == 1:
+            used = self._importers[names.pop()]
+        else:
+            used = sorted(set().union(*map(self._importers.__getitem__, names)))
+        return list(map(self._import_signatures.__getitem__, used)), "".join(map(self._uses_lines.__getitem__, used))
 
     def _siblings(self, chain, defined) -> list[str]:
         detail = self.params.get("sibling_detail", "signatures")
@@ -333,15 +348,14 @@ class CodeChunker:
         picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
         return [x.name if detail == "names" else x.signature for x in picked]
 
-    def _splits(self, s2: int, e2: int, chain) -> bool:
+    def _splits(self, s2: int, e2: int) -> bool:
         """Does this chunk hold part, but not all, of a definition other than a class-like scope?
 
         Classes, impls, traits and namespaces are cut between their members all the
         time; a cut inside a function, type, enum or interface is what users must see.
         """
-        holders = list(chain)
-        for p in (s2, e2 - 1):
-            holders += self.tree.chain_for(p, p + 1)
+        # the chain of [s2, e2) is a prefix of the chain of its first character
+        holders = self.tree.chain_for(s2, s2 + 1) + self.tree.chain_for(e2 - 1, e2)
         return any(e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2) for e in holders)
 
     def _boundary(self, index, s2, chain, defined, local_imports, split) -> tuple[str, str]:
@@ -357,14 +371,14 @@ class CodeChunker:
         first_line = text[s2:nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
-    def _context(self, chain, defined, siblings, used, code: str) -> str | None:
+    def _context(self, chain, scope_chain, defined, siblings, uses_context: str, code: str) -> str | None:
         mode = self.params.get("context_mode", "full")
         if mode == "none":
             return None
         c = self.pf.grammar.spec.comment
         lines = [f"{c} {self.doc.path or '<text>'}"]
         if chain:
-            lines.append(f"{c} Scope: {' > '.join(chain[-1].chain)}")
+            lines.append(f"{c} Scope: {' > '.join(scope_chain)}")
         if mode == "full":
             if chain and chain[-1] not in defined:
                 lines.append(f"{c} Inside: {chain[-1].signature}")
@@ -373,8 +387,7 @@ class CodeChunker:
                 lines.append(f"{c} Defines: " + "; ".join(sigs))
             if siblings:
                 lines.append(f"{c} Siblings: " + "; ".join(siblings))
-            for imp in used:
-                lines.append(f"{c} Uses: {imp.signature}")
+            return "\n".join(lines) + uses_context + "\n\n" + code
         return "\n".join(lines) + "\n\n" + code
 
     def warnings(self) -> list[str]:
