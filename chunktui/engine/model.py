@@ -12,8 +12,8 @@ import hashlib
 import weakref
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
-from itertools import accumulate, count, repeat
-from operator import attrgetter, sub
+from itertools import accumulate, compress, count, repeat
+from operator import attrgetter, gt, le, lt, sub
 from types import MappingProxyType
 from typing import Any, Mapping
 
@@ -124,10 +124,10 @@ class _Derived:
             return self
         fields_ = chunk.__dict__
         batch = fields_["_batch"]()
-        if batch is None:  # its ChunkSet is gone: this chunk alone
-            self.fill(fields_["_doc"], [fields_])
-        else:
+        if batch is not None:
             batch.fill(self.fill)
+        if self.name not in fields_:  # a copy, or its ChunkSet is gone: this chunk alone
+            self.fill(fields_["_doc"], [fields_])
         return fields_[self.name]
 
 
@@ -265,17 +265,30 @@ def build_chunkset(
     from .tokens import get_counter
 
     text = doc.text
-    spans = sorted((s for s in spans if s.end > s.start), key=_span_order)
-    if spans and (spans[0].start < 0 or max(map(_span_end, spans)) > len(text)):
-        bad = next(s for s in spans if s.start < 0 or s.end > len(text))
-        raise ValueError(f"span {bad.start}:{bad.end} outside document of {len(text)} chars")
     starts = list(map(_span_start, spans))
     ends = list(map(_span_end, spans))
+    if not all(map(lt, starts, ends)):  # empty spans are dropped
+        keep = list(map(lt, starts, ends))
+        spans, starts, ends = list(compress(spans, keep)), list(compress(starts, keep)), list(compress(ends, keep))
+    if not all(map(lt, starts, starts[1:])):  # strictly rising starts (the usual case) are sorted
+        spans = sorted(spans, key=_span_order)
+        starts, ends = list(map(_span_start, spans)), list(map(_span_end, spans))
+    if spans and (starts[0] < 0 or max(ends) > len(text)):
+        bad = next(s for s in spans if s.start < 0 or s.end > len(text))
+        raise ValueError(f"span {bad.start}:{bad.end} outside document of {len(text)} chars")
     counter = counter or get_counter(tokenizer)
-    token_counts = counter.count_spans(text, list(zip(starts, ends)))
-    # what each chunk shares with its neighbours (sorted by start, so the next one starts no earlier)
-    ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    ov_next = list(map(max, repeat(0), map(sub, ends, [*starts[1:], len(text)])))
+    if counter.name == "chars":
+        token_counts = list(map(sub, ends, starts))
+    else:
+        token_counts = counter.count_spans(text, list(zip(starts, ends)))
+    # what each chunk shares with its neighbours (sorted by start, so the next one starts no
+    # earlier): the next one's head, and (unless a chunk ends before its predecessor) the same
+    # characters seen from the other side
+    ov_next = [d if d > 0 else 0 for d in map(sub, ends, starts[1:])] + [0] if spans else []
+    if all(map(le, ends, ends[1:])):
+        ov_prev = [0, *ov_next[:-1]]
+    else:
+        ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
     chunks: list[Chunk] = []
     append = chunks.append
     dicts: list[dict] = []
@@ -303,33 +316,30 @@ def build_chunkset(
     finally:
         if collecting:
             gc.enable()
-    gaps = find_gaps(doc, chunks, declared_gaps)
+    gaps = find_gaps(doc, starts, ends, declared_gaps)
     cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
                   chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))
     cs._derived = batch
     return cs
 
 
-def find_gaps(doc: Document, chunks: list[Chunk], declared=()) -> list[Gap]:
-    """Every uncovered range, labelled with the reason a strategy declared for it."""
+def find_gaps(doc: Document, starts: list[int], ends: list[int], declared=()) -> list[Gap]:
+    """Every range no chunk covers (chunks given by their starts and ends, sorted by start),
+    labelled with the reason a strategy declared for it."""
     reasons = sorted(declared)
     # only reasons that can reach into a range matter: those ending after its start (a running
     # maximum of ends, so a bisect) and starting before its end; the rest clip to nothing
-    starts = [r[0] for r in reasons]
+    reason_starts = [r[0] for r in reasons]
     reach = list(accumulate((r[1] for r in reasons), max))
     gaps: list[Gap] = []
-    pos = 0
-    ranges = []
-    for c in chunks:
-        if c.start > pos:
-            ranges.append((pos, c.start))
-        pos = max(pos, c.end)
-    if pos < len(doc.text):
-        ranges.append((pos, len(doc.text)))
+    covered = list(accumulate(ends, max, initial=0))  # covered[i]: how far chunks before i reach
+    ranges = list(compress(zip(covered, starts), map(gt, starts, covered)))
+    if covered[-1] < len(doc.text):
+        ranges.append((covered[-1], len(doc.text)))
     for a, b in ranges:
         # split the uncovered range along declared reasons; the rest is plain "uncovered"
         cur = a
-        for ds, de, reason in reasons[bisect_right(reach, a):bisect_left(starts, b)]:
+        for ds, de, reason in reasons[bisect_right(reach, a):bisect_left(reason_starts, b)]:
             ds, de = max(ds, a), min(de, b)
             if de <= ds or ds < cur:
                 continue

@@ -1,0 +1,67 @@
+"""build_chunkset on arbitrary spans: unsorted, empty, nested and overlapping ones, checked
+field by field against a direct computation from the text (lines, bytes, hashes and
+overlaps are derived lazily, so this also pins what the first read returns)."""
+
+from __future__ import annotations
+
+import copy
+import gc
+import hashlib
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from chunktui.engine import Document
+from chunktui.engine.model import Chunk, Span, build_chunkset
+
+TEXT = st.text(alphabet="ab é\n€😀", min_size=1, max_size=80)
+
+
+def expected_chunk(text: str, i: int, spans: list[tuple[int, int]]) -> dict:
+    start, end = spans[i]
+    body = text[start:end]
+    ov_prev = max(0, min(spans[i - 1][1], end) - start) if i else 0
+    ov_next = max(0, end - spans[i + 1][0]) if i + 1 < len(spans) else 0
+    return {
+        "index": i, "start": start, "end": end, "text": body, "tokens": len(body),
+        "start_line": text.count("\n", 0, start) + 1, "end_line": text.count("\n", 0, end - 1) + 1,
+        "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        "start_byte": len(text[:start].encode("utf-8")), "end_byte": len(text[:end].encode("utf-8")),
+        "overlap_prev_chars": ov_prev, "overlap_next_chars": ov_next,
+        "overlap_prev_lines": text.count("\n", start, start + ov_prev - 1) + 1 if ov_prev else 0,
+        "overlap_next_lines": text.count("\n", end - ov_next, end - 1) + 1 if ov_next else 0,
+    }
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), text=TEXT)
+def test_fields_match_a_direct_computation(data, text):
+    n = len(text)
+    bounds = st.tuples(st.integers(0, n), st.integers(0, n)).map(sorted)
+    raw = data.draw(st.lists(bounds, max_size=12))  # any order, empty and nested spans included
+    spans = [Span(s, e, "size", f"span {k}", metadata={"k": k} if k % 2 else {}) for k, (s, e) in enumerate(raw)]
+    doc = Document.from_text(text)
+    cs = build_chunkset(doc, spans, strategy="test", params={}, tokenizer="chars")
+    kept = sorted((s, e) for s, e in raw if e > s)
+    assert [(c.start, c.end) for c in cs.chunks] == kept
+    for i, c in enumerate(cs.chunks):
+        for name, value in expected_chunk(text, i, kept).items():
+            assert getattr(c, name) == value, (name, c)
+    covered = set().union(*(range(s, e) for s, e in kept))
+    assert [p for g in cs.gaps for p in range(g.start, g.end)] == [p for p in range(n) if p not in covered]
+
+
+def test_derived_fields_survive_their_chunkset_and_copies():
+    doc = Document.from_text("héllo\nwörld\n" * 20)
+    spans = [Span(s, s + 30) for s in range(0, 200, 20)]
+    cs = build_chunkset(doc, spans, strategy="test", params={}, tokenizer="chars")
+    chunks = cs.chunks
+    first = chunks[0]
+    assert copy.copy(first) == first
+    del cs
+    gc.collect()  # the shared batch is gone: each chunk now derives its own fields
+    kept = [(c.start, c.end) for c in chunks]
+    for i, c in enumerate(chunks):
+        made = Chunk(**{**expected_chunk(doc.text, i, kept), "boundary_type": c.boundary_type,
+                        "boundary_label": c.boundary_label})
+        assert c == made
