@@ -18,7 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import DataTable, Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
 from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
@@ -170,7 +170,6 @@ class ChunktuiApp(QualityMixin, App):
             with Vertical(id="center"):
                 with Horizontal(id="status-row"):
                     yield Static("no document", id="status")
-                    yield ProgressBar(total=None, show_eta=False, id="progress")
                 yield DocumentView(id="doc")
                 yield ChunkDetail(id="detail")
             with Vertical(id="right"):
@@ -372,7 +371,7 @@ class ChunktuiApp(QualityMixin, App):
             return
         self._launched = request
         self.generation += 1
-        self._busy(True)
+        self.query_one("#stats", StatsPanel).progress(None)
         strategy, values, tokenizer = request
         self.chunk_worker(self.doc, strategy, dict(values), tokenizer, self.generation)
 
@@ -431,20 +430,13 @@ class ChunktuiApp(QualityMixin, App):
 
     def on_chunking_progress(self, message: ChunkingProgress) -> None:
         if message.generation == self.generation and self.is_running:
-            self.query_one("#progress", ProgressBar).update(total=100, progress=100 * message.fraction)
+            self.query_one("#stats", StatsPanel).progress(message.fraction)
 
     def _settle(self) -> None:
         """Mark the app idle once nothing is pending and the latest run is done."""
         if self._timer is None and self.done_generation == self.generation and self.is_running:
-            self._busy(False)
+            self.query_one("#stats", StatsPanel).progress(None, running=False)
             self._idle.set()
-
-    def _busy(self, running: bool) -> None:
-        bar = self.query_one("#progress", ProgressBar)
-        if running:
-            bar.update(total=None, progress=0)
-        bar.set_class(running, "-running")
-        self._update_status(running)
 
     # -- showing results --------------------------------------------------------------------
 
@@ -476,7 +468,12 @@ class ChunktuiApp(QualityMixin, App):
         index = self._chunk_index_at_line(self.view.cursor_line) if keep_view else 0
         self.select_chunk(0 if index is None else index, scroll=False)
 
-    def _update_status(self, running: bool = False) -> None:
+    def _update_status(self) -> None:
+        """Document facts, the chunk count, notes and warnings (the progress of a run shows on the stats).
+
+        Repainted without a relayout unless its wrapped height changes: a relayout of the whole
+        screen costs 40+ ms, and it was asked for three times per re-chunk.
+        """
         doc, cs = self.doc, self.chunkset
         if doc is None:
             text = "no document"
@@ -485,15 +482,19 @@ class ChunktuiApp(QualityMixin, App):
             text = f"[b]{doc.name}[/b] · {kind} · {doc.line_count:,} lines · {len(doc.text):,} chars"
             if self.mode == "review":
                 text += " · [reverse] review [/]"
-            if running:
-                text += " · chunking…"
-            elif cs is not None:
+            if cs is not None:
                 text += f" · {cs.strategy} → {len(cs.chunks):,} chunk{'s' if len(cs.chunks) != 1 else ''}"
                 auto = [self.auto_note] if self.auto_note and cs.strategy == self.auto_pick else []
                 extra = auto + list(cs.notes) + list(cs.warnings)
                 if extra:
                     text += "\n[dim]" + " · ".join(extra)[:300].replace("[", r"\[") + "[/]"
-        self.query_one("#status", Static).update(text)
+        status = self.query_one("#status", Static)
+        if str(status.content) == text:
+            return
+        status.update(text, layout=False)
+        width = status.content_region.width
+        if width and min(3, status.get_content_height(status.size, self.size, width)) != status.content_region.height:
+            status.refresh(layout=True)
 
     def _chunk_index_at_line(self, line: int) -> int | None:
         cs, doc = self.chunkset, self.doc
@@ -545,15 +546,15 @@ class ChunktuiApp(QualityMixin, App):
         if index is not None and index != self.selected:
             self.select_chunk(index, scroll=False)
 
-    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+    def on_chunk_table_row_highlighted(self, event: ChunkTable.RowHighlighted) -> None:
         table = self.table
         # only the user's own moves: programmatic ones happen without focus, stale ones lag the cursor
-        if event.data_table is table and table.has_focus and event.cursor_row == table.cursor_row \
+        if event.chunk_table is table and table.has_focus and event.cursor_row == table.cursor_row \
                 and event.cursor_row != self.selected:
             self.select_chunk(event.cursor_row, scroll=True)
 
-    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
-        if event.data_table is self.table:
+    def on_chunk_table_row_selected(self, event: ChunkTable.RowSelected) -> None:
+        if event.chunk_table is self.table:
             self.select_chunk(event.cursor_row, scroll=True)
 
     # -- actions ----------------------------------------------------------------------------

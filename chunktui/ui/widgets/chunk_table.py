@@ -1,11 +1,22 @@
-"""The chunk table: one row a chunk; highlighting a row selects that chunk."""
+"""The chunk table: one row a chunk; highlighting a row selects that chunk.
+
+A Line API view (like the document view): `show` only measures column widths with `max()`
+over ints, and a row becomes text and segments when it scrolls into view, so a 6,000-chunk
+result costs the event loop what the ~40 visible rows cost, not what every row would.
+"""
 
 from __future__ import annotations
 
-from rich.cells import cell_len
-from rich.text import Text
-from textual.widgets import DataTable
-from textual.widgets._data_table import Row, RowKey
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding
+from textual.events import Click
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.widget import Widget
 
 from ...engine import ChunkSet
 
@@ -14,6 +25,7 @@ LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
 NUMERIC = ("#", "chars", "tokens")
 PATH_KEYS = ("scope_chain", "header_path")
+CACHE_ROWS = 512
 
 
 def label_tail(parts: list[str], width: int) -> str:
@@ -37,83 +49,276 @@ def label_tail(parts: list[str], width: int) -> str:
     return text
 
 
-def chunk_label(chunk, width: int) -> str:
-    """Scope chain or header path (its end), else the boundary label."""
+def _path(chunk) -> list[str] | None:
     for key in PATH_KEYS:
         value = chunk.metadata.get(key)
         if value:
-            return label_tail([str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)], width)
-    return chunk.boundary_label
+            return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+    return None
 
 
-class ChunkTable(DataTable):
-    """#, line range, chars, tokens (red over budget), boundary type, label (scope chain / header path)."""
+def chunk_label(chunk, width: int) -> str:
+    """Scope chain or header path (its end), else the boundary label."""
+    path = _path(chunk)
+    return label_tail(path, width) if path else chunk.boundary_label
+
+
+def _label_width(chunks, room: int) -> int:
+    """Label column width without building labels: a path is cut to `room`; a boundary label shows
+    up to LABEL_WIDTH (then the column scrolls sideways); ⚠/✂ marks take up to 4 cells."""
+    longest = len("label")
+    for c in chunks:
+        meta = c.metadata
+        if meta.get("scope_chain") or meta.get("header_path"):
+            n = room
+        else:
+            n = len(c.boundary_label) + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
+        if n > longest:
+            longest = n
+    return min(LABEL_WIDTH, longest)
+
+
+def _marks(chunk) -> str:
+    return ("⚠ " if chunk.metadata.get("oversized") else "") + ("✂ " if chunk.metadata.get("split_entity") else "")
+
+
+class ChunkTable(ScrollView, can_focus=True):
+    """#, line range, chars, tokens (red over budget), boundary type, label (scope chain / header path).
+
+    Row 0 of the view is the sticky header; the rows below it scroll. Keys move a row cursor,
+    enter or a click selects the row; both post messages the app turns into a chunk selection.
+    """
+
+    BINDINGS = [
+        Binding("up", "cursor(-1)", "Row up", show=False, id="table.up", tooltip="Highlight the previous chunk"),
+        Binding("down", "cursor(1)", "Row down", show=False, id="table.down", tooltip="Highlight the next chunk"),
+        Binding("pageup", "page(-1)", "Page up", show=False, id="table.pageup", tooltip="Move the cursor a page up"),
+        Binding("pagedown", "page(1)", "Page down", show=False, id="table.pagedown",
+                tooltip="Move the cursor a page down"),
+        Binding("home", "edge(0)", "First", show=False, id="table.home", tooltip="Highlight the first chunk"),
+        Binding("end", "edge(1)", "Last", show=False, id="table.end", tooltip="Highlight the last chunk"),
+        Binding("enter", "select_cursor", "Select", show=False, id="table.select",
+                tooltip="Select the highlighted chunk and show it in the document"),
+    ]
+
+    COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--even-row",
+                         "chunk-table--over-budget"}
+
+    DEFAULT_CSS = """
+    ChunkTable {
+        background: $surface;
+        color: $foreground;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .chunk-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+        }
+        & > .chunk-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        & > .chunk-table--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        &:dark > .chunk-table--even-row {
+            background: $surface-darken-1 40%;
+        }
+        & > .chunk-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .chunk-table--over-budget {
+            color: $text-error;
+            text-style: bold;
+        }
+    }
+    """
+
+    class RowHighlighted(Message):
+        """The cursor moved to `cursor_row` (by a key, a click or `move_cursor`)."""
+
+        def __init__(self, chunk_table: ChunkTable, cursor_row: int) -> None:
+            super().__init__()
+            self.chunk_table, self.cursor_row = chunk_table, cursor_row
+
+        @property
+        def control(self) -> ChunkTable:
+            return self.chunk_table
+
+    class RowSelected(Message):
+        """The user chose `cursor_row` (enter or a click)."""
+
+        def __init__(self, chunk_table: ChunkTable, cursor_row: int) -> None:
+            super().__init__()
+            self.chunk_table, self.cursor_row = chunk_table, cursor_row
+
+        @property
+        def control(self) -> ChunkTable:
+            return self.chunk_table
 
     def __init__(self, **kwargs) -> None:
-        # no cell padding: one space before each column instead of two cells around it leaves the label room
-        super().__init__(cursor_type="row", zebra_stripes=True, cell_padding=0, **kwargs)
+        super().__init__(**kwargs)
+        self.chunkset: ChunkSet | None = None
+        self.budget = 0
+        self._cursor = 0
+        self._widths = [len(name) + 1 for name in COLUMNS]  # each column: one space before its text
+        self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
+        self._cache: dict[tuple, Strip] = {}
 
-    def on_mount(self) -> None:
-        self._set_columns([len(name) for name in COLUMNS])
+    # -- the DataTable surface the app and tests use ----------------------------------------
 
-    def _update_dimensions(self, new_rows) -> None:
-        """Skip DataTable's measuring of every new cell: the columns have fixed widths and the rows one
-        line, so it can only confirm what is known (1.5 s of the event loop for 6,000 chunks)."""
-        super()._update_dimensions(())
+    @property
+    def row_count(self) -> int:
+        return len(self.chunkset.chunks) if self.chunkset is not None else 0
 
-    def _append_rows(self, rows) -> None:
-        """DataTable.add_row's bookkeeping once for all rows instead of per row, where its cursor
-        reactive and idle check cost 0.3 s for 6,000 chunks (Textual is pinned: private fields)."""
-        keys = [column.key for column in self.ordered_columns]
-        first = index = len(self.rows)
-        for cells in rows:
-            key = RowKey(None)
-            self._row_locations[key] = index
-            self._data[key] = dict(zip(keys, cells))
-            self.rows[key] = Row(key, 1, None, False)
-            self._new_rows.add(key)
-            index += 1
-        self._require_update_dimensions = True
-        self.cursor_coordinate = self.cursor_coordinate
-        if first == 0 < index and self.show_cursor and self.cursor_type != "none":
-            self._highlight_cursor()  # as add_row does when the table gets its first row
-        self._update_count += 1
-        self.check_idle()
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
 
-    def _set_columns(self, widths: list[int]) -> None:
-        """Columns sized from the rows up front, so the table never re-measures (or shifts) after drawing."""
-        self.clear(columns=True)
-        for name, width in zip(COLUMNS, widths):
-            header = Text(name, justify="right") if name in NUMERIC else Text(" " + name)
-            self.add_column(header, key=name, width=width + 1)
+    def move_cursor(self, *, row: int, animate: bool = False) -> None:
+        """Put the cursor on `row` (clamped), scroll it into view and post RowHighlighted."""
+        if not self.row_count:
+            return
+        row = max(0, min(self.row_count - 1, row))
+        self._cursor = row
+        top, visible = int(self.scroll_y), self._visible_rows
+        if row < top:
+            self.scroll_to(y=row, animate=animate)
+        elif row >= top + visible:
+            self.scroll_to(y=row - visible + 1, animate=animate)
+        self.refresh()
+        self.post_message(self.RowHighlighted(self, row))
 
-    def _label_room(self, chunkset: ChunkSet) -> int:
-        """Cells left for the label once the other columns are drawn (a path keeps its end in view)."""
-        chunks = chunkset.chunks
-        fixed = [len(str(len(chunks))), max((len(f"{c.start_line}-{c.end_line}") for c in chunks), default=5),
-                 len(f"{max((c.chars for c in chunks), default=0):,}"),
-                 len(f"{max((c.tokens for c in chunks), default=0):,}"),
-                 max((len(c.boundary_type) for c in chunks), default=4)]
-        used = sum(max(len(name), w) + 1 for name, w in zip(COLUMNS, fixed)) + 1
-        room = (self.scrollable_content_region.width or 50) - used
-        return max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
+    def get_cell_at(self, coordinate: tuple[int, int]) -> str:
+        """The text of a cell as drawn (without the padding space), e.g. `(4, 5)` is row 4's label."""
+        row, column = coordinate
+        return self._cells(self.chunkset.chunks[row])[column]
+
+    # -- data -------------------------------------------------------------------------------
 
     def show(self, chunkset: ChunkSet | None, budget: int) -> None:
-        if chunkset is None:
-            self._set_columns([len(name) for name in COLUMNS])
+        """Show `chunkset` from its first row; rows render when they scroll into view."""
+        self.chunkset, self.budget, self._cursor = chunkset, budget, 0
+        self._measure()
+        self.scroll_to(0, 0, animate=False)
+
+    def _measure(self) -> None:
+        """Column widths from one pass of ints over the chunks (no per-row text), and the scroll size."""
+        self._cache.clear()
+        chunks = self.chunkset.chunks if self.chunkset is not None else ()
+        widest = [
+            len(str(len(chunks))),
+            2 * len(str(max((c.end_line for c in chunks), default=0))) + 1,
+            len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
+            len(f"{max((c.tokens for c in chunks), default=0):,}"),
+            max((len(c.boundary_type) for c in chunks), default=0),
+        ]
+        fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, widest)]
+        view = self.container_size
+        width = view.width or 50
+        if len(chunks) + 1 > view.height:  # the rows will need the vertical scrollbar: the label gets less room
+            width -= self.styles.scrollbar_size_vertical
+        room = width - sum(fixed) - 1
+        self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
+        self._widths = fixed + [1 + _label_width(chunks, self._room)]
+        self._set_virtual_size(Size(sum(self._widths), len(chunks) + 1))
+        self.refresh()
+
+    def _set_virtual_size(self, size: Size) -> None:
+        """A new scroll size without a relayout of the whole screen (a `virtual_size` assignment asks for
+        one, 40+ ms per result); the scrollbars are updated here, and if one comes or goes its own
+        reactive asks for the layout that places it."""
+        if size != self.virtual_size:
+            self.set_reactive(Widget.virtual_size, size)
+            self._scroll_update(size)
+
+    # -- cursor -----------------------------------------------------------------------------
+
+    @property
+    def _visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def action_cursor(self, delta: int) -> None:
+        self.move_cursor(row=self._cursor + delta)
+
+    def action_page(self, direction: int) -> None:
+        self.move_cursor(row=self._cursor + direction * self._visible_rows)
+
+    def action_edge(self, end: int) -> None:
+        self.move_cursor(row=self.row_count - 1 if end else 0)
+
+    def action_select_cursor(self) -> None:
+        if self.row_count:
+            self.post_message(self.RowSelected(self, self._cursor))
+
+    def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or offset.y < 1:  # the header
             return
-        rows = []
-        width = self._label_room(chunkset)
-        for c in chunkset.chunks:
-            marks = ("⚠ " if c.metadata.get("oversized") else "") + ("✂ " if c.metadata.get("split_entity") else "")
-            rows.append((str(c.index + 1), f"{c.start_line}-{c.end_line}", f"{c.chars:,}", f"{c.tokens:,}",
-                         c.boundary_type, marks + chunk_label(c, width - len(marks))))
-        widths = [max([len(name)] + [cell_len(row[i]) for row in rows]) for i, name in enumerate(COLUMNS)]
-        widths[-1] = min(widths[-1], LABEL_WIDTH)
-        self._set_columns(widths)
-        over = {i for i, c in enumerate(chunkset.chunks) if c.tokens > budget}
-        self._append_rows(
-            (Text(n, justify="right"), " " + lines, Text(chars, justify="right"),
-             Text(tokens, "red bold" if i in over else "", justify="right"), " " + kind, " " + label)
-            for i, (n, lines, chars, tokens, kind, label) in enumerate(rows)
-        )
+        row = int(self.scroll_y) + offset.y - 1
+        if row < self.row_count:
+            self.move_cursor(row=row)
+            self.post_message(self.RowSelected(self, row))
+
+    # -- rendering --------------------------------------------------------------------------
+
+    def notify_style_update(self) -> None:
+        """Theme or focus changed: the cached rows carry the old colours."""
+        super().notify_style_update()
+        self._cache.clear()
+
+    def on_resize(self) -> None:
+        """A new width gives the label new room; the cursor and scroll position stay."""
+        self._measure()
+
+    def _cells(self, chunk) -> tuple[str, str, str, str, str, str]:
+        marks = _marks(chunk)
+        label = marks + chunk_label(chunk, self._room - len(marks))
+        return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
+                f"{chunk.tokens:,}", chunk.boundary_type, label)
+
+    def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
+        segments = []
+        for name, text, width in zip(COLUMNS, cells, self._widths):
+            if name == "tokens" and over is not None:  # the padding stays plain, only the number is red
+                segments += [Segment(" " * (width - len(text)), style), Segment(text, over)]
+            elif name in NUMERIC:
+                segments.append(Segment(text.rjust(width), style))
+            else:
+                segments.append(Segment(set_cell_size(" " + text, width), style))
+        return segments
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        scroll_x = int(self.scroll_x)
+        row = -1 if y == 0 else int(self.scroll_y) + y - 1
+        base = self.rich_style
+        if row >= self.row_count:
+            return Strip.blank(width, base)
+        key = (row, row == self._cursor, self.has_focus, scroll_x, width)
+        strip = self._cache.get(key)
+        if strip is None:
+            strip = Strip(self._render_row(row, base)).crop(scroll_x, scroll_x + width)
+            strip = strip.adjust_cell_length(width, base).simplify()
+            if len(self._cache) >= CACHE_ROWS:
+                self._cache.clear()
+            self._cache[key] = strip
+        return strip
+
+    def _render_row(self, row: int, base: Style) -> list[Segment]:
+        style_of = self.get_component_rich_style
+        if row < 0:
+            header = base + style_of("chunk-table--header")
+            return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
+                    for name, width in zip(COLUMNS, self._widths)]
+        chunk = self.chunkset.chunks[row]
+        style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
+        if row == self._cursor:
+            style += style_of("chunk-table--cursor")
+        over = style + style_of("chunk-table--over-budget", partial=True) if chunk.tokens > self.budget else None
+        return self._row_segments(self._cells(chunk), style, over)

@@ -47,6 +47,15 @@ def format_value(param: Param, value: Any) -> str:
     return "" if value is None else str(value)
 
 
+def show_problem(box, problem: str | None) -> None:
+    """Mark `box` invalid with `problem`, or clear it. The error line is only rewritten when it changes:
+    every request re-validates every field, and each rewrite would relayout the whole screen."""
+    box.set_class(problem is not None, "-invalid")
+    error = box.query_one(".param-error", Static)
+    if str(error.content) != (problem or ""):
+        error.update(problem or "")
+
+
 class ParamField(Vertical):
     """One parameter: a label, an editor chosen by type, and an error line shown when invalid."""
 
@@ -88,8 +97,7 @@ class ParamField(Vertical):
 
     def mark(self, problem: str | None) -> None:
         """Show `problem` on this field (CSS class -invalid), or clear it with None."""
-        self.set_class(problem is not None, "-invalid")
-        self.query_one(".param-error", Static).update(problem or "")
+        show_problem(self, problem)
 
     @property
     def problem(self) -> str | None:
@@ -184,9 +192,7 @@ class ControlsPane(VerticalScroll):
         return self.query_one("#budget", Input).value
 
     def mark_budget(self, problem: str | None) -> None:
-        box = self.query_one("#field-budget")
-        box.set_class(problem is not None, "-invalid")
-        box.query_one(".param-error", Static).update(problem or "")
+        show_problem(self.query_one("#field-budget"), problem)
 
     def reset(self) -> None:
         for f in self.fields():

@@ -31,11 +31,28 @@ def stats_text(stats: Stats) -> Text:
     return text
 
 
+def progress_bar(fraction: float | None, cells: int = 10) -> str:
+    """`▰▰▰▱▱▱▱▱▱▱ 30%` in markup, or an ellipsis before the first progress report."""
+    if fraction is None:
+        return "…"
+    done = round(cells * max(0.0, min(1.0, fraction)))
+    return f"[$accent]{'▰' * done}[/][dim]{'▱' * (cells - done)}[/] {100 * fraction:.0f}%"
+
+
 class StatsPanel(Static):
-    """Chunk count, token totals, size percentiles, over-budget count, overlap share, coverage, gaps."""
+    """Chunk count, token totals, size percentiles, over-budget count, overlap share, coverage, gaps.
+
+    Its height is fixed in app.tcss (the stats always take the same lines), so a new result only
+    repaints the panel instead of relaying out the whole screen (40-55 ms per result at 1 MB).
+    """
 
     def show(self, stats: Stats | None) -> None:
-        self.update(stats_text(stats) if stats is not None else Text("no chunks yet", "dim"))
+        self.update(stats_text(stats) if stats is not None else Text("no chunks yet", "dim"), layout=False)
+
+    def progress(self, fraction: float | None, running: bool = True) -> None:
+        """`chunking ▰▰▰▱▱▱▱▱▱▱ 30%` in the panel's top border while a re-chunk runs (a border title
+        repaints without a relayout; the stats below it are the ones being replaced)."""
+        self.border_title = f"chunking {progress_bar(fraction)}" if running else None
 
     @property
     def plain(self) -> str:
