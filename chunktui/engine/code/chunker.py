@@ -20,7 +20,7 @@ from ..model import Span
 from ..strategies import Proposal
 from .entities import extract
 from .languages import MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
-from .parse import ParsedFile, last_row, parse
+from .parse import ParsedFile, parse
 from .scope import ScopeTree
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -46,31 +46,40 @@ class Atom:
 
 
 def _is_comment(node) -> bool:
-    return "comment" in node.type or node.type in ("attribute_item", "decorator")
+    t = node.type
+    return "comment" in t or t in ("attribute_item", "decorator")
 
 
 def _groups(nodes) -> list[list]:
-    """Siblings on a shared line stay together, and a comment sticks to the line below it."""
+    """Siblings on a shared line stay together, and a comment sticks to the line below it.
+
+    Each group is [first row, last row, nodes] (`last_row` inlined: this runs for every
+    statement of the file).
+    """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
+    prev_last, prev_comment = -1, False
     for n in nodes:
-        if out:
-            prev = out[-1][-1]
-            row, prev_last = n.start_point[0], last_row(prev)
-            if row <= prev_last or (own_line and _is_comment(prev) and row == prev_last + 1):
-                out[-1].append(n)
-                own_line = own_line and row > prev_last
-                continue
-        out.append([n])
-        own_line = True
+        row = n.start_point[0]
+        end_row, end_col = n.end_point
+        last = end_row - 1 if end_col == 0 and end_row > row else end_row
+        if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
+            group = out[-1]
+            group[1] = last
+            group[2].append(n)
+            own_line = own_line and row > prev_last
+        else:
+            out.append([row, last, [n]])
+            own_line = True
+        prev_last, prev_comment = last, _is_comment(n)
     return out
 
 
 class _Atomizer:
     """Turns the tree into atoms no bigger than the limit where the syntax allows."""
 
-    def __init__(self, pf: ParsedFile, fits, imports: set[str]):
-        self.pf, self.fits, self.imports = pf, fits, imports
+    def __init__(self, pf: ParsedFile, fits, imports: set[str], bounds: list[int]):
+        self.pf, self.fits, self.imports, self.bounds = pf, fits, imports, bounds
         spec = pf.grammar.spec
         self.blocks = set(pf.grammar.known) - set(spec.entities)
         self.entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
@@ -87,10 +96,10 @@ class _Atomizer:
                                             or any(c.type in self.blocks for c in n.children))
 
     def split(self, nodes) -> None:
-        for g in _groups(nodes):
-            first, last = g[0].start_point[0], last_row(g[-1])
-            if self.fits(first, last):
-                self.rows.append((first, last, g, False, False))
+        rows, fits = self.rows, self.fits
+        for first, last, g in _groups(nodes):
+            if fits(first, last):
+                rows.append((first, last, g, False, False))
                 continue
             opened, changed = [], False
             for n in g:
@@ -114,12 +123,16 @@ class _Atomizer:
             self.split(root.children)
         out: list[Atom] = []
         pos = 0
+        bounds, imports = self.bounds, self.imports
         for first, last, nodes, oversized, opens in self.rows:
-            s, e = doc.line_start(first + 1), doc.line_end(last + 1)
+            s, e = bounds[first], bounds[last + 1]
             if s > pos:
                 out.append(Atom(pos, s, blank=True))
-            only_imports = all(n.type in self.imports or _is_comment(n) for n in nodes) and \
-                any(n.type in self.imports for n in nodes)
+            if len(nodes) == 1:
+                only_imports = nodes[0].type in imports
+            else:
+                only_imports = any(n.type in imports for n in nodes) and \
+                    all(n.type in imports or _is_comment(n) for n in nodes)
             out.append(Atom(s, e, oversized=oversized, imports_only=only_imports, opens=opens))
             pos = e
         if pos < len(doc.text):
@@ -203,6 +216,7 @@ class CodeChunker:
         self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
                              for k, e in enumerate(level)}
         unit = params.get("unit", "bytes")
+        self._plain = unit == "chars" or (unit == "bytes" and doc._ascii)  # size is e - s
         self._line_tokens: list[int] | None = None
         if unit == "chars":
             self.measure = lambda s, e: e - s
@@ -229,21 +243,30 @@ class CodeChunker:
         return self.measure(s, e) <= limit
 
     # -- boundaries --------------------------------------------------------------------
-    def atoms(self, limit: int | None) -> list[Atom]:
-        doc = self.doc
-        if limit is None:
-            fits = lambda a, b: True  # noqa: E731
+    def span_fits(self, limit: int):
+        """`fits` at a fixed limit, as plain arithmetic where the unit allows (chars; bytes of ASCII)."""
+        if self._plain:
+            return lambda s, e: e - s <= limit
+        return lambda s, e: self.fits(s, e, limit)
+
+    def atoms(self, limit: int) -> list[Atom]:
+        # bounds[r] is where 0-based row r starts; the extra entry ends the last row
+        bounds = self.doc.line_starts + [len(self.doc.text)]
+        fits = self.span_fits(limit)
+        if self._plain:
+            rows_fit = lambda a, b: bounds[b + 1] - bounds[a] <= limit  # noqa: E731
         else:
-            fits = lambda a, b: self.fits(doc.line_start(a + 1), doc.line_end(b + 1), limit)  # noqa: E731
-        return _Atomizer(self.pf, fits, set(self.pf.grammar.spec.imports)).atoms()
+            rows_fit = lambda a, b: fits(bounds[a], bounds[b + 1])  # noqa: E731
+        return _Atomizer(self.pf, rows_fit, set(self.pf.grammar.spec.imports), bounds).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
         limit = self.params["max_chunk_size"]
         runs, gaps = _runs(self.atoms(limit), self.params.get("filter_imports", False))
         cores = []
+        fits, half = self.span_fits(limit), self.span_fits(limit // 2)
         for run in runs:
             self.ctx.check()
-            cores += _merge(run, lambda s, e: self.fits(s, e, limit), lambda s, e: not self.fits(s, e, limit // 2))
+            cores += _merge(run, fits, lambda s, e: not half(s, e))
         return cores, gaps
 
     def toplevel_cores(self) -> list[tuple[int, int, bool]]:
@@ -252,8 +275,7 @@ class CodeChunker:
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
         groups = _groups(self.pf.root.children) if self.pf.root.child_count else []
         starts, seen_first = [], False
-        for g in groups:
-            first, last = g[0].start_point[0], last_row(g[-1])
+        for first, last, g in groups:
             if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):
                 if seen_first:
                     starts.append(doc.line_start(first + 1))
@@ -265,6 +287,7 @@ class CodeChunker:
     def spans(self, cores, overlap_lines: int = 0, limit: int | None = None) -> list[Span]:
         doc = self.doc
         spans = []
+        fits = self.span_fits(limit) if limit is not None else None
         for i, (s, e, oversized) in enumerate(cores):
             self.ctx.check()
             start = s
@@ -274,7 +297,7 @@ class CodeChunker:
                 while lo < first and limit is not None and not self.fits(doc.line_start(lo), e, limit):
                     lo += 1
                 start = doc.line_start(lo)
-            spans.append(self.describe(i, start, s, e, limit is not None and not self.fits(s, e, limit)))
+            spans.append(self.describe(i, start, s, e, fits is not None and not fits(s, e)))
             if i % 64 == 0:
                 self.ctx.progress(0.5 + 0.5 * i / max(1, len(cores)))
         return spans
