@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document
-from chunktui.engine.model import Chunk, Span, build_chunkset
+from chunktui.engine.model import Chunk, Span, SpanTable, build_chunkset
 
 TEXT = st.text(alphabet="ab é\n€😀", min_size=1, max_size=80)
 
@@ -49,6 +49,12 @@ def test_fields_match_a_direct_computation(data, text):
             assert getattr(c, name) == value, (name, c)
     covered = set().union(*(range(s, e) for s, e in kept))
     assert [p for g in cs.gaps for p in range(g.start, g.end)] == [p for p in range(n) if p not in covered]
+    # the same spans as columns (what strategies with many chunks propose) make the same chunks
+    table = SpanTable([s.start for s in spans], [s.end for s in spans], [s.boundary_type for s in spans],
+                      [s.boundary_label for s in spans], [s.metadata for s in spans])
+    assert list(table) == spans
+    again = build_chunkset(doc, table, strategy="test", params={}, tokenizer="chars")
+    assert (again.chunks, again.gaps) == (cs.chunks, cs.gaps)
 
 
 def test_derived_fields_survive_their_chunkset_and_copies():

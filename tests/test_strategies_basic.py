@@ -196,10 +196,11 @@ def test_recursive_token_runs_are_recounted_when_joining_costs_more():
             return [self.count(text[s:e]) for s, e in spans]
 
     text = "aa bb cc dd ee ff"
-    splitter = _Splitter(text, 8, 0, JoinCostsMore(), Context())
+    splitter = _Splitter(text, Document.from_text(text).line_starts, 8, 0, JoinCostsMore(), Context())
     splitter.split(0, len(text), SEPARATORS)
     splitter.verify()
-    assert sorted(text[s.start:s.end] for s in splitter.spans) == sorted(["aa bb", " cc", " dd ee", " ff"])
+    splitter.flush()
+    assert sorted(text[s.start:s.end] for s in splitter.table()) == sorted(["aa bb", " cc", " dd ee", " ff"])
 
 
 @pytest.mark.parametrize("strategy, params", [

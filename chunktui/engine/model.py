@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, gt, le, lt, sub
 from types import MappingProxyType
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from .documents import Document
 
@@ -41,6 +41,26 @@ class Span:
         object.__setattr__(self, "__dict__", {
             "start": start, "end": end, "boundary_type": boundary_type, "boundary_label": boundary_label,
             "metadata": {} if metadata is _FRESH else metadata, "context_text": context_text})
+
+
+class SpanTable(Sequence):
+    """Many spans as columns, for strategies that propose tens of thousands: build_chunkset
+    reads the columns without a Span object per chunk. Anyone else sees a sequence of Spans.
+    `metadata` is one mapping per span, or None when no span has any."""
+
+    def __init__(self, starts: list[int], ends: list[int], boundary_types: list[str],
+                 boundary_labels: list[str], metadata: list[Mapping[str, Any]] | None = None):
+        self.starts, self.ends, self.metadata = starts, ends, metadata
+        self.boundary_types, self.boundary_labels = boundary_types, boundary_labels
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        return Span(self.starts[i], self.ends[i], self.boundary_types[i], self.boundary_labels[i],
+                    {} if self.metadata is None else self.metadata[i])
 
 
 @dataclass(frozen=True)
@@ -244,12 +264,16 @@ class ChunkSet:
 _span_order = attrgetter("start", "end")
 _span_start = attrgetter("start")
 _span_end = attrgetter("end")
+_span_type = attrgetter("boundary_type")
+_span_label = attrgetter("boundary_label")
+_span_metadata = attrgetter("metadata")
+_span_context = attrgetter("context_text")
 _NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
 
 
 def build_chunkset(
     doc: Document,
-    spans: list[Span],
+    spans: list[Span] | SpanTable,
     *,
     strategy: str,
     params: dict,
@@ -265,17 +289,21 @@ def build_chunkset(
     from .tokens import get_counter
 
     text = doc.text
-    starts = list(map(_span_start, spans))
-    ends = list(map(_span_end, spans))
-    if not all(map(lt, starts, ends)):  # empty spans are dropped
-        keep = list(map(lt, starts, ends))
-        spans, starts, ends = list(compress(spans, keep)), list(compress(starts, keep)), list(compress(ends, keep))
-    if not all(map(lt, starts, starts[1:])):  # strictly rising starts (the usual case) are sorted
-        spans = sorted(spans, key=_span_order)
+    if isinstance(spans, SpanTable) and all(map(lt, spans.starts, spans.ends)) \
+            and all(map(lt, spans.starts, spans.starts[1:])):
+        starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels
+        metadata = repeat(None) if spans.metadata is None else spans.metadata
+        contexts = repeat(None)
+    else:
+        spans = [s for s in spans if s.end > s.start]
+        if not all(map(lt, map(_span_start, spans), map(_span_start, spans[1:]))):  # rising starts are sorted
+            spans.sort(key=_span_order)
         starts, ends = list(map(_span_start, spans)), list(map(_span_end, spans))
-    if spans and (starts[0] < 0 or max(ends) > len(text)):
-        bad = next(s for s in spans if s.start < 0 or s.end > len(text))
-        raise ValueError(f"span {bad.start}:{bad.end} outside document of {len(text)} chars")
+        types, labels = map(_span_type, spans), map(_span_label, spans)
+        metadata, contexts = map(_span_metadata, spans), map(_span_context, spans)
+    if starts and (starts[0] < 0 or max(ends) > len(text)):
+        bad = next(k for k, (s, e) in enumerate(zip(starts, ends)) if s < 0 or e > len(text))
+        raise ValueError(f"span {starts[bad]}:{ends[bad]} outside document of {len(text)} chars")
     counter = counter or get_counter(tokenizer)
     if counter.name == "chars":
         token_counts = list(map(sub, ends, starts))
@@ -284,7 +312,7 @@ def build_chunkset(
     # what each chunk shares with its neighbours (sorted by start, so the next one starts no
     # earlier): the next one's head, and (unless a chunk ends before its predecessor) the same
     # characters seen from the other side
-    ov_next = [d if d > 0 else 0 for d in map(sub, ends, starts[1:])] + [0] if spans else []
+    ov_next = [d if d > 0 else 0 for d in map(sub, ends, starts[1:])] + [0] if starts else []
     if all(map(le, ends, ends[1:])):
         ov_prev = [0, *ov_next[:-1]]
     else:
@@ -302,14 +330,15 @@ def build_chunkset(
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for i, s, start, end, n_tokens, prev, nxt in zip(count(), spans, starts, ends, token_counts, ov_prev, ov_next):
+        for i, start, end, n_tokens, prev, nxt, btype, label, meta, context in zip(
+                count(), starts, ends, token_counts, ov_prev, ov_next, types, labels, metadata, contexts):
             chunk = new_chunk(Chunk)
             set_field(chunk, "__dict__", fields_ := {
                 "index": i, "start": start, "end": end, "text": text[start:end], "tokens": n_tokens,
-                "boundary_type": s.boundary_type, "boundary_label": s.boundary_label,
+                "boundary_type": btype, "boundary_label": label,
                 "overlap_prev_chars": prev, "overlap_next_chars": nxt,
-                "metadata": MappingProxyType(dict(s.metadata)) if s.metadata else _NO_METADATA,
-                "context_text": s.context_text, "_doc": doc, "_batch": batch_ref,
+                "metadata": MappingProxyType(dict(meta)) if meta else _NO_METADATA,
+                "context_text": context, "_doc": doc, "_batch": batch_ref,
             })
             append(chunk)
             dicts.append(fields_)

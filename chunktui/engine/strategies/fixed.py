@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ._delimiters import decode_delimiters
-from ..model import Span
+from ..model import Span, SpanTable
 
 
 def _utf8(text: str) -> bytes:
@@ -180,16 +180,17 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans)
 
 
-def _char_windows(n: int, size: int, overlap: int) -> list[Span]:
+def _char_windows(n: int, size: int, overlap: int) -> SpanTable:
     """Hard cuts in characters: what the loop in `run` makes, in closed form. Each window
     starts `size - overlap` after the previous one (overlap < size), and the last reaches n."""
     step = size - overlap
     last = -(-max(0, n - size) // step) * step  # the first start whose window reaches n
-    label = f"{size} chars"
-    spans = [Span(s, min(n, s + size), "size", label) for s in range(0, last + 1, step)] if n else []
-    if spans:
-        spans[0] = Span(0, spans[0].end, "start", "start of text")
-    return spans
+    starts = list(range(0, last + 1, step)) if n else []
+    ends = [s + size for s in starts]
+    if ends:
+        ends[-1] = n
+    rest = len(starts) - 1
+    return SpanTable(starts, ends, ["start", *["size"] * rest], ["start of text", *[f"{size} chars"] * rest])
 
 
 def _validate(values: dict) -> None:

@@ -17,35 +17,43 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
-from operator import sub
+from itertools import accumulate, compress, count, repeat
+from operator import ge, sub
 from typing import Sequence
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
-from ..model import Span
+from ..model import SpanTable
 
 SEPARATORS = ("\n\n", "\n", " ", "")
-_BOUNDARY = {"\n\n": ("paragraph", "blank line"), "\n": ("line", "line break"),
-             " ": ("word", "space"), "": ("char", "character")}
+_START, _PARAGRAPH, _LINE = ("start", "start of text"), ("paragraph", "blank line"), ("line", "line break")
+_WORD, _CHAR = ("word", "space"), ("char", "character")
+_BEFORE = (-1).__add__  # a line start to the newline before it
 _PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
 _NON_SPACE = re.compile(r"\S")
 
 
 class _Splitter:
     """Pieces are kept as cut positions (`bounds`, piece i = bounds[i]:bounds[i+1]) and their
-    sizes as prefix sums, so merging is a bisect per chunk rather than a step per piece."""
+    sizes as prefix sums, so merging is a bisect per chunk rather than a step per piece.
+    Chunks are collected as (start, end) and turned into spans and gaps in one pass."""
 
-    def __init__(self, text: str, size: int, overlap: int, counter, ctx):
-        self.text, self.size, self.overlap = text, size, overlap
+    def __init__(self, text: str, line_starts: list[int], size: int, overlap: int, counter, ctx):
+        self.text, self.line_starts, self.size, self.overlap = text, line_starts, size, overlap
         self.counter, self.ctx = counter, ctx
         self.exact = counter.name == "chars"
-        self.spans: list[Span] = []
+        self.out_starts: list[int] = []  # the spans made so far, as columns
+        self.out_ends: list[int] = []
+        self.out_kinds: list[tuple[str, str]] = []  # (boundary type, label)
+        self.out_oversized: set[int] = set()  # positions in out_starts of an oversized character
         self.gaps: list[tuple[int, int, str]] = []
+        self.starts: list[int] = []  # chunks emitted and not yet made spans or gaps, in order
+        self.ends: list[int] = []
+        self.oversized: set[int] = set()  # their positions in `starts` that hold an oversized character
         self.runs: list[tuple[Sequence[int], int, int]] = []  # token runs still to verify
         self._char_counts: dict[str, int] = {}
 
     def split(self, start: int, end: int, separators: tuple[str, ...]) -> None:
-        """LangChain's `_split_text` on text[start:end], emitting spans in order."""
+        """LangChain's `_split_text` on text[start:end], emitting chunks in order."""
         self.ctx.check()
         text = self.text
         for i, sep in enumerate(separators):
@@ -55,7 +63,11 @@ class _Splitter:
             if text.find(sep, start, end) != -1:
                 rest = separators[i + 1:]
                 break
-        bounds = [m.start() for m in _PATTERNS[sep].finditer(text, start, end)]
+        if sep == "\n":  # the document's line index already holds every newline, one past it
+            line_starts = self.line_starts
+            bounds = list(map(_BEFORE, line_starts[bisect_right(line_starts, start):bisect_right(line_starts, end)]))
+        else:
+            bounds = [m.start() for m in _PATTERNS[sep].finditer(text, start, end)]
         if not bounds or bounds[0] > start:  # no empty first piece
             bounds.insert(0, start)
         bounds.append(end)
@@ -63,8 +75,8 @@ class _Splitter:
             lengths = list(map(sub, bounds[1:], bounds))
         else:
             lengths = self.counter.count_spans(text, list(zip(bounds, bounds[1:])))
-        size, first = self.size, 0  # first: start of the current run of pieces smaller than size
-        for k in [k for k, length in enumerate(lengths) if length >= size]:
+        first = 0  # start of the current run of pieces smaller than size
+        for k in compress(count(), map(ge, lengths, repeat(self.size))):
             self._merge(bounds, first, k, lengths)
             self.split(bounds[k], bounds[k + 1], rest)
             first = k + 1
@@ -76,10 +88,10 @@ class _Splitter:
         if self.exact:
             size_of, big = None, ("" if self.size > 1 else None)
         else:
-            cache, count = self._char_counts, self.counter.count
+            cache, count_text = self._char_counts, self.counter.count
             chars = set(self.text[start:end])
             for ch in chars - cache.keys():
-                cache[ch] = count(ch)
+                cache[ch] = count_text(ch)
             size_of = cache.__getitem__
             big = "".join(ch for ch in chars if cache[ch] >= self.size)
         if big is None:  # size 1 in chars: one chunk a character
@@ -98,89 +110,124 @@ class _Splitter:
     def _merge_chars(self, start: int, end: int, size_of) -> None:
         if end <= start:
             return
+        bounds = range(start, end + 1)
         if self.exact:
-            self._merge_prefix(range(start, end + 1), 0, range(end - start + 1))
+            self._merge_prefix(bounds, 0, end - start, bounds, 0)
         else:
             sizes = array("q", accumulate(map(size_of, self.text[start:end]), initial=0))
-            self._merge_prefix(range(start, end + 1), 0, sizes)
+            self._merge_prefix(bounds, 0, end - start, sizes, 0)
 
     def _merge(self, bounds, a: int, b: int, lengths) -> None:
-        if b > a:
-            self._merge_prefix(bounds, a, list(accumulate(lengths[a:b], initial=0)))
+        if b <= a:
+            return
+        if self.exact:  # a character piece's size is its length: the cut positions are the prefix sums
+            self._merge_prefix(bounds, a, b - a, bounds, a)
+        else:
+            self._merge_prefix(bounds, a, b - a, list(accumulate(lengths[a:b], initial=0)), 0)
 
-    def _merge_prefix(self, bounds, a: int, prefix) -> None:
-        """LangChain's `_merge_splits` over pieces a, a+1, ... (prefix[i] = size of the first i):
-        grow a chunk while it fits `size`; the next starts at the trailing pieces that fit
-        `overlap` and leave room for the piece that did not fit."""
-        size, overlap, n = self.size, self.overlap, len(prefix) - 1
-        first = 0
+    def _merge_prefix(self, bounds, a: int, n: int, prefix, p: int) -> None:
+        """LangChain's `_merge_splits` over the n pieces a, a+1, ... (prefix[p + i] minus
+        prefix[p] = size of the first i): grow a chunk while it fits `size`; the next starts at
+        the trailing pieces that fit `overlap` and leave room for the piece that did not fit."""
+        size, overlap, check = self.size, self.overlap, self.ctx.check
+        add_start, add_end = self.starts.append, self.ends.append
+        runs = None if self.exact else self.runs
+        first = p  # in prefix positions; piece i is prefix position p + i
+        last = p + n
         while True:
-            k = bisect_right(prefix, prefix[first] + size, first) - 1  # pieces first..k-1 fit
-            if k >= n:
-                self._emit_run(bounds, a + first, a + n)
+            k = bisect_right(prefix, prefix[first] + size, first, last + 1) - 1  # pieces first..k-1 fit
+            if k >= last:
+                k = last
+            add_start(bounds[a + first - p])
+            add_end(bounds[a + k - p])
+            # with tokens the run waits for `verify`: BPE is not additive, so the joined text
+            # is counted again (in one batch) before it is trusted
+            if runs is not None and k - first > 1:
+                runs.append((bounds, a + first - p, a + k - p))
+            if k == last:
                 return
-            self._emit_run(bounds, a + first, a + k)
-            after = prefix[k] + (prefix[k + 1] - prefix[k]) - size  # room for piece k
-            first = max(bisect_left(prefix, prefix[k] - overlap, first, k),
-                        bisect_left(prefix, after, first, k))
-            self.ctx.check()
-
-    def _emit_run(self, bounds, a: int, b: int) -> None:
-        """Emit pieces a..b-1 as one chunk. With tokens the run waits for `verify`: BPE is not
-        additive, so the joined text is counted again (in one batch) before it is trusted."""
-        if not self.exact and b - a > 1:
-            self.runs.append((bounds, a, b))
-        self._emit(bounds[a], bounds[b])
+            after = prefix[k + 1] - size  # room for piece k
+            first = max(bisect_left(prefix, prefix[k] - overlap, first, k), bisect_left(prefix, after, first, k))
+            check()
 
     def verify(self) -> None:
         """Split any token run whose joined text encodes longer than `size`."""
         if not self.runs:
             return
+        self.flush()
         ends = [(bounds[a], bounds[b]) for bounds, a, b in self.runs]
         too_long = {span for span, n in zip(ends, self.counter.count_spans(self.text, ends)) if n > self.size}
         if not too_long:
             return
-        self.spans = [sp for sp in self.spans if (sp.start, sp.end) not in too_long]
+        keep = [span not in too_long for span in zip(self.out_starts, self.out_ends)]
+        self.out_oversized = {j for j, i in enumerate(compress(range(len(keep)), keep)) if i in self.out_oversized}
+        self.out_starts, self.out_ends, self.out_kinds = (
+            list(compress(column, keep)) for column in (self.out_starts, self.out_ends, self.out_kinds))
         self.gaps = [g for g in self.gaps if (g[0], g[1]) not in too_long]
         for bounds, a, b in self.runs:
             if (bounds[a], bounds[b]) in too_long:
                 self._split_run(bounds, a, b)
 
     def _split_run(self, bounds, a: int, b: int) -> None:
-        count, text = self.counter.count, self.text
+        count_text, text = self.counter.count, self.text
         while a < b:
             k = a + 1
-            while k < b and count(text[bounds[a]:bounds[k + 1]]) <= self.size:
+            while k < b and count_text(text[bounds[a]:bounds[k + 1]]) <= self.size:
                 k += 1
             self._emit(bounds[a], bounds[k])
             a = k
 
     def _emit(self, start: int, end: int, oversized: bool = False) -> None:
-        text = self.text
-        if not _NON_SPACE.search(text, start, end):
-            if self.gaps and start <= self.gaps[-1][1]:  # overlapping windows of whitespace: one gap
-                start = min(start, self.gaps[-1][0])
-                end = max(end, self.gaps.pop()[1])
-            self.gaps.append((start, end, "whitespace only"))
-            return
-        if start == 0:
-            boundary, label = "start", "start of text"
-        else:  # separators open the piece they precede, so the chunk's first characters say which
-            if text.startswith("\n\n", start):
-                sep = "\n\n"
-            else:
-                sep = text[start] if text[start] in "\n " else ""
-            boundary, label = _BOUNDARY[sep]
-        self.spans.append(Span(start, end, boundary, label, metadata={"oversized": True} if oversized else {}))
+        if oversized:
+            self.oversized.add(len(self.starts))
+        self.starts.append(start)
+        self.ends.append(end)
+
+    def flush(self) -> None:
+        """The emitted chunks, in order, as span columns; those of whitespace only as gaps."""
+        text, gaps, oversized = self.text, self.gaps, self.oversized
+        out_starts, out_ends, out_kinds = self.out_starts, self.out_ends, self.out_kinds
+        found = map(_NON_SPACE.search, repeat(text), self.starts, self.ends)
+        for i, start, end, visible in zip(count(), self.starts, self.ends, found):
+            if visible is None:
+                if gaps and start <= gaps[-1][1]:  # overlapping windows of whitespace: one gap
+                    start = min(start, gaps[-1][0])
+                    end = max(end, gaps.pop()[1])
+                gaps.append((start, end, "whitespace only"))
+                continue
+            if start == 0:
+                kind = _START
+            else:  # separators open the piece they precede, so the chunk's first characters say which
+                ch = text[start]
+                if ch == "\n":
+                    kind = _PARAGRAPH if text.startswith("\n", start + 1) else _LINE
+                else:
+                    kind = _WORD if ch == " " else _CHAR
+            if i in oversized:
+                self.out_oversized.add(len(out_starts))
+            out_starts.append(start)
+            out_ends.append(end)
+            out_kinds.append(kind)
+        self.starts.clear()
+        self.ends.clear()
+        oversized.clear()
+
+    def table(self) -> SpanTable:
+        oversized = self.out_oversized
+        metadata = [{"oversized": True} if i in oversized else {} for i in range(len(self.out_starts))] \
+            if oversized else None
+        return SpanTable(self.out_starts, self.out_ends, [k[0] for k in self.out_kinds],
+                         [k[1] for k in self.out_kinds], metadata)
 
 
 def run(doc, params, ctx) -> Proposal:
     counter = ctx.counter(params["unit"])
-    splitter = _Splitter(doc.text, params["size"], params["overlap"], counter, ctx)
+    splitter = _Splitter(doc.text, doc.line_starts, params["size"], params["overlap"], counter, ctx)
     if doc.text:
         splitter.split(0, len(doc.text), SEPARATORS)
         splitter.verify()
-    return Proposal(splitter.spans, gaps=splitter.gaps)
+        splitter.flush()
+    return Proposal(splitter.table(), gaps=splitter.gaps)
 
 
 register(Strategy(
