@@ -58,13 +58,41 @@ class Entity:
                 "end_byte": self.end_byte, "parent": self.parent.name if self.parent else self.owner}
 
 
-def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
-    """(definitions nested into a scope tree, imports), both in file order."""
+def find_nodes(pf: ParsedFile) -> tuple[list, list]:
+    """Definition and import nodes, in no particular order.
+
+    A query visits every node of the tree. Where definitions and imports can only be
+    statements (Python) and the tree parsed without errors, walking the statement
+    containers finds the same nodes while visiting a fraction of them (a third of the
+    query's time); an ERROR node can hold anything, so a broken file takes the query.
+    """
     from tree_sitter import QueryCursor
 
     g = pf.grammar
-    captures = QueryCursor(g.query).captures(pf.root)
-    nodes = captures.get("entity", [])
+    containers = g.spec.statement_containers
+    if not containers or pf.root.has_error:
+        captures = QueryCursor(g.query).captures(pf.root)
+        return captures.get("entity", []), captures.get("import", [])
+    entity_types, import_types = g.spec.entities.keys(), set(g.spec.import_items or g.spec.imports)
+    entities, imports = [], []
+    stack = [pf.root]
+    while stack:
+        for c in stack.pop().children:
+            t = c.type
+            if t in import_types:
+                imports.append(c)
+                continue
+            if t in entity_types:
+                entities.append(c)
+            if t in containers:
+                stack.append(c)
+    return entities, imports
+
+
+def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
+    """(definitions nested into a scope tree, imports), both in file order."""
+    g = pf.grammar
+    nodes, import_nodes = find_nodes(pf)
     seen, defs = set(), []
     for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
         if node.id in seen:
@@ -73,7 +101,7 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
         defs.append(_entity(pf, node, g.spec.entities.get(node.type) or EXTRA_KINDS.get(node.type, "function")))
     nest(defs)
     imports = []
-    for node in sorted(captures.get("import", []), key=lambda n: n.start_byte):
+    for node in sorted(import_nodes, key=lambda n: n.start_byte):
         e = _entity(pf, node, "import")
         if node.type in g.spec.import_items:
             e.signature = f"import {e.signature}"  # a Go import spec, listed on its own

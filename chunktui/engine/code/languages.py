@@ -34,6 +34,9 @@ class LanguageSpec:
     # extra query patterns capturing @entity (e.g. `const f = () => {}`)
     extra_queries: tuple[str, ...] = ()
     import_items: tuple[str, ...] = ()  # report these parts of an import statement one by one (Go specs)
+    # where definitions and imports can only be statements: the nodes that can hold them (see
+    # entities.find_nodes); empty means they can sit in expressions too, so a query finds them
+    statement_containers: frozenset[str] = frozenset()
 
 
 _CONTROL = re.compile(
@@ -65,6 +68,11 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         {"function_definition": "function", "class_definition": "class", "type_alias_statement": "type"},
         ("import_statement", "import_from_statement", "future_import_statement"),
         ("block", "module"), ("decorated_definition",), comment="#", docstring_in_body=True,
+        statement_containers=frozenset({
+            "module", "block", "decorated_definition", "function_definition", "class_definition",
+            "if_statement", "elif_clause", "else_clause", "for_statement", "while_statement", "try_statement",
+            "except_clause", "except_group_clause", "finally_clause", "with_statement", "match_statement",
+            "case_clause"}),
     ),
     LanguageSpec(
         "javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs"),
