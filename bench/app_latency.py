@@ -10,7 +10,10 @@ re-chunking is the longest the loop was blocked (what a user feels as a frozen s
     .venv/bin/python -m bench.app_latency [--sizes 1m 10m] [--steps 6] [--debounce 0.001] [--strategy markdown]
 
 The debounce is 1 ms by default so the numbers are the app's own work; the app adds its
-debounce (0.15 s) on top when a user types. Results go to bench/app_results.json.
+debounce (0.15 s) on top when a user types. Each press waits for the app's background work
+of the previous one (the quality assessment, a thread) to finish, so every press starts from
+a quiet app; a user stepping faster shares the CPU with that thread. Results go to
+bench/app_results.json.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ async def measure(path: Path, steps: int, debounce: float, strategy: str | None)
         latencies, idle_latencies, stalls, counts = [], [], [], []
         size_param = app.controls.strategy.size_param
         for _ in range(steps):
+            await app.workers.wait_for_complete()  # the last result's quality assessment: each press starts quiet
             await pilot.pause()
             before = app.chunkset
             shown.clear()
