@@ -208,7 +208,7 @@ class CodeChunker:
         self._import_starts = [i.start for i in self.imports]
         self._import_ends = [i.end for i in self.imports]
         self._importers: dict[str, list[int]] = {}
-        self._used_by_names: dict[frozenset, list[int]] = {}
+        self._used_by_names: dict[frozenset, tuple[list[str], str]] = {}
         self._import_signatures = [i.signature for i in self.imports]
         comment = self.pf.grammar.spec.comment
         self._uses_lines = [f"\n{comment} Uses: {i.signature}" for i in self.imports]
@@ -338,8 +338,8 @@ class CodeChunker:
     def _used_imports(self, s: int, e: int) -> tuple[list[str], str]:
         """Signatures of the imports whose names [s, e) uses, and their `Uses:` context lines.
 
-        Per-import strings are made once: in a long file the same imports (os, re, typing...)
-        come back in chunk after chunk.
+        Made once per set of names and per-import strings made once: in a long file the same
+        imports (os, re, typing...) come back in chunk after chunk.
         """
         if not self._importers:
             return [], ""
@@ -352,14 +352,13 @@ class CodeChunker:
         names = self._importers.keys() & set(_IDENT.findall(body))
         if not names:
             return [], ""
-        if len(names) == 1:
-            used = self._importers[names.pop()]
-        else:
-            key = frozenset(names)
-            used = self._used_by_names.get(key)
-            if used is None:
-                used = self._used_by_names[key] = sorted(set().union(*map(self._importers.__getitem__, names)))
-        return list(map(self._import_signatures.__getitem__, used)), "".join(map(self._uses_lines.__getitem__, used))
+        key = frozenset(names)
+        found = self._used_by_names.get(key)
+        if found is None:
+            used = sorted(set().union(*map(self._importers.__getitem__, names)))
+            found = self._used_by_names[key] = (list(map(self._import_signatures.__getitem__, used)),
+                                                "".join(map(self._uses_lines.__getitem__, used)))
+        return found[0].copy(), found[1]
 
     def _siblings(self, chain, defined) -> list[str]:
         detail = self.params.get("sibling_detail", "signatures")
@@ -404,19 +403,21 @@ class CodeChunker:
         if mode == "none":
             return None
         c = self.pf.grammar.spec.comment
-        lines = [f"{c} {self.doc.path or '<text>'}"]
+        parts = [f"{c} {self.doc.path or '<text>'}"]  # joined once: the code and the imports can be long
         if chain:
-            lines.append(f"{c} Scope: {' > '.join(scope_chain)}")
+            parts.append(f"\n{c} Scope: {' > '.join(scope_chain)}")
         if mode == "full":
             if chain and chain[-1] not in defined:
-                lines.append(f"{c} Inside: {chain[-1].signature}")
+                parts.append(f"\n{c} Inside: {chain[-1].signature}")
             sigs = [d.signature for d in defined if d.kind in SCOPE_KINDS]
             if sigs:
-                lines.append(f"{c} Defines: " + "; ".join(sigs))
+                parts.append(f"\n{c} Defines: " + "; ".join(sigs))
             if siblings:
-                lines.append(f"{c} Siblings: " + "; ".join(siblings))
-            return "\n".join(lines) + uses_context + "\n\n" + code
-        return "\n".join(lines) + "\n\n" + code
+                parts.append(f"\n{c} Siblings: " + "; ".join(siblings))
+            parts.append(uses_context)
+        parts.append("\n\n")
+        parts.append(code)
+        return "".join(parts)
 
     def warnings(self) -> list[str]:
         if not self.pf.root.has_error:
