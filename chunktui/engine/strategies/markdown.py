@@ -30,8 +30,15 @@ from ..model import Span
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-# a setext underline is nothing but "=" or "-": list items ("- x") are not candidates
-_CANDIDATE = re.compile(r"^ {0,3}(?:`{3}|~{3}|#|=+[ \t]*\r?$|-+[ \t]*\r?$)", re.M)
+# a setext underline is nothing but "=" or "-": list items ("- x") are not candidates.
+# _CANDIDATE checks one line start; _NEXT_CANDIDATE finds the newline before the next such line
+# (a literal first character lets the regex engine skip ahead; "^" with re.M tries every position)
+_CANDIDATE_LINE = r" {0,3}(?:`{3}|~{3}|#|=+[ \t]*\r?$|-+[ \t]*\r?$)"
+_CANDIDATE = re.compile(_CANDIDATE_LINE, re.M)
+_NEXT_CANDIDATE = re.compile(rf"\n(?={_CANDIDATE_LINE})", re.M)
+# the line that may close a fence of this character: the fence characters alone (no more than
+# three spaces before them, any whitespace after); its length is checked against the opening's
+_CLOSING = {c: re.compile(rf"\n {{0,3}}({re.escape(c)}{{3,}})[^\S\n]*(?=\n|\Z)") for c in "`~"}
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
@@ -80,37 +87,50 @@ def _scan(doc) -> MarkdownScan:
             scan.in_fence[1:last + 1] = b"\x01" * last
             begin = starts[last] if last < len(starts) else len(text)
             special = last
-    fence_char, fence_len, fence_open = "", 0, 0
-    for m in _CANDIDATE.finditer(text, begin):
-        i = bisect_right(starts, m.start())
+    # candidate lines in order; inside a fence only its closing line matters, so the search jumps there
+    i = bisect_right(starts, begin) if _CANDIDATE.match(text, begin) else None
+    pos, search = begin, _NEXT_CANDIDATE.search
+    while True:
+        if i is None:
+            m = search(text, pos)
+            if m is None:
+                break
+            i = bisect_right(starts, m.end())
         if i > n:
             break
+        pos = starts[i - 1]  # the next search finds the newline that ends this line
         ln = line(i)
-        if fence_char:
-            stripped = ln.strip()
-            if stripped.startswith(fence_char * fence_len) and not stripped.strip(fence_char):
-                scan.fences.append((fence_open, i))
-                fence_char, special = "", i
-            continue
         fm = _FENCE.match(ln)
         if fm and not (fm.group(1)[0] == "`" and "`" in ln[fm.end():]):
-            fence_char, fence_len, fence_open, special = fm.group(1)[0], len(fm.group(1)), i, i
+            close = _closing_line(text, starts, i, fm.group(1)[0], len(fm.group(1)))
+            scan.fences.append((i, n if close is None else close))
+            if close is None:
+                break
+            special, pos, i = close, starts[close - 1], None
             continue
         am = _ATX.match(ln) if "#" in ln[:4] else None
         if am:
             scan.headings.append((i, len(am.group(1)), (am.group(2) or "").strip()))
             special = i
-            continue
-        if i > 1 and special != i - 1 and _SETEXT.match(ln):
+        elif i > 1 and special != i - 1 and _SETEXT.match(ln):
             prev = line(i - 1)
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
                 scan.headings.append((i - 1, 1 if ln.lstrip(" ")[0] == "=" else 2, prev.strip()))
                 special = i
-    if fence_char:
-        scan.fences.append((fence_open, n))
+        i = None
     for a, b in scan.fences:
         scan.in_fence[a:b + 1] = b"\x01" * (b - a + 1)
     return scan
+
+
+def _closing_line(text: str, starts: list[int], opening: int, char: str, length: int) -> int | None:
+    """The line that closes the fence opened on line `opening`, or None (it runs to the end)."""
+    pattern, pos = _CLOSING[char], starts[opening - 1]
+    while (m := pattern.search(text, pos)) is not None:
+        if len(m.group(1)) >= length:
+            return bisect_right(starts, m.start() + 1)
+        pos = m.end()
+    return None
 
 
 def heading_label(level: int, title: str) -> str:
