@@ -114,15 +114,18 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
 def _entity(pf: ParsedFile, node, kind: str) -> Entity:
     outer = _outer(pf, node)
     leading = _leading_comments(outer)
-    extent = pf.start(leading[0]) if leading else pf.start(outer)
+    start = pf.char_at(outer.start_point)
+    extent = pf.char_at(leading[0].start_point) if leading else start
     if node.type == "function_definition":
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
             kind = "method"
+    body = node.child_by_field_name("body")
     return Entity(
         owner=_receiver(pf, node),
-        name=_name(pf, node), kind=kind, signature=_signature(pf, node), docstring=_docstring(pf, node, leading),
-        start=pf.start(outer), end=pf.end(outer), extent_start=extent,
+        name=_name(pf, node), kind=kind, signature=_signature(pf, node, body),
+        docstring=_docstring(pf, leading, body),
+        start=start, end=pf.char_at(outer.end_point), extent_start=extent,
         start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
         start_byte=outer.start_byte, end_byte=outer.end_byte,
     )
@@ -131,10 +134,11 @@ def _entity(pf: ParsedFile, node, kind: str) -> Entity:
 def _outer(pf: ParsedFile, node):
     """The node a definition really starts at: its decorators, `export`, `template<>`, `const x =`."""
     wrappers = pf.grammar.spec.wrappers
-    if node.type == "variable_declarator" and node.parent is not None and node.parent.named_child_count == 1:
-        node = node.parent
-    while node.parent is not None and node.parent.type in wrappers:
-        node = node.parent
+    parent = node.parent
+    if node.type == "variable_declarator" and parent is not None and parent.named_child_count == 1:
+        node, parent = parent, parent.parent
+    while parent is not None and parent.type in wrappers:
+        node, parent = parent, parent.parent
     return node
 
 
@@ -183,8 +187,8 @@ def _name(pf: ParsedFile, node) -> str:
     return _WS.sub(" ", pf.text(name)) if name is not None else "<anonymous>"
 
 
-def _body(node):
-    body = node.child_by_field_name("body")
+def _body(node, body):
+    """What follows a definition's signature; `body` is its "body" field."""
     if body is None and node.type == "variable_declarator":
         value = node.child_by_field_name("value")
         body = value.child_by_field_name("body") if value is not None else None
@@ -196,15 +200,16 @@ def _body(node):
     return body
 
 
-def _signature(pf: ParsedFile, node) -> str:
+def _signature(pf: ParsedFile, node, body) -> str:
     """The declaration up to its body, on one line: `async getUser(id: string): Promise<User>`."""
     start = node.parent if node.type == "variable_declarator" and node.parent is not None else node
-    body = _body(node)
+    body = _body(node, body)
     end = node.end_byte
     if body is not None and body.start_byte > start.start_byte:
-        # stop before the body and before any comment that precedes it (`def f():  # note`)
-        head = [c for c in (body.parent or node).children if c.end_byte <= body.start_byte and "comment" not in c.type]
-        end = max((c.end_byte for c in head), default=body.start_byte) if body.parent == node else body.start_byte
+        end = body.start_byte
+        if body.parent == node:  # stop before any comment that precedes the body (`def f():  # note`)
+            end = max((c.end_byte for c in node.children if c.end_byte <= end and "comment" not in c.type),
+                      default=end)
     text = _WS.sub(" ", pf.source[start.start_byte:end].decode("utf-8", "replace")).strip()
     if body is not None:
         text = text.rstrip("{:").rstrip()
@@ -213,9 +218,9 @@ def _signature(pf: ParsedFile, node) -> str:
     return text if len(text) <= _SIGNATURE_MAX else text[:_SIGNATURE_MAX - 1] + "…"
 
 
-def _docstring(pf: ParsedFile, node, leading) -> str:
+def _docstring(pf: ParsedFile, leading, body) -> str:
     if pf.grammar.spec.docstring_in_body:
-        doc = python_docstring(pf, node.child_by_field_name("body"))
+        doc = python_docstring(pf, body)
         if doc:
             return doc
     lines = []
@@ -234,10 +239,13 @@ def python_docstring(pf: ParsedFile, body) -> str:
     """The string literal that opens a Python module, class or function body, cleaned."""
     if body is None or body.named_child_count == 0:
         return ""
-    first = body.named_children[0]
-    if first.type != "expression_statement" or first.named_child_count != 1 or first.named_children[0].type != "string":
+    first = body.named_child(0)
+    if first.type != "expression_statement" or first.named_child_count != 1:
         return ""
-    m = _STRING.match(pf.text(first.named_children[0]))
+    literal = first.named_child(0)
+    if literal.type != "string":
+        return ""
+    m = _STRING.match(pf.text(literal))
     return inspect.cleandoc(m.group(2)) if m else ""
 
 
