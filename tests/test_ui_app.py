@@ -8,6 +8,7 @@ import pytest
 from plotext import uncolorize
 from textual.widgets import Input, Select
 
+from chunktui.engine import all_strategies
 from chunktui.ui.app import ChunktuiApp
 from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, run, set_input, settle
 
@@ -237,3 +238,23 @@ async def test_table_labels_show_the_most_specific_end_of_the_header_path():
             label = str(app.table.get_cell_at((c.index, 5))).strip()
             assert label.endswith(c.metadata["header_path"][-1]) and label.startswith("…")
             assert c.metadata["header_path"][0] not in label
+
+
+@pytest.mark.parametrize("name", ["essay.txt", "orders.csv"])
+@run
+async def test_s_steps_through_the_strategies_that_can_read_the_document(name):
+    """Format-only strategies (cues, email, data…) are skipped on documents of other kinds: no error on the way."""
+    app = ChunktuiApp(path=SAMPLES / name, strategy="lines", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        kind = app.doc.kind
+        readable = [s.name for s in all_strategies() if s.name != "auto" and (not s.kinds or kind in s.kinds)]
+        assert len(readable) < len(all_strategies()) - 1  # some strategies are made for other formats
+        seen = []
+        for _ in readable:
+            await pilot.press("s")
+            await settle(pilot)
+            seen.append(app.controls.strategy_name)
+            assert app.chunkset.strategy == seen[-1]
+        assert sorted(seen) == sorted(readable) and seen[-1] == "lines"  # each once, then round to the start
+        assert not [n for n in app._notifications if n.severity == "error"]

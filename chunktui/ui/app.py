@@ -115,7 +115,7 @@ class ChunktuiApp(QualityMixin, App):
         Binding("t", "toggle_unit", "Unit", id="toggle_unit",
                 tooltip="Histogram in tokens or characters"),
         Binding("s", "next_strategy", "Strategy", id="next_strategy",
-                tooltip="Step to the next strategy and show its one-line summary"),
+                tooltip="Step to the next strategy made for this kind of document and show its summary"),
         Binding("ctrl+t", "tune", "Tune", id="tune",
                 tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
         *QUALITY_BINDINGS,
@@ -611,10 +611,16 @@ class ChunktuiApp(QualityMixin, App):
         await self.action_strategy(message.name)
 
     async def action_next_strategy(self) -> None:
-        """Step to the next strategy; in demo mode also to a sample document the strategy is made for."""
+        """Step to the next strategy made for this document's kind (or for any); in demo mode every
+        strategy, opening a sample document it is made for."""
         names = [s.name for s in all_strategies() if s.name != "auto"]  # auto resolves to one of the others
         current = self.controls.strategy_name
-        name = names[(names.index(current) + 1) % len(names)] if current in names else names[0]
+        after = names.index(current) + 1 if current in names else 0
+        ordered = names[after:] + names[:after]
+        if not (self.demo and self.demo_dir is not None) and self.doc is not None:
+            # strategies made for other formats (cues, email, data…) cannot read this document: skip them
+            ordered = [n for n in ordered if not get_strategy(n).kinds or self.doc.kind in get_strategy(n).kinds]
+        name = ordered[0] if ordered else current
         strategy = get_strategy(name)
         if self.demo and self.demo_dir is not None and strategy.kinds and self.doc is not None \
                 and self.doc.kind not in strategy.kinds:

@@ -1,0 +1,173 @@
+"""Pilot tests of the chunk table: what each row says, how its cursor moves, and that it stays lazy."""
+
+from __future__ import annotations
+
+from chunktui.engine import Document, Span, build_chunkset
+from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.widgets import chunk_table
+from test_ui_support import FAST, SAMPLES, SIZE, engine_result, run, settle
+
+
+def row_text(table, row: int) -> str:
+    """The row as drawn on screen (the table must have scrolled it into view)."""
+    y = row - int(table.scroll_y) + 1  # line 0 is the header
+    assert 1 <= y < table.scrollable_content_region.height, f"row {row} is not in view"
+    return table.render_line(y).text
+
+
+def tokens_segment(table, row: int):
+    chunk = table.chunkset.chunks[row]
+    y = row - int(table.scroll_y) + 1
+    return next(s for s in table.render_line(y) if s.text.strip() == f"{chunk.tokens:,}")
+
+
+@run
+async def test_a_row_per_chunk_with_the_engines_numbers():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table, expected = app.table, engine_result(app).chunks
+        assert table.row_count == len(expected)
+        header = table.render_line(0).text.split()
+        assert header == ["#", "lines", "chars", "tokens", "type", "label"]
+        for c in expected:
+            cells = [table.get_cell_at((c.index, column)) for column in range(5)]
+            assert cells == [str(c.index + 1), f"{c.start_line}-{c.end_line}", f"{c.chars:,}", f"{c.tokens:,}",
+                             c.boundary_type]
+            assert row_text(table, c.index).split()[:5] == cells
+
+
+@run
+async def test_over_budget_tokens_are_red_and_bold_in_dark_and_light_themes():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=240,
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table, chunks = app.table, app.chunkset.chunks
+        over = next(c.index for c in chunks if c.tokens > 240 and c.index != table.cursor_row)
+        under = next(c.index for c in chunks if c.tokens <= 240 and c.index != table.cursor_row)
+        backgrounds = []
+        for theme in ("textual-dark", "textual-light"):
+            app.theme = theme
+            await pilot.pause()
+            red = tokens_segment(table, over).style
+            r, g, b = red.color.get_truecolor()
+            assert red.bold and r > g and r > b, theme
+            plain = list(table.render_line(under - int(table.scroll_y) + 1))
+            assert not any(s.style.bold for s in plain) and red.color not in {s.style.color for s in plain}
+            backgrounds.append(plain[0].style.bgcolor)
+        assert backgrounds[0] != backgrounds[1]  # the rows were drawn again in the new theme's colours
+
+
+@run
+async def test_keys_move_the_row_cursor_and_the_document_follows():
+    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 5, "overlap": 0},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table, chunks = app.table, app.chunkset.chunks
+        visible = table.scrollable_content_region.height - 1
+        assert len(chunks) > 2 * visible  # enough rows to scroll
+        table.focus()
+        await pilot.press("down", "down", "down")
+        assert table.cursor_row == app.selected == 3
+        assert app.view.first_visible_line == chunks[3].start_line
+        await pilot.press("pagedown")
+        assert table.cursor_row == 3 + visible
+        assert str(3 + visible + 1) == row_text(table, table.cursor_row).split()[0]  # scrolled into view
+        await pilot.press("end")
+        assert table.cursor_row == app.selected == len(chunks) - 1
+        assert row_text(table, len(chunks) - 1).split()[0] == str(len(chunks))
+        assert table.render_line(0).text.split()[0] == "#"  # the header stays on top
+        assert app.view.cursor_line == chunks[-1].start_line
+        await pilot.press("home")
+        assert table.cursor_row == app.selected == 0 and table.scroll_y == 0
+        await pilot.press("pageup", "up")  # nothing above the first row
+        assert table.cursor_row == 0
+
+
+@run
+async def test_clicking_a_row_selects_that_chunk():
+    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        target = app.chunkset.chunks[4]
+        assert target.start_line > app.view.last_visible_line
+        await pilot.click("#table", offset=(3, 5))  # line 0 is the header, so line 5 is row 4
+        await pilot.pause()
+        assert app.table.cursor_row == app.selected == 4
+        assert app.view.first_visible_line == target.start_line
+        assert app.query_one("#detail").shown is target
+        await pilot.click("#table", offset=(3, 0))  # the header selects nothing
+        await pilot.pause()
+        assert app.selected == 4
+
+
+@run
+async def test_enter_selects_the_highlighted_row_again_after_the_document_moved():
+    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.table
+        table.focus()
+        await pilot.press("down", "down")
+        app.view.scroll_to(y=0, animate=False, immediate=True)  # the user scrolled the document away
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.selected == 2 and app.view.first_visible_line == app.chunkset.chunks[2].start_line
+
+
+@run
+async def test_document_cursor_brings_the_chunks_row_into_view():
+    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 3, "overlap": 0},
+                      debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.view.focus()
+        await pilot.press("end")
+        await pilot.pause()
+        last = len(app.chunkset.chunks) - 1
+        assert app.selected == app.table.cursor_row == last
+        assert row_text(app.table, last).split()[0] == str(last + 1)
+
+
+@run
+async def test_marks_for_oversized_and_split_chunks_precede_the_label():
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="lines", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        doc = Document.from_text("def a():\n    pass\n\ndef b():\n    pass\n", kind="code")
+        spans = [Span(0, 18, "function", "a", {"oversized": True}),
+                 Span(18, 36, "function", "b", {"split_entity": True, "scope_chain": ["module", "b"]})]
+        cs = build_chunkset(doc, spans, strategy="code", params={}, tokenizer="chars")
+        app.table.show(cs, 5)
+        await pilot.pause()
+        assert app.table.get_cell_at((0, 5)) == "⚠ a"
+        assert app.table.get_cell_at((1, 5)) == "✂ module > b"
+        assert row_text(app.table, 1).rstrip().endswith("✂ module > b")
+
+
+@run
+async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkeypatch):
+    path = tmp_path / "big.log"
+    path.write_text("".join(f"event {i}\n" for i in range(6000)), encoding="utf-8")
+    labelled = []
+    label = chunk_table.chunk_label
+    monkeypatch.setattr(chunk_table, "chunk_label",
+                        lambda chunk, width: labelled.append(chunk.index) or label(chunk, width))
+    app = ChunktuiApp(path=path, strategy="lines", params={"size": 1, "overlap": 0}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.table
+        assert table.row_count == len(app.chunkset.chunks) == 6000
+        rows = table.scrollable_content_region.height
+        assert len(set(labelled)) <= rows  # only the rows drawn so far were ever turned into text
+        table.move_cursor(row=5999)
+        await pilot.pause()
+        last = app.chunkset.chunks[5999]
+        assert last.text == "event 5999\n"
+        assert row_text(table, 5999).split()[:5] == ["6000", "6000-6000", f"{last.chars}", f"{last.tokens}",
+                                                      last.boundary_type]
+        assert len(set(labelled)) <= 2 * rows
