@@ -349,7 +349,7 @@ class CodeChunker:
             a, b = max(imp.start, s) - s, min(imp.end, e) - s
             if b > a:
                 body = body[:a] + " " * (b - a) + body[b:]
-        names = self._importers.keys() & set(_IDENT.findall(body))
+        names = self._importers.keys() & _IDENT.findall(body)
         if not names:
             return [], ""
         key = frozenset(names)

@@ -84,7 +84,10 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list]:
                 continue
             if t in entity_types:
                 entities.append(c)
-            if t in containers:
+                body = c.child_by_field_name("body")  # a definition holds statements only there
+                if body is not None:
+                    stack.append(body)
+            elif t in containers:
                 stack.append(c)
     return entities, imports
 

@@ -34,8 +34,8 @@ class LanguageSpec:
     # extra query patterns capturing @entity (e.g. `const f = () => {}`)
     extra_queries: tuple[str, ...] = ()
     import_items: tuple[str, ...] = ()  # report these parts of an import statement one by one (Go specs)
-    # where definitions and imports can only be statements: the nodes that can hold them (see
-    # entities.find_nodes); empty means they can sit in expressions too, so a query finds them
+    # where definitions and imports can only be statements: the nodes besides definitions (whose
+    # body is searched) that can hold them (see entities.find_nodes); empty: a query finds them
     statement_containers: frozenset[str] = frozenset()
 
 
@@ -69,10 +69,9 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         ("import_statement", "import_from_statement", "future_import_statement"),
         ("block", "module"), ("decorated_definition",), comment="#", docstring_in_body=True,
         statement_containers=frozenset({
-            "module", "block", "decorated_definition", "function_definition", "class_definition",
-            "if_statement", "elif_clause", "else_clause", "for_statement", "while_statement", "try_statement",
-            "except_clause", "except_group_clause", "finally_clause", "with_statement", "match_statement",
-            "case_clause"}),
+            "module", "block", "decorated_definition", "if_statement", "elif_clause", "else_clause",
+            "for_statement", "while_statement", "try_statement", "except_clause", "except_group_clause",
+            "finally_clause", "with_statement", "match_statement", "case_clause"}),
     ),
     LanguageSpec(
         "javascript", "tree_sitter_javascript", "language", (".js", ".jsx", ".mjs", ".cjs"),
