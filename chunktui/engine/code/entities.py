@@ -192,7 +192,9 @@ def _name(pf: ParsedFile, node) -> str:
 
 def _body(node, body):
     """What follows a definition's signature; `body` is its "body" field."""
-    if body is None and node.type == "variable_declarator":
+    if body is not None:
+        return body
+    if node.type == "variable_declarator":
         value = node.child_by_field_name("value")
         body = value.child_by_field_name("body") if value is not None else None
     if body is None and node.type == "type_spec":
@@ -206,14 +208,15 @@ def _body(node, body):
 def _signature(pf: ParsedFile, node, body) -> str:
     """The declaration up to its body, on one line: `async getUser(id: string): Promise<User>`."""
     start = node.parent if node.type == "variable_declarator" and node.parent is not None else node
+    own_body = body is not None  # the "body" field: a child of node
     body = _body(node, body)
     end = node.end_byte
     if body is not None and body.start_byte > start.start_byte:
         end = body.start_byte
-        if body.parent == node:  # stop before any comment that precedes the body (`def f():  # note`)
+        if own_body:  # stop before any comment that precedes the body (`def f():  # note`)
             end = max((c.end_byte for c in node.children if c.end_byte <= end and "comment" not in c.type),
                       default=end)
-    text = _WS.sub(" ", pf.source[start.start_byte:end].decode("utf-8", "replace")).strip()
+    text = " ".join(pf.source[start.start_byte:end].decode("utf-8", "replace").split())  # = _WS.sub + strip
     if body is not None:
         text = text.rstrip("{:").rstrip()
     if node.type == "type_spec":
