@@ -180,7 +180,10 @@ def _fill_lines(doc: Document, dicts: list[dict]) -> None:
 def _fill_bytes(doc: Document, dicts: list[dict]) -> None:
     """sha256 and byte offsets, which share each chunk's UTF-8 encoding."""
     sha256 = hashlib.sha256
-    for f, start_byte in zip(dicts, doc.byte_offsets([f["start"] for f in dicts])):
+    # many chunks: one pass over the text; one chunk: from the nearest checkpoint, not from 0
+    starts = [f["start"] for f in dicts]
+    start_bytes = doc.byte_offsets(starts) if len(starts) > 1 else [doc.byte_offset(starts[0])]
+    for f, start_byte in zip(dicts, start_bytes):
         data = f["text"].encode("utf-8", "surrogatepass")
         f["sha256"] = sha256(data).hexdigest()
         f["start_byte"] = start_byte
