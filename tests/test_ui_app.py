@@ -221,8 +221,7 @@ async def test_histogram_counts_whole_chunks_and_labels_the_budget_in_range():
         ticks = re.findall(r"^\s*([\d.]+)\s*┤", plot, re.MULTILINE)
         assert ticks and all(float(t) == int(float(t)) for t in ticks), ticks
         assert "budget 250" in plot
-        app.budget = 100_000  # far beyond every chunk: no line squashing the bars, the title says so
-        app._show_chunkset(app.chunkset, keep_view=True)
+        await set_input(pilot, "#budget", "100000")  # far beyond every chunk: no line squashing the bars
         plot = uncolorize(app.query_one("#histogram").plt.build())
         assert "all below budget = 100,000" in plot and "┤" in plot
 

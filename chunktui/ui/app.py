@@ -9,7 +9,6 @@ that arrives after a newer request is dropped.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
 from pathlib import Path
 
@@ -20,12 +19,13 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Footer, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
 from ..engine.tokens import DEFAULT_TOKENIZER
 from .commands import ChunktuiCommands
+from .gc_pacing import GCPacer
 from .samples import demo_files, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
 from .widgets.chunk_table import ChunkTable
@@ -42,6 +42,7 @@ from ..engine.code.languages import UnsupportedLanguageError
 from ..engine.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15
+GC_CHECK_SECONDS = 0.5  # how often an idle app checks whether a garbage collection pass is due
 
 
 def default_strategy(doc: Document | None) -> str:
@@ -156,7 +157,8 @@ class ChunktuiApp(QualityMixin, App):
         self._remembered: dict[str, dict] = {}
         self._idle: asyncio.Event | None = None
         self._starts_of: tuple | None = None  # (chunkset, its chunk starts) for a cursor in a gap
-        self._frozen: set[str] = set()  # what of the open document is exempt from the cyclic GC
+        self._drawing: ChunkSet | None = None  # a chunking whose parts are still being drawn, frame by frame
+        self.gc_pacer = GCPacer()
 
     # -- layout -----------------------------------------------------------------------------
 
@@ -194,6 +196,8 @@ class ChunktuiApp(QualityMixin, App):
     async def on_mount(self) -> None:
         self._idle = asyncio.Event()
         self._idle.set()
+        self.gc_pacer.start()
+        self.set_interval(GC_CHECK_SECONDS, self._collect_when_idle)
         self.query_one("#banner").display = False
         self.view.focus()
         if self.demo:
@@ -202,6 +206,14 @@ class ChunktuiApp(QualityMixin, App):
             await self.open_path(self.start_path)
         else:
             self.action_open_picker()
+
+    def on_unmount(self) -> None:
+        self.gc_pacer.stop()
+
+    def _collect_when_idle(self) -> None:
+        """The only garbage collection passes while the app runs (see gc_pacing): nothing pending or running."""
+        if self._idle.is_set() and not any(worker.is_running for worker in self.workers):
+            self.gc_pacer.collect_if_due()
 
     async def wait_idle(self) -> None:
         """Wait until no debounce is pending and the latest chunking has been shown (for tests and scripts)."""
@@ -226,7 +238,7 @@ class ChunktuiApp(QualityMixin, App):
     async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
                             tokenizer: str | None = None) -> None:
         self._idle.clear()  # the fields about to be built ask for a first run
-        self._unfreeze()
+        self.gc_pacer.unfreeze()
         self.doc = doc
         self.mode, self.review = "tune", None
         self.chunkset, self.selected, self._launched = None, None, None
@@ -266,7 +278,7 @@ class ChunktuiApp(QualityMixin, App):
 
         loaded = load_chunkset(path)
         cs = loaded.chunkset
-        self._unfreeze()
+        self.gc_pacer.unfreeze()
         self.review, self.mode = loaded, "review"
         self.doc = cs.document
         self.view.set_document(cs.document)
@@ -290,25 +302,17 @@ class ChunktuiApp(QualityMixin, App):
         self._set_banner(note, warn=not loaded.source_matches)
         self.refresh_bindings()
 
-    def _freeze_long_lived(self, what: str) -> None:
-        """Exempt what is alive now from the cyclic GC, once the document's first chunking (`chunks`)
-        and its first quality assessment (`quality`) are in: the document, its line index, scans and
-        structure, and the widgets live on. A full collection walks every item of those lists: 100-150 ms
-        of frozen screen every few re-chunks at 10 MB. Objects freed by reference count are still freed;
-        freezing after every result instead would keep each result's cyclic garbage forever."""
-        if what not in self._frozen:
-            self._frozen.add(what)
-            gc.freeze()
-
-    def _unfreeze(self) -> None:
-        """Another document: what was frozen for the last one can be collected again."""
-        if self._frozen:
-            self._frozen.clear()
-            gc.unfreeze()
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """Let a finished worker's arguments (the quality worker's ChunkSet: every chunk's text) go now.
+        A Textual worker and its task's context refer to each other, so without this the old chunking
+        lives until a full collection, which then frees 30,000 objects at once (40-60 ms at 10 MB).
+        `_work` is Textual's (pinned) private field; a finished worker never reads it again."""
+        if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
+            event.worker._work = None
 
     def on_quality_ready(self, _message) -> None:
         """Runs before QualityMixin's handler (Textual calls the handler of each class in the MRO)."""
-        self._freeze_long_lived("quality")
+        self.gc_pacer.freeze("quality")
 
     def _set_banner(self, text: str, warn: bool = False) -> None:
         banner = self.query_one("#banner", Static)
@@ -441,8 +445,7 @@ class ChunktuiApp(QualityMixin, App):
         if message.generation != self.generation or self.mode != "tune" or not self.is_running:
             return  # stale (a newer request is on its way), or the app is shutting down
         self.done_generation = message.generation
-        self._show_chunkset(message.chunkset, keep_view=True)
-        self.call_after_refresh(self._settle)  # after the table, which fills once the stats are drawn
+        self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
 
     def on_chunking_failed(self, message: ChunkingFailed) -> None:
         if message.generation != self.generation or not self.is_running:
@@ -459,37 +462,55 @@ class ChunktuiApp(QualityMixin, App):
             self.query_one("#stats", StatsPanel).progress(message.fraction)
 
     def _settle(self) -> None:
-        """Mark the app idle once nothing is pending and the latest run is done."""
-        if self._timer is None and self.done_generation == self.generation and self.is_running:
+        """Mark the app idle once nothing is pending and the latest run is done and drawn."""
+        if self._timer is None and self.done_generation == self.generation and self._drawing is None \
+                and self.is_running:
             self.query_one("#stats", StatsPanel).progress(None, running=False)
-            self._freeze_long_lived("chunks")
+            self.gc_pacer.freeze("chunks")
             self._idle.set()
 
     # -- showing results --------------------------------------------------------------------
 
     def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
         self.chunkset, self._starts_of = cs, None
-        self.quality, self.fact_results = None, None  # the old chunking's flags; `_show_table` assesses the new one
+        self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
         stats = cs.stats(self.budget) if cs is not None else None
         self.query_one("#stats", StatsPanel).show(stats)
-        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
         self._update_status()
         if cs is None:
+            self._drawing = None
+            self.query_one("#histogram", SizeHistogram).show(None, self.budget, self.unit)
             self.assess_chunkset(None)
             self.table.show(None, self.budget)
             self.selected = None
             self.query_one("#detail", ChunkDetail).show(None, None)
             return
         self.view.set_chunkset(cs, self.generation)
-        # the table costs O(chunks) (0.25 s for 6,000): fill it after the stats and document are drawn
-        self.call_after_refresh(self._show_table, cs, keep_view)
+        # the stats (what a user watches while tuning) are drawn first, then one part of the rest a frame,
+        # so that no frame holds the event loop long; the quality thread starts once nothing is left to draw
+        self._in_frames(cs, self._show_views, lambda cs: self._show_selection(cs, keep_view), self.assess_chunkset)
 
-    def _show_table(self, cs: ChunkSet, keep_view: bool) -> None:
-        """The chunk table and the selection for `cs`, unless a newer chunking replaced it meanwhile."""
-        if cs is not self.chunkset or not self.is_running:  # replaced, or the app is shutting down
-            return
+    def _in_frames(self, cs: ChunkSet, *steps) -> None:
+        """Run each step after the next screen refresh while `cs` is still the one shown; settle after the last."""
+        def run(i: int) -> None:
+            if cs is not self.chunkset or not self.is_running:  # replaced, or the app is shutting down
+                return
+            if i == len(steps):
+                self._drawing = None
+                self._settle()
+                return
+            steps[i](cs)
+            self.call_after_refresh(run, i + 1)
+
+        self._drawing = cs
+        self.call_after_refresh(run, 0)
+
+    def _show_views(self, cs: ChunkSet) -> None:
+        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
         self.table.show(cs, self.budget)
-        self.assess_chunkset(cs)  # a thread: started once the result is drawn, so it does not slow the drawing
+
+    def _show_selection(self, cs: ChunkSet, keep_view: bool) -> None:
+        """Select the chunk under the document cursor (or the first), in the table and the detail pane."""
         if not cs.chunks:
             self.selected = None
             self.query_one("#detail", ChunkDetail).show(None, cs)
