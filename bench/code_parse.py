@@ -1,11 +1,16 @@
 """Cost of the `code` strategy relative to a bare tree-sitter parse of the same file.
 
     .venv/bin/python -m bench.code_parse [FILE ...]
+    .venv/bin/python -m bench.code_parse --corpus 100k,1m,10m
 
 Without files it builds a large Python and a large TypeScript file from the samples
 (imports once, the rest repeated 200 times). Prints, per file, the best-of-N time of a bare parse,
 of the `code` strategy alone (parse, entities, chunking, metadata), and of the
 full `chunk_document` run (plus token counting), each as a ratio to the parse.
+
+`--corpus` uses the benchmark's code corpus (bench/corpus.py) instead: the parse of the
+concatenation against the same files parsed one by one (equal times mean the seams cost
+the parser nothing), and the strategy at 512 and 4096 characters as in `bench.run`.
 """
 
 from __future__ import annotations
@@ -50,7 +55,34 @@ def bench(name: str, text: str) -> None:
     print(f"  chunk_document  {full * 1000:8.1f} ms   ratio {full / parse:5.2f}x (adds cl100k token counts)")
 
 
+def bench_corpus(sizes: str) -> None:
+    import tree_sitter as ts
+
+    from bench.corpus import SIZES, corpus_parts
+
+    parser = ts.Parser(load_grammar("python").language)
+    strat = get_strategy("code")
+    for key in sizes.split(","):
+        parts = corpus_parts("code", SIZES[key])
+        text = "".join(parts)
+        source, pieces = text.encode(), [p.encode() for p in parts]
+        whole = best(lambda: parser.parse(source), 3)
+        one_by_one = best(lambda: [parser.parse(p) for p in pieces], 3)
+        errors = parser.parse(source).root_node.has_error
+        print(f"code {key}: {len(text):,} chars in {len(parts)} files; syntax errors: {'yes' if errors else 'no'}")
+        print(f"  parse, concatenated  {whole * 1000:8.1f} ms")
+        print(f"  parse, file by file  {one_by_one * 1000:8.1f} ms   ratio {whole / one_by_one:5.2f}x")
+        doc = Document(text=text, path="corpus.py", kind="code", language="python")
+        for size in (512, 4096):
+            params = strat.validate({"max_chunk_size": size, "unit": "chars", "overlap_lines": 0})
+            took = best(lambda: strat.run(doc, params, Context()), 3)
+            print(f"  code strategy {size:5}  {took * 1000:8.1f} ms   ratio {took / whole:5.2f}x")
+
+
 def main(argv: list[str]) -> None:
+    if argv[:1] == ["--corpus"]:
+        bench_corpus(argv[1] if len(argv) > 1 else "100k,1m,10m")
+        return
     if argv:
         for f in argv:
             bench(f, Path(f).read_text(encoding="utf-8"))

@@ -88,6 +88,12 @@ def candidate_files(kind: str) -> tuple[Path, ...]:
 @lru_cache(maxsize=None)
 def corpus(kind: str, size: int) -> str:
     """About `size` characters of distinct files of `kind` (fewer if the machine has less)."""
+    return "".join(corpus_parts(kind, size))
+
+
+@lru_cache(maxsize=None)
+def corpus_parts(kind: str, size: int) -> tuple[str, ...]:
+    """The pieces `corpus` concatenates, one per file (bench.code_parse parses them one by one)."""
     parts: list[str] = []
     total = 0
     cap = KINDS[kind][1]
@@ -115,7 +121,7 @@ def corpus(kind: str, size: int) -> str:
             continue
         parts.append(text)
         total += len(text)
-    return "".join(parts)
+    return tuple(parts)
 
 
 def _whole_statements(text: str, limit: int) -> str:

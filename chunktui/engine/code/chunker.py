@@ -25,6 +25,7 @@ from .parse import ParsedFile, parse
 from .scope import ScopeTree
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
+_ASCII_IDENT = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)  # the same tokens on ASCII text, found sooner
 _NON_WS = re.compile(r"\S")
 _SIBLINGS_EACH_SIDE = 3
 _JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
@@ -46,9 +47,12 @@ class Atom:
     opens: bool = False  # the header of a definition too big for one chunk
 
 
+_COMMENT_LIKE = ("attribute_item", "decorator")
+
+
 def _is_comment(node) -> bool:
     t = node.type
-    return "comment" in t or t in ("attribute_item", "decorator")
+    return "comment" in t or t in _COMMENT_LIKE
 
 
 def _groups(nodes) -> list[list]:
@@ -72,7 +76,8 @@ def _groups(nodes) -> list[list]:
         else:
             out.append([row, last, [n]])
             own_line = True
-        prev_last, prev_comment = last, _is_comment(n)
+        t = n.type
+        prev_last, prev_comment = last, "comment" in t or t in _COMMENT_LIKE  # _is_comment(n)
     return out
 
 
@@ -349,7 +354,7 @@ class CodeChunker:
             a, b = max(imp.start, s) - s, min(imp.end, e) - s
             if b > a:
                 body = body[:a] + " " * (b - a) + body[b:]
-        names = self._importers.keys() & _IDENT.findall(body)
+        names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
         if not names:
             return [], ""
         key = frozenset(names)

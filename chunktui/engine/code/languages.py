@@ -171,6 +171,7 @@ MEMBER_SCOPES = frozenset({"class", "impl", "trait", "module", "namespace"})  # 
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "trait", "impl", "enum", "module", "namespace"})
 
 
+@lru_cache(maxsize=None)  # a few dozen node types, asked about for every opened node
 def is_control(node_type: str) -> bool:
     """Compound statements (if/for/try...) whose nested blocks may be split at statements."""
     return bool(_CONTROL.match(node_type))
