@@ -729,7 +729,8 @@ class ChunktuiApp(QualityMixin, App):
 
         palette = Binding("ctrl+p", "command_palette", "Palette", id="palette",
                           tooltip="Every strategy and every action, searchable")
-        groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS)]
+        groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS),
+                  ("chunk table", ChunkTable.BINDINGS)]
         self.push_screen(HelpScreen(groups))
 
     def action_export(self) -> None:
