@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import re
+import weakref
 
 import pytest
 from plotext import uncolorize
 from textual.widgets import Input, Select
 
 from chunktui.engine import all_strategies
+from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
 from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, run, set_input, settle
 
@@ -257,3 +260,27 @@ async def test_s_steps_through_the_strategies_that_can_read_the_document(name):
             assert app.chunkset.strategy == seen[-1]
         assert sorted(seen) == sorted(readable) and seen[-1] == "lines"  # each once, then round to the start
         assert not [n for n in app._notifications if n.severity == "error"]
+
+
+@run
+async def test_cycles_are_collected_once_the_app_is_quiet_and_the_collector_is_restored_on_exit(monkeypatch):
+    monkeypatch.setattr(app_module, "GC_CHECK_SECONDS", 0.05)
+    monkeypatch.setattr(gc_pacing, "QUIET_SECONDS", 0.1)
+    monkeypatch.setattr(gc_pacing, "DUE_AFTER", 0)
+    enabled = gc.isenabled()
+    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert not gc.isenabled()  # no automatic pass lands in the middle of a re-chunk
+
+        class Node:
+            pass
+
+        node = Node()
+        node.me = node  # only the cyclic collector can free it
+        gone = weakref.ref(node)
+        del node
+        assert gone() is not None
+        await pilot.pause(0.5)  # quiet: the app's own pass frees it
+        assert gone() is None
+    assert gc.isenabled() == enabled and gc.get_freeze_count() == 0

@@ -303,10 +303,12 @@ class ChunktuiApp(QualityMixin, App):
         self.refresh_bindings()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """Let a finished worker's arguments (the quality worker's ChunkSet: every chunk's text) go now.
+        """Note the activity for the GC pacing, and let a finished worker's arguments (the quality
+        worker's ChunkSet: every chunk's text) go now.
         A Textual worker and its task's context refer to each other, so without this the old chunking
         lives until a full collection, which then frees 30,000 objects at once (40-60 ms at 10 MB).
         `_work` is Textual's (pinned) private field; a finished worker never reads it again."""
+        self.gc_pacer.note_activity()
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             event.worker._work = None
 

@@ -10,14 +10,17 @@ which the app calls when nothing is running.
 from __future__ import annotations
 
 import gc
+import time
 
 DUE_AFTER = 10_000  # net new container objects since the last pass before an idle pass is worth it
+QUIET_SECONDS = 1.0  # no chunking or assessment for this long: the user has stopped stepping
 
 
 class GCPacer:
     def __init__(self) -> None:
         self._was_enabled = False
         self._frozen: set[str] = set()
+        self._active_at = time.monotonic()
 
     def start(self) -> None:
         self._was_enabled = gc.isenabled()
@@ -29,8 +32,13 @@ class GCPacer:
         if self._was_enabled:
             gc.enable()
 
+    def note_activity(self) -> None:
+        """A chunking or an assessment started or ended: a pass now could land in the next one."""
+        self._active_at = time.monotonic()
+
     def collect_if_due(self) -> None:
-        if gc.get_count()[0] > DUE_AFTER:
+        """A full pass (30-45 ms at 10 MB) once enough garbage may have built up and the app has been quiet."""
+        if gc.get_count()[0] > DUE_AFTER and time.monotonic() - self._active_at >= QUIET_SECONDS:
             gc.collect()
 
     def freeze(self, what: str) -> None:
