@@ -7,6 +7,8 @@ result costs the event loop what the ~40 visible rows cost, not what every row w
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from rich.style import Style
@@ -213,10 +215,10 @@ class ChunkTable(ScrollView, can_focus=True):
         chunks = self.chunkset.chunks if self.chunkset is not None else ()
         widest = [
             len(str(len(chunks))),
-            2 * len(str(max((c.end_line for c in chunks), default=0))) + 1,
+            2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
             len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
-            len(f"{max((c.tokens for c in chunks), default=0):,}"),
-            max((len(c.boundary_type) for c in chunks), default=0),
+            len(f"{max(map(attrgetter('tokens'), chunks), default=0):,}"),
+            max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
         ]
         fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, widest)]
         view = self.container_size
