@@ -18,7 +18,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, count, repeat
-from operator import ge, sub
+from operator import ge, not_, sub
 from typing import Sequence
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
@@ -27,6 +27,7 @@ from ..model import SpanTable
 SEPARATORS = ("\n\n", "\n", " ", "")
 _START, _PARAGRAPH, _LINE = ("start", "start of text"), ("paragraph", "blank line"), ("line", "line break")
 _WORD, _CHAR = ("word", "space"), ("char", "character")
+_OPENED_BY = {"\n": _LINE, " ": _WORD}  # a chunk's first character, unless "\n\n" opens it
 _BEFORE = (-1).__add__  # a line start to the newline before it
 _PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
 _NON_SPACE = re.compile(r"\S")
@@ -185,32 +186,26 @@ class _Splitter:
 
     def flush(self) -> None:
         """The emitted chunks, in order, as span columns; those of whitespace only as gaps."""
-        text, gaps, oversized = self.text, self.gaps, self.oversized
-        out_starts, out_ends, out_kinds = self.out_starts, self.out_ends, self.out_kinds
-        found = map(_NON_SPACE.search, repeat(text), self.starts, self.ends)
-        for i, start, end, visible in zip(count(), self.starts, self.ends, found):
-            if visible is None:
-                if gaps and start <= gaps[-1][1]:  # overlapping windows of whitespace: one gap
-                    start = min(start, gaps[-1][0])
-                    end = max(end, gaps.pop()[1])
-                gaps.append((start, end, "whitespace only"))
-                continue
-            if start == 0:
-                kind = _START
-            else:  # separators open the piece they precede, so the chunk's first characters say which
-                ch = text[start]
-                if ch == "\n":
-                    kind = _PARAGRAPH if text.startswith("\n", start + 1) else _LINE
-                else:
-                    kind = _WORD if ch == " " else _CHAR
-            if i in oversized:
-                self.out_oversized.add(len(out_starts))
-            out_starts.append(start)
-            out_ends.append(end)
-            out_kinds.append(kind)
-        self.starts.clear()
-        self.ends.clear()
-        oversized.clear()
+        text, starts, ends, gaps = self.text, self.starts, self.ends, self.gaps
+        visible = list(map(bool, map(_NON_SPACE.search, repeat(text), starts, ends)))
+        for start, end in compress(zip(starts, ends), map(not_, visible)):
+            if gaps and start <= gaps[-1][1]:  # overlapping windows of whitespace: one gap
+                start = min(start, gaps[-1][0])
+                end = max(end, gaps.pop()[1])
+            gaps.append((start, end, "whitespace only"))
+        shown = list(compress(starts, visible))
+        if self.oversized:
+            base, oversized = len(self.out_starts), self.oversized
+            self.out_oversized.update(base + j for j, i in enumerate(compress(count(), visible)) if i in oversized)
+        # separators open the piece they precede, so the chunk's first characters say which
+        paragraph = map(text.startswith, repeat("\n\n"), shown)
+        self.out_kinds += [_START if start == 0 else _PARAGRAPH if para else _OPENED_BY.get(text[start], _CHAR)
+                           for start, para in zip(shown, paragraph)]
+        self.out_starts += shown
+        self.out_ends += compress(ends, visible)
+        starts.clear()
+        ends.clear()
+        self.oversized.clear()
 
     def table(self) -> SpanTable:
         oversized = self.out_oversized
