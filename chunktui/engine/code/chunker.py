@@ -17,6 +17,7 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from itertools import accumulate
 
+from ..derived import derived
 from ..model import Span
 from ..strategies import Proposal
 from .entities import extract
@@ -197,6 +198,11 @@ def _merge(run: list[Atom], fits_span, half_full) -> list[tuple[int, int, bool]]
     return [(s, e, o) for s, e, o in out]
 
 
+def _parsed(doc, language: str) -> tuple[ParsedFile, list, list]:
+    pf = parse(doc, language)
+    return (pf, *extract(pf))
+
+
 class CodeChunker:
     """One parsed file and everything needed to chunk it and describe each chunk."""
 
@@ -207,8 +213,9 @@ class CodeChunker:
             self.language = detect_language(None, language)
         else:
             self.language = doc.language if doc.language in SPECS else detect_language(doc.path)
-        self.pf = parse(doc, self.language)
-        self.defs, self.imports = extract(self.pf)
+        # parse and entities do not depend on the parameters: a re-chunk of the same Document
+        # (the app's size keys, a sweep's cells) reuses them (read-only from here on)
+        self.pf, self.defs, self.imports = derived(doc, ("code", self.language), lambda: _parsed(doc, self.language))
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
         self._import_ends = [i.end for i in self.imports]
