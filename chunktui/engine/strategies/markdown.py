@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..derived import derived
-from ..model import Span
+from ..model import SpanTable
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -43,6 +43,10 @@ _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
 _BEFORE_WORD = re.compile(r"\s(?=\S)")
+# the last match in a window: a greedy `.*` runs to the window's end and backs off to the
+# rightmost start where the pattern matches (a blank-line run ends where the last one does)
+_LAST_PARAGRAPH_BREAK = re.compile(r"(?s).*" + _PARAGRAPH_BREAK.pattern)
+_LAST_BEFORE_WORD = re.compile(r"(?s).*" + _BEFORE_WORD.pattern)
 
 
 @dataclass
@@ -185,6 +189,8 @@ class _Cuts:
         self.big = [(a, b) for a, b in fences if b - a > max_char]  # may be cut
 
     def _kept_fence_around(self, pos: int) -> tuple[int, int] | None:
+        if not self.fences:
+            return None
         k = bisect_right(self.fences, (pos, float("inf"))) - 1
         if k >= 0 and self.fences[k][0] < pos < self.fences[k][1]:
             return self.fences[k]
@@ -196,19 +202,14 @@ class _Cuts:
     def _last_of(self, level: int, lo: int, hi: int) -> int | None:
         text = self.text
         if level == 0:  # the line after a run of blank lines
-            pos = None
-            for m in _PARAGRAPH_BREAK.finditer(text, lo, hi):
-                pos = m.end()
-            return pos
+            m = _LAST_PARAGRAPH_BREAK.match(text, lo, hi)
+            return m.end() if m is not None else None
         if level == 1:
             j = text.rfind("\n", lo, hi)
             return j + 1 if j >= 0 else None
-        if level == 2:  # a non-space character after a space
-            pos = None
-            for m in _BEFORE_WORD.finditer(text, lo, min(len(text), hi + 1)):
-                if m.end() <= hi:
-                    pos = m.end()
-            return pos
+        if level == 2:  # a non-space character after a space (the look-ahead may read text[hi])
+            m = _LAST_BEFORE_WORD.match(text, lo, min(len(text), hi + 1))
+            return m.end() if m is not None else None
         return hi - 1 if text[hi - 1:hi + 1] == "\r\n" else hi
 
     def last(self, level: int, lo: int, hi: int) -> int | None:
@@ -229,10 +230,9 @@ class _Cuts:
         while lo < hi:
             j = text.find("\n", lo - 1, hi - 1)
             m = _BEFORE_WORD.search(text, lo - 1, hi)
-            found = [p for p in ((j + 1) if j >= 0 else None, m.end() if m else None) if p is not None]
-            if not found:
+            if m is None and j < 0:
                 return None
-            pos = min(found)
+            pos = j + 1 if m is None else m.end() if j < 0 else min(j + 1, m.end())
             fence = self._kept_fence_around(pos)
             if fence is None:
                 return pos
@@ -274,6 +274,8 @@ def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overl
             elif cuts.allowed(lo) and text[lo - 1:lo + 1] != "\r\n":
                 nxt = lo
         start, kind = nxt, _LEVEL_NAMES[level]
+    if not cuts.big:
+        return pieces
     return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
 
 
@@ -286,7 +288,7 @@ def run(doc, params, ctx) -> Proposal:
     text = doc.text
     scan = scan_markdown(doc)
     fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
-    spans: list[Span] = []
+    rows: list[tuple] = []  # (start, end, boundary type, label, metadata) of each span, in order
     groups = _fuse(_sections(doc, scan), min_char, max_char)
     for gi, group in enumerate(groups):
         ctx.check()
@@ -300,7 +302,7 @@ def run(doc, params, ctx) -> Proposal:
         btype = "heading" if first.heading else "start"
         label = first.heading
         if end - start <= max_char:
-            spans.append(Span(start, end, btype, label, metadata=meta))
+            rows.append((start, end, btype, label, meta))
             continue
         inner = fences[bisect_left(fences, (start, -1)):bisect_left(fences, (end, -1))]
         pieces = _split(text, start, end, inner, max_char, overlap, ctx)
@@ -308,9 +310,9 @@ def run(doc, params, ctx) -> Proposal:
             m = dict(meta, part=k + 1, parts=len(pieces))
             if cut_code:
                 m["cut_code_block"] = True
-            spans.append(Span(a, b, btype if k == 0 else kind,
-                              label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})", metadata=m))
-    return Proposal(spans)
+            rows.append((a, b, btype if k == 0 else kind,
+                         label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})", m))
+    return Proposal(SpanTable(*map(list, zip(*rows))) if rows else [])
 
 
 register(Strategy(
