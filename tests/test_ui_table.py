@@ -57,6 +57,9 @@ async def test_over_budget_tokens_are_red_and_bold_in_dark_and_light_themes():
             assert not any(s.style.bold for s in plain) and red.color not in {s.style.color for s in plain}
             backgrounds.append(plain[0].style.bgcolor)
         assert backgrounds[0] != backgrounds[1]  # the rows were drawn again in the new theme's colours
+        table.move_cursor(row=over)
+        on_cursor = tokens_segment(table, over).style
+        assert on_cursor.bold and on_cursor.underline  # red would not read on the cursor's colour
 
 
 @run

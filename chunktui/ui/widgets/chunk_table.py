@@ -85,7 +85,8 @@ def _marks(chunk) -> str:
 
 
 class ChunkTable(ScrollView, can_focus=True):
-    """#, line range, chars, tokens (red over budget), boundary type, label (scope chain / header path).
+    """#, line range, chars, tokens (red over budget; underlined on the cursor row), boundary type, label
+    (scope chain / header path).
 
     Row 0 of the view is the sticky header; the rows below it scroll. Keys move a row cursor,
     enter or a click selects the row; both post messages the app turns into a chunk selection.
@@ -320,7 +321,11 @@ class ChunkTable(ScrollView, can_focus=True):
                     for name, width in zip(COLUMNS, self._widths)]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
+        over = None
         if row == self._cursor:
             style += style_of("chunk-table--cursor")
-        over = style + style_of("chunk-table--over-budget", partial=True) if chunk.tokens > self.budget else None
+            if chunk.tokens > self.budget:  # red on the cursor's colour is unreadable in some themes
+                over = style + Style(bold=True, underline=True)
+        elif chunk.tokens > self.budget:
+            over = style + style_of("chunk-table--over-budget", partial=True)
         return self._row_segments(self._cells(chunk), style, over)
