@@ -229,6 +229,8 @@ class CodeChunker:
                 self._importers.setdefault(name, []).append(k)
         self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
                              for k, e in enumerate(level)}
+        self._sibling_detail = params.get("sibling_detail", "signatures")
+        self._context_mode = params.get("context_mode", "full")
         unit = params.get("unit", "bytes")
         self._plain = unit == "chars" or (unit == "bytes" and doc._ascii)  # size is e - s
         self._line_tokens: list[int] | None = None
@@ -323,13 +325,21 @@ class CodeChunker:
         e2 = core_e
         while e2 > s2 and text[e2 - 1].isspace():
             e2 -= 1
-        chain = self.tree.chain_for(s2, e2) if e2 > s2 else []
+        if e2 > s2:
+            # what holds the first character; what holds [s2, e2) is a prefix of it (nested
+            # definitions end no later than their parents)
+            head = self.tree.chain_for(s2, s2 + 1)
+            chain = head.copy()
+            while chain and chain[-1].end < e2:
+                chain.pop()
+        else:
+            chain = []
         defined = self.tree.defined_in(core_s, core_e)
         lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
         local_imports = self.imports[lo:hi]
         used_signatures, uses_context = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined)
-        split = e2 > s2 and self._splits(s2, e2)
+        split = e2 > s2 and self._splits(s2, e2, head)
         btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
         scope_chain = chain[-1].chain if chain else []
         meta = {
@@ -373,7 +383,7 @@ class CodeChunker:
         return found[0].copy(), found[1]
 
     def _siblings(self, chain, defined) -> list[str]:
-        detail = self.params.get("sibling_detail", "signatures")
+        detail = self._sibling_detail
         if detail == "none":
             return []
         scope = chain[-1] if chain else None
@@ -387,14 +397,14 @@ class CodeChunker:
         picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
         return [x.name if detail == "names" else x.signature for x in picked]
 
-    def _splits(self, s2: int, e2: int) -> bool:
+    def _splits(self, s2: int, e2: int, head: list) -> bool:
         """Does this chunk hold part, but not all, of a definition other than a class-like scope?
 
         Classes, impls, traits and namespaces are cut between their members all the
         time; a cut inside a function, type, enum or interface is what users must see.
         """
-        # the chain of [s2, e2) is a prefix of the chain of its first character
-        holders = self.tree.chain_for(s2, s2 + 1) + self.tree.chain_for(e2 - 1, e2)
+        # `head` holds the first character; the chain of [s2, e2) is a prefix of it
+        holders = head + self.tree.chain_for(e2 - 1, e2)
         return any(e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2) for e in holders)
 
     def _boundary(self, index, s2, chain, defined, local_imports, split) -> tuple[str, str]:
@@ -411,7 +421,7 @@ class CodeChunker:
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
     def _context(self, chain, scope_chain, defined, siblings, uses_context: str, code: str) -> str | None:
-        mode = self.params.get("context_mode", "full")
+        mode = self._context_mode
         if mode == "none":
             return None
         c = self.pf.grammar.spec.comment
