@@ -36,7 +36,7 @@ _BOUNDARY = {"function": "function", "method": "method", "import": "import", "cl
              "namespace": "class"}
 
 
-@dataclass
+@dataclass(slots=True)
 class Atom:
     """An indivisible run of whole lines [start, end) in characters."""
 
