@@ -174,3 +174,21 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
         assert row_text(table, 5999).split()[:5] == ["6000", "6000-6000", f"{last.chars}", f"{last.tokens}",
                                                       last.boundary_type]
         assert len(set(labelled)) <= 2 * rows
+
+
+@run
+async def test_long_labels_scroll_sideways_under_a_header_that_follows():
+    app = ChunktuiApp(path=SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.table
+        label = table.get_cell_at((0, 5))  # "00:00:04.200 --> 00:00:42.817": wider than the room left for it
+        assert not row_text(table, 0).rstrip().endswith(label) and table.render_line(0).text.startswith("#")
+        assert table.virtual_size.width > table.scrollable_content_region.width
+        table.focus()
+        for _ in range(table.virtual_size.width):
+            await pilot.press("right")
+        assert table.scroll_x > 0
+        assert row_text(table, 0).rstrip().endswith(label)
+        header = table.render_line(0).text
+        assert not header.startswith("#") and "label" in header  # the header scrolled with the rows
