@@ -33,7 +33,7 @@ _NEWLINE = re.compile(r"\r\n?|\n")  # the line breaks `ast` counts
 KINDS = {
     "docs": ((".md", ".rst", ".txt"), 32_000, "documentation shipped by installed packages (.md .rst .txt)"),
     "markdown": ((".md",), 256_000, "markdown files shipped by installed packages and tools"),
-    "code": ((".py",), 32_000, "the Python standard library's sources"),
+    "code": ((".py",), 32_000, "Python sources under the interpreter's lib directory (stdlib and site-packages)"),
 }
 
 
