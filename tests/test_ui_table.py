@@ -183,12 +183,13 @@ async def test_long_labels_scroll_sideways_under_a_header_that_follows():
         await settle(pilot)
         table = app.table
         label = table.get_cell_at((0, 5))  # "00:00:04.200 --> 00:00:42.817": wider than the room left for it
-        assert not row_text(table, 0).rstrip().endswith(label) and table.render_line(0).text.startswith("#")
+        assert not row_text(table, 0).rstrip().endswith(label) and table.render_line(0).text.split()[0] == "#"
         assert table.virtual_size.width > table.scrollable_content_region.width
         table.focus()
         for _ in range(table.virtual_size.width):
             await pilot.press("right")
+        await pilot.wait_for_scheduled_animations()  # the keys scroll smoothly
         assert table.scroll_x > 0
         assert row_text(table, 0).rstrip().endswith(label)
         header = table.render_line(0).text
-        assert not header.startswith("#") and "label" in header  # the header scrolled with the rows
+        assert header.split()[0] != "#" and "label" in header  # the header scrolled with the rows
