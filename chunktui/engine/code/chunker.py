@@ -265,8 +265,7 @@ class CodeChunker:
         return lambda s, e: self.fits(s, e, limit)
 
     def atoms(self, limit: int) -> list[Atom]:
-        # bounds[r] is where 0-based row r starts; the extra entry ends the last row
-        bounds = self.doc.line_starts + [len(self.doc.text)]
+        bounds = self.pf.row_starts  # bounds[r]: where 0-based row r starts; one more ends the last
         fits = self.span_fits(limit)
         if self._plain:
             rows_fit = lambda a, b: bounds[b + 1] - bounds[a] <= limit  # noqa: E731
@@ -348,8 +347,8 @@ class CodeChunker:
             "siblings": siblings,
             "imports": used_signatures,
             "split_entity": split,
-            "core_start_line": doc.line_of(core_s),
-            "core_end_line": doc.line_range(core_s, core_e)[1],
+            "core_start_line": bisect_right(doc.line_starts, core_s),  # doc.line_range(core_s, core_e)
+            "core_end_line": bisect_right(doc.line_starts, max(core_s, core_e - 1)),
         }
         if oversized:
             meta["oversized"] = True

@@ -7,8 +7,6 @@ one line are ever decoded, and pure-ASCII lines need no decoding at all.
 
 from __future__ import annotations
 
-import re
-from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from ..documents import Document
@@ -21,14 +19,10 @@ class ParsedFile:
     grammar: Grammar
     tree: object
     source: bytes
-    _rows: list[int] = field(init=False, repr=False)  # where each row starts, then the text's end
-    _wide_rows: set[int] = field(init=False, repr=False)  # rows with a non-ASCII character
+    row_starts: list[int] = field(init=False, repr=False)  # where each row starts, then the text's end
 
     def __post_init__(self) -> None:
-        doc = self.doc
-        self._rows = doc.line_starts + [len(doc.text)]
-        self._wide_rows = set() if doc._ascii else \
-            {bisect_right(self._rows, m.start()) - 1 for m in _NON_ASCII.finditer(doc.text)}
+        self.row_starts = self.doc.line_starts + [len(self.doc.text)]
 
     @property
     def root(self):
@@ -37,10 +31,12 @@ class ParsedFile:
     def char_at(self, point) -> int:
         """Character offset of a tree-sitter (row, byte column) point."""
         row, col = point
-        base = self._rows[row]
-        if col == 0 or row not in self._wide_rows:
+        base = self.row_starts[row]
+        if col == 0 or self.doc._ascii:
             return base + col
-        line = self.doc.text[base:self._rows[row + 1]]
+        line = self.doc.text[base:self.row_starts[row + 1]]
+        if line.isascii():
+            return base + col
         return base + len(line.encode("utf-8", "surrogatepass")[:col].decode("utf-8", "ignore"))
 
     def start(self, node) -> int:
@@ -58,9 +54,6 @@ class ParsedFile:
 
         nodes = QueryCursor(self.grammar.error_query).captures(self.root).get("error", [])
         return sorted({n.start_point[0] + 1 for n in nodes})
-
-
-_NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def last_row(node) -> int:
