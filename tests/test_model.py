@@ -71,3 +71,17 @@ def test_derived_fields_survive_their_chunkset_and_copies():
         made = Chunk(**{**expected_chunk(doc.text, i, kept), "boundary_type": c.boundary_type,
                         "boundary_label": c.boundary_label})
         assert c == made
+
+
+def test_a_chunk_moved_into_another_chunkset_keeps_its_own_fields():
+    """Callers may mix chunks of two builds in one list: each derives its fields from its own document."""
+    one, two = Document.from_text("first text\n" * 30), Document.from_text("ünïcode\n\nsecond\n" * 20)
+    cs1 = build_chunkset(one, [Span(s, s + 25) for s in range(0, 300, 25)], strategy="t", params={}, tokenizer="chars")
+    cs2 = build_chunkset(two, [Span(s, s + 40, metadata={"k": s}) for s in range(0, 280, 30)], strategy="t",
+                         params={}, tokenizer="chars")
+    foreign = cs2.chunks[3]
+    cs1.chunks.append(foreign)
+    assert [c.end_line for c in cs1.chunks] == [one.text.count("\n", 0, c.end - 1) + 1 for c in cs1.chunks[:-1]] \
+        + [two.text.count("\n", 0, foreign.end - 1) + 1]
+    assert foreign.start_byte == len(two.text[:foreign.start].encode("utf-8"))
+    assert foreign.overlap_prev_chars == 10 and foreign.metadata == {"k": 90} and cs1.chunks[0].metadata == {}

@@ -127,6 +127,9 @@ class Chunk:
         return self.boundary_label
 
 
+_NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
+
+
 class _Derived:
     """A Chunk field that build_chunkset leaves out and the first read computes from the document.
 
@@ -143,34 +146,47 @@ class _Derived:
         if chunk is None:
             return self
         fields_ = chunk.__dict__
-        batch = fields_["_batch"]()
+        source = fields_["_source"]
+        batch = source.batch()
         if batch is not None:
             batch.fill(self.fill)
         if self.name not in fields_:  # a copy, or its ChunkSet is gone: this chunk alone
-            self.fill(fields_["_doc"], [fields_])
+            self.fill(source.doc, [fields_])
         return fields_[self.name]
 
 
-class _Batch:
-    """The field dicts of one build's chunks, so that a derived field read on one chunk is
-    computed for all of them in one pass (a table reads every chunk's end line at once).
-    The ChunkSet holds it; chunks reach it through one shared weak reference, so no
-    reference cycle keeps a discarded chunking alive."""
+class _Source:
+    """What every chunk of one build shares: the document and a weak reference to the batch."""
 
-    def __init__(self, doc: Document, dicts: list[dict]):
-        self.doc, self.dicts, self.done = doc, dicts, set()
+    __slots__ = ("doc", "batch")
+
+    def __init__(self, doc: Document, batch: "_Batch"):
+        self.doc, self.batch = doc, weakref.ref(batch)
+
+
+class _Batch:
+    """One build's chunks, so that a derived field read on one chunk is computed for all of
+    them in one pass (a table reads every chunk's end line at once). The ChunkSet holds it;
+    chunks reach it through a weak reference, so no reference cycle keeps a discarded
+    chunking alive."""
+
+    def __init__(self, doc: Document, chunks: list["Chunk"]):
+        self.doc, self.chunks, self.done = doc, chunks, set()
+        self.source = _Source(doc, self)
 
     def fill(self, fill) -> None:
         if fill not in self.done:
-            fill(self.doc, self.dicts)
+            # the ChunkSet's list, less any chunk a caller put there from another build
+            fill(self.doc, [f for c in self.chunks if (f := c.__dict__).get("_source") is self.source])
             self.done.add(fill)
 
 
 def _fill_lines(doc: Document, dicts: list[dict]) -> None:
     """start/end lines and the lines of the overlaps, from the document's line starts."""
     line_starts = doc.line_starts
-    for f in dicts:
-        start, end, ov_prev, ov_next = f["start"], f["end"], f["overlap_prev_chars"], f["overlap_next_chars"]
+    for f in dicts:  # an overlap of 0 is the class default, left out of the dict
+        start, end = f["start"], f["end"]
+        ov_prev, ov_next = f.get("overlap_prev_chars", 0), f.get("overlap_next_chars", 0)
         f["start_line"] = start_line = bisect_right(line_starts, start)
         f["end_line"] = end_line = bisect_right(line_starts, end - 1)
         f["overlap_prev_lines"] = bisect_right(line_starts, start + ov_prev - 1) - start_line + 1 if ov_prev else 0
@@ -195,6 +211,7 @@ for _name in ("start_line", "end_line", "overlap_prev_lines", "overlap_next_line
     setattr(Chunk, _name, _Derived(_name, _fill_lines))
 for _name in ("sha256", "start_byte", "end_byte"):
     setattr(Chunk, _name, _Derived(_name, _fill_bytes))
+Chunk.metadata = _NO_METADATA  # what a built chunk without metadata reads (the others hold their own)
 
 
 def chunk_id(index: int) -> str:
@@ -271,7 +288,6 @@ _span_type = attrgetter("boundary_type")
 _span_label = attrgetter("boundary_label")
 _span_metadata = attrgetter("metadata")
 _span_context = attrgetter("context_text")
-_NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
 
 
 def build_chunkset(
@@ -322,11 +338,12 @@ def build_chunkset(
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
     chunks: list[Chunk] = []
     append = chunks.append
-    dicts: list[dict] = []
-    batch = _Batch(doc, dicts)
-    batch_ref = weakref.ref(batch)
+    batch = _Batch(doc, chunks)
+    source = batch.source
     # a frozen dataclass's __init__ sets each field through object.__setattr__; giving the
-    # instance its field dict at once makes the same Chunk about 5x faster
+    # instance its field dict at once makes the same Chunk about 5x faster. Fields equal to
+    # the class's defaults (no overlap, no metadata, no context) stay out of it: a dict of
+    # ten keys or fewer is half the size of one of fourteen, and quicker to make and free
     new_chunk, set_field = object.__new__, object.__setattr__
     # the loop makes only objects that stay reachable, so a garbage collection during it finds
     # nothing, yet on a big input it would run many times over a growing heap
@@ -338,13 +355,17 @@ def build_chunkset(
             chunk = new_chunk(Chunk)
             set_field(chunk, "__dict__", fields_ := {
                 "index": i, "start": start, "end": end, "text": text[start:end], "tokens": n_tokens,
-                "boundary_type": btype, "boundary_label": label,
-                "overlap_prev_chars": prev, "overlap_next_chars": nxt,
-                "metadata": MappingProxyType(dict(meta)) if meta else _NO_METADATA,
-                "context_text": context, "_doc": doc, "_batch": batch_ref,
+                "boundary_type": btype, "boundary_label": label, "_source": source,
             })
+            if prev:
+                fields_["overlap_prev_chars"] = prev
+            if nxt:
+                fields_["overlap_next_chars"] = nxt
+            if meta:
+                fields_["metadata"] = MappingProxyType(dict(meta))
+            if context is not None:
+                fields_["context_text"] = context
             append(chunk)
-            dicts.append(fields_)
     finally:
         if collecting:
             gc.enable()
