@@ -147,8 +147,11 @@ class _Splitter:
                 runs.append((bounds, a + first - p, a + k - p))
             if k == last:
                 return
-            after = prefix[k + 1] - size  # room for piece k
-            first = max(bisect_left(prefix, prefix[k] - overlap, first, k), bisect_left(prefix, after, first, k))
+            if overlap:
+                after = prefix[k + 1] - size  # room for piece k
+                first = max(bisect_left(prefix, prefix[k] - overlap, first, k), bisect_left(prefix, after, first, k))
+            else:  # pieces are never empty, so no earlier piece fits an overlap of 0
+                first = k
             check()
 
     def verify(self) -> None:
