@@ -214,8 +214,8 @@ class _Splitter:
         oversized = self.out_oversized
         metadata = [{"oversized": True} if i in oversized else {} for i in range(len(self.out_starts))] \
             if oversized else None
-        return SpanTable(self.out_starts, self.out_ends, [k[0] for k in self.out_kinds],
-                         [k[1] for k in self.out_kinds], metadata)
+        types, labels = map(list, zip(*self.out_kinds)) if self.out_kinds else ([], [])
+        return SpanTable(self.out_starts, self.out_ends, types, labels, metadata)
 
 
 def run(doc, params, ctx) -> Proposal:
