@@ -313,3 +313,13 @@ def test_minified_code_is_one_oversized_chunk_with_a_warning_and_counted_notes()
     one = chunk_document(Document.from_text("import os\n\ndef f():\n    return os.sep\n", path="m.py"), "code", {})
     assert "python: 1 definition, 1 import" in one.notes
     assert not any("max_chunk_size" in w for w in one.warnings)
+
+
+def test_an_import_repeated_in_several_functions_is_listed_once_per_chunk():
+    body = "".join(f"def f{i}(path):\n    import os\n    return os.path.basename(path) + '{i}'\n\n\n" for i in range(6))
+    doc = Document.from_text("import sys\n\n\n" + body + "def main():\n    return os.sep, sys.argv\n", path="m.py")
+    cs = chunk_document(doc, "code", {"max_chunk_size": 4000})
+    last = cs.chunks[-1]
+    assert "return os.sep" in last.text
+    assert last.metadata["imports"] == ["import sys", "import os"]
+    assert last.context_text.count("Uses: import os") == 1

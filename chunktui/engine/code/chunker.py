@@ -218,14 +218,16 @@ class CodeChunker:
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
         self._import_ends = [i.end for i in self.imports]
-        self._importers: dict[str, list[int]] = {}
+        self._importers: dict[str, set[int]] = {}
         self._used_by_names: dict[frozenset, tuple[list[str], str]] = {}
         self._import_signatures = [i.signature for i in self.imports]
         comment = self.pf.grammar.spec.comment
         self._uses_lines = [f"\n{comment} Uses: {i.signature}" for i in self.imports]
+        first_with: dict[str, int] = {}  # `import os` in ten functions is listed once, as its first copy
         for k, imp in enumerate(self.imports):
+            k = first_with.setdefault(imp.signature, k)
             for name in imp.bound:
-                self._importers.setdefault(name, []).append(k)
+                self._importers.setdefault(name, set()).add(k)
         self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
                              for k, e in enumerate(level)}
         self._sibling_detail = params.get("sibling_detail", "signatures")
