@@ -25,7 +25,12 @@ METHOD = """\
   sizes are 2 bytes a character in Python (no emoji files; a non-Latin-1 file first).
   `docs` = .md/.rst/.txt documentation shipped by
   installed packages (Python, site-packages, /usr/share/doc, node); `markdown` = the .md
-  files among them; `code` = the Python standard library's .py sources.
+  files among them; `code` = the .py files of the Python installation's lib directory
+  (standard library and site-packages), each cut only after a top-level statement so every
+  piece, and so the whole corpus, is valid Python: a file cut at an arbitrary line break can
+  stop inside a string or bracket, and tree-sitter then parses all the files after it as error
+  recovery (the 10 MB parse took 3.6x the same files parsed one by one; now about 1.03x, see
+  `python -m bench.code_parse --corpus`).
 * **Contenders** (bench/contenders.py): chunktui's `chunk_document` end to end (spans,
   lines, byte offsets, hashes, gaps; character modes count sizes in characters, token
   modes count every chunk's exact cl100k tokens) against LangChain
