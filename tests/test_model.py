@@ -85,3 +85,14 @@ def test_a_chunk_moved_into_another_chunkset_keeps_its_own_fields():
         + [two.text.count("\n", 0, foreign.end - 1) + 1]
     assert foreign.start_byte == len(two.text[:foreign.start].encode("utf-8"))
     assert foreign.overlap_prev_chars == 10 and foreign.metadata == {"k": 90} and cs1.chunks[0].metadata == {}
+
+
+def test_a_chunk_dropped_from_its_chunkset_still_derives_its_fields():
+    """A caller may filter a ChunkSet's list in place; chunks it dropped keep working."""
+    doc = Document.from_text("héllo\nwörld\n" * 20)
+    cs = build_chunkset(doc, [Span(s, s + 30) for s in range(0, 200, 20)], strategy="t", params={}, tokenizer="chars")
+    dropped = cs.chunks[2]
+    cs.chunks[:] = []
+    assert dropped.start_byte == len(doc.text[:dropped.start].encode("utf-8"))
+    assert dropped.sha256 == hashlib.sha256(dropped.text.encode("utf-8")).hexdigest()
+    assert dropped.start_line == doc.text.count("\n", 0, dropped.start) + 1

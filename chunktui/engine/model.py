@@ -176,8 +176,10 @@ class _Batch:
 
     def fill(self, fill) -> None:
         if fill not in self.done:
-            # the ChunkSet's list, less any chunk a caller put there from another build
-            fill(self.doc, [f for c in self.chunks if (f := c.__dict__).get("_source") is self.source])
+            # the ChunkSet's list, less any chunk a caller put there from another build (it may hold none)
+            dicts = [f for c in self.chunks if (f := c.__dict__).get("_source") is self.source]
+            if dicts:
+                fill(self.doc, dicts)
             self.done.add(fill)
 
 
