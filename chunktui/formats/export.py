@@ -11,6 +11,8 @@ chunk in order, the name of the file holding it.
 
 from __future__ import annotations
 
+import errno
+import hashlib
 import importlib
 import json
 import os
@@ -26,6 +28,7 @@ from chunktui.engine.errors import ChunktuiError
 from .manifest import MANIFEST_NAME, build_manifest
 from .records import chunk_record, display_path, to_plain
 from .store import STORE_NAME, save_chunkset
+from .yamlio import read_yaml
 
 DEFAULT_ROOT = "chunks"
 
@@ -120,11 +123,18 @@ def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) ->
         chunk_files = WRITERS[fmt](cs, tmp)
         manifest = build_manifest(cs, target, fmt, chunk_files)
         _write_json(tmp / MANIFEST_NAME, manifest)
+        problem = verify_export(tmp, fmt, chunk_files)
+        if problem:
+            raise ExportError(target, f"verification failed, nothing written: {problem}")
         written = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
         _move_into_place(tmp, target, force)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise ExportError(target, f"cannot write ({exc.strerror or exc})") from None
+        why = "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
+        raise ExportError(target, f"cannot write ({why}); nothing written, earlier output kept") from None
+    except UnicodeEncodeError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise ExportError(target, f"cannot write a chunk as UTF-8 ({exc.reason})") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -141,12 +151,60 @@ def _move_into_place(tmp: Path, target: Path, force: bool) -> None:
     try:
         os.chmod(tmp, 0o777 & ~_umask())
         os.rename(tmp, target)
-    except OSError:
-        if old is not None:
+    except BaseException:  # an interrupt mid-swap too: the earlier output goes back
+        if old is not None and not target.exists():
             os.rename(old, target)
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def verify_export(folder: Path, fmt: str, chunk_files: list[str]) -> str | None:
+    """Re-read manifest.json and every chunk as stored; the first mismatch with its sha256, or None.
+
+    The text, json, jsonl and yaml formats hold the chunk texts themselves and are hashed;
+    other writers' files (brain notes wrap the text) must at least exist and not be empty.
+    """
+    try:
+        entries = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))["chunks"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return f"{MANIFEST_NAME} cannot be read back ({exc})"
+    if len(entries) != len(chunk_files):
+        return f"{MANIFEST_NAME} lists {len(entries)} chunks but {len(chunk_files)} were written"
+    stored: dict[str, dict | None] = {}
+    for entry, name in zip(entries, chunk_files):
+        if name not in stored:
+            try:
+                stored[name] = _stored_texts(folder / name, fmt)
+            except (OSError, ValueError, KeyError, TypeError, ChunktuiError) as exc:
+                return f"{name} cannot be read back ({exc})"
+        texts = stored[name]
+        if texts is None:
+            if (folder / name).stat().st_size == 0:
+                return f"{name} is empty"
+            continue
+        text = texts.get(entry["id"], texts.get(None))
+        if text is None:
+            return f"{entry['id']} is missing from {name}"
+        if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != entry["sha256"]:
+            return f"{entry['id']} in {name} does not match its sha256"
+    return None
+
+
+def _stored_texts(path: Path, fmt: str) -> dict | None:
+    """{chunk id: text} read back from one written file ({None: text} for a one-chunk file)."""
+    if fmt == "json":
+        return {c["id"]: c["content"] for c in json.loads(path.read_text(encoding="utf-8"))["chunks"]}
+    if fmt == "jsonl":
+        with open(path, encoding="utf-8", newline="\n") as fh:
+            return {r["id"]: r["text"] for r in map(json.loads, fh)}
+    if fmt == "yaml":
+        return {c["id"]: c["text"] for c in read_yaml(path)["chunks"]}
+    if fmt == "text":
+        with open(path, encoding="utf-8", newline="") as fh:
+            return {None: fh.read()}
+    path.stat()  # must exist
+    return None
 
 
 def _umask() -> int:

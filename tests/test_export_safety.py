@@ -1,0 +1,165 @@
+"""Exports are verified and atomic: a failed or interrupted export leaves the earlier output as it was."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chunktui.cli import cli
+from chunktui.engine import chunk_document, load_document
+from chunktui.formats import export as export_mod
+from chunktui.formats.export import ExportError, export_chunkset, verify_export
+
+TEXT = "# Title\n\nalpha beta\r\ncafé 🚀\n\n## Two\ngamma\ndelta\n" * 3
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("doc.md").write_text(TEXT, encoding="utf-8", newline="")
+    return tmp_path
+
+
+def chunkset():
+    return chunk_document(load_document("doc.md"), "lines", {"size": 3, "overlap": 1})
+
+
+def snapshot(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def leftovers(folder: Path) -> list[str]:
+    """Temporary or set-aside folders an export left beside its target."""
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith("."))
+
+
+def earlier_export(fmt="json"):
+    export_chunkset(chunkset(), "out", fmt)
+    return snapshot(Path("out"))
+
+
+def patch_writer(monkeypatch, fmt, after):
+    """Run the real `fmt` writer, then `after(folder)` (which may tamper or raise)."""
+    real = export_mod.WRITERS[fmt]
+
+    def writer(cs, folder):
+        names = real(cs, folder)
+        after(folder)
+        return names
+
+    monkeypatch.setitem(export_mod.WRITERS, fmt, writer)
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "yaml"])
+def test_each_format_verifies_and_a_changed_chunk_is_caught(work, fmt):
+    cs = chunkset()
+    result = export_chunkset(cs, "out", fmt)
+    files = [f["file"].rsplit("/", 1)[-1] for f in json.loads(result.manifest_path.read_text())["chunks"]]
+    assert verify_export(result.out_dir, fmt, files) is None
+    target = result.out_dir / files[1]
+    target.write_bytes(target.read_bytes().replace("gamma".encode(), b"GAMMA", 1))
+    problem = verify_export(result.out_dir, fmt, files)
+    changed = next(c.id for c in cs.chunks if "gamma" in c.text)
+    assert problem is not None and changed in problem and "sha256" in problem
+
+
+def test_a_file_corrupted_while_writing_fails_and_keeps_the_earlier_output(work, monkeypatch):
+    before = earlier_export()
+    patch_writer(monkeypatch, "text", lambda folder: (folder / "chunk-0002.txt").write_text("garbage"))
+    with pytest.raises(ExportError) as err:
+        export_chunkset(chunkset(), "out", "text", force=True)
+    assert "out" in str(err.value) and "chunk-0002" in str(err.value) and "verification failed" in str(err.value)
+    assert snapshot(Path("out")) == before
+    assert leftovers(work) == []
+
+
+def test_a_missing_manifest_entry_fails_verification(work, monkeypatch):
+    real = export_mod.build_manifest
+    monkeypatch.setattr(export_mod, "build_manifest", lambda *a: {**real(*a), "chunks": real(*a)["chunks"][:-1]})
+    with pytest.raises(ExportError, match="lists"):
+        export_chunkset(chunkset(), "out", "text")
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+def test_full_disk_is_one_clear_error_and_leaves_nothing_behind(work, monkeypatch):
+    before = earlier_export()
+
+    def full(folder):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    patch_writer(monkeypatch, "text", full)
+    with pytest.raises(ExportError) as err:
+        export_chunkset(chunkset(), "out", "text", force=True)
+    assert err.value.path == "out" and "disk full" in err.value.problem
+    assert snapshot(Path("out")) == before
+    assert leftovers(work) == []
+
+
+def test_full_disk_in_the_cli_exits_2_with_one_line(work, monkeypatch):
+    def full(folder):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    patch_writer(monkeypatch, "text", full)
+    result = CliRunner().invoke(cli, ["chunk", "doc.md", "-s", "lines", "-o", "out"])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("chunktui: error: ") and "disk full" in lines[0]
+    assert "out" in lines[0] and "Traceback" not in result.stderr
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+def test_interrupt_while_writing_keeps_the_earlier_output(work, monkeypatch):
+    before = earlier_export()
+
+    def interrupt(folder):
+        raise KeyboardInterrupt
+
+    patch_writer(monkeypatch, "text", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        export_chunkset(chunkset(), "out", "text", force=True)
+    assert snapshot(Path("out")) == before
+    assert leftovers(work) == []
+
+
+@pytest.mark.parametrize("failure", [KeyboardInterrupt, PermissionError(errno.EACCES, "Permission denied")])
+def test_failure_during_the_swap_puts_the_earlier_output_back(work, monkeypatch, failure):
+    before = earlier_export()
+    real_rename = export_mod.os.rename
+
+    def rename(src, dst):
+        if str(src).endswith(".tmp"):  # the finished folder moving in, after the old one moved aside
+            raise failure
+        real_rename(src, dst)
+
+    monkeypatch.setattr(export_mod.os, "rename", rename)
+    with pytest.raises((KeyboardInterrupt, ExportError)):
+        export_chunkset(chunkset(), "out", "text", force=True)
+    assert snapshot(Path("out")) == before
+    assert leftovers(work) == []
+
+
+def test_force_replaces_and_removes_the_old_folder(work):
+    earlier_export("json")
+    result = export_chunkset(chunkset(), "out", "text", force=True)
+    assert not (result.out_dir / "chunks.json").exists()
+    assert json.loads(result.manifest_path.read_text())["format"] == "text"
+    assert leftovers(work) == []
+
+
+def test_unwritable_output_folder_is_one_clear_error(work, monkeypatch):
+    """Simulated (tests may run as root, which ignores permission bits)."""
+    def refuse(*args, **kwargs):
+        raise PermissionError(errno.EACCES, "Permission denied")
+
+    monkeypatch.setattr(export_mod.tempfile, "mkdtemp", refuse)
+    with pytest.raises(ExportError) as err:
+        export_chunkset(chunkset(), "locked/out", "text")
+    assert err.value.path == "locked/out" and "Permission denied" in err.value.problem
+    result = CliRunner().invoke(cli, ["chunk", "doc.md", "-s", "lines", "-o", "locked/out"])
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
+    assert "locked/out" in result.stderr and "Permission denied" in result.stderr
+    assert not Path("locked/out").exists()
