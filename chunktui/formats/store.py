@@ -173,6 +173,8 @@ def _filler(length: int, newlines: int, trailing: bool) -> str:
 
 def _chunk(index: int, r: dict, doc: Document, path: Path) -> Chunk:
     start, end, text = int(r["start_char"]), int(r["end_char"]), str(r["text"])
+    if not 0 <= start <= end <= len(doc.text):  # a slice would clip, so the text check alone misses it
+        raise DocumentError(path, f"{r.get('id')}: offsets {start}:{end} fall outside the source ({len(doc.text)} chars)")
     if doc.text[start:end] != text:
         raise DocumentError(path, f"{r.get('id')}: stored text differs from the source at {start}:{end}")
     return Chunk(
