@@ -284,3 +284,21 @@ async def test_cycles_are_collected_once_the_app_is_quiet_and_the_collector_is_r
         await pilot.pause(0.5)  # quiet: the app's own pass frees it
         assert gone() is None
     assert gc.isenabled() == enabled and gc.get_freeze_count() == 0
+
+
+@run
+async def test_a_chunking_of_the_previous_document_that_arrives_after_another_opens_is_dropped():
+    """Opening a document does not cancel a run on the last one; its late result must not be drawn
+    over the new document's text (its offsets belong to the other text)."""
+    from chunktui.ui.app import ChunksReady
+
+    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        old = app.chunkset
+        await app.open_path(SAMPLES / "essay.txt")
+        app.on_chunks_ready(ChunksReady(app.generation, old))  # the old run lands before the new one starts
+        assert app.chunkset is None or app.chunkset.document is app.doc
+        await settle(pilot)
+        assert app.chunkset.document is app.doc and app.doc.name == "essay.txt"
+        assert_screen_matches_engine(app)

@@ -444,8 +444,9 @@ class ChunktuiApp(QualityMixin, App):
             self.post_message(ChunksReady(generation, cs))
 
     def on_chunks_ready(self, message: ChunksReady) -> None:
-        if message.generation != self.generation or self.mode != "tune" or not self.is_running:
-            return  # stale (a newer request is on its way), or the app is shutting down
+        if message.generation != self.generation or self.mode != "tune" or not self.is_running \
+                or message.chunkset.document is not self.doc:
+            return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
         self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
 
