@@ -199,7 +199,11 @@ def demo():
               help="Token budget: chunks above it are reported.")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
               help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
-def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path, **flags):
+@click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
+              help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
+                   "Files named on the command line are always chunked.")
+def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
+          max_file_size, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -207,7 +211,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
     """
     from chunktui.engine import get_strategy
     from chunktui.engine.tokens import DEFAULT_TOKENIZER
-    from chunktui.formats.discover import plan_jobs
+    from chunktui.formats.discover import parse_size, plan_jobs
     from chunktui.formats.export import check_target, writer_names
 
     if fmt not in writer_names():
@@ -232,7 +236,14 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         except ParamError as exc:
             raise blame_default(exc, params) from None
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
-    jobs = plan_jobs(paths, output)
+    try:
+        limit = parse_size(max_file_size)
+    except ParamError as exc:
+        raise click.BadParameter(exc.problem, param_hint="'--max-file-size'") from None
+    skipped = []
+    jobs = plan_jobs(paths, output, limit, skipped)
+    for s in skipped:
+        warn_line(f"skipped {s.path}: {s.reason}")
     facts = None
     if facts_path is not None:
         from chunktui.engine.facts import load_phrases

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from chunktui.engine.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
 from chunktui.engine.documents import load_document
-from chunktui.engine.errors import DocumentError
+from chunktui.engine.errors import DocumentError, ParamError
 from chunktui.engine.mail import is_email_folder, load_email_folder
 
 from .export import DEFAULT_ROOT, ExportError, default_output_dir
@@ -18,12 +19,38 @@ from .manifest import MANIFEST_NAME
 # Generated or vendored trees nobody wants chunked; hidden folders (.git, .venv, .tox) go too.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "dist", "build"})
 SPECIAL_NAMES = frozenset({"Makefile", "Dockerfile"})
+DEFAULT_MAX_FILE_SIZE = 100_000_000  # 100 MB: bigger files in a folder scan are skipped, saying so
+_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
+          "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.I)
 
 
 @dataclass(frozen=True)
 class Job:
     source: Path
     out_dir: Path
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file a folder scan left out, and why (the CLI prints one warning line for each)."""
+    path: Path
+    reason: str
+
+
+def parse_size(text) -> int:
+    """`100MB`, `20 mb`, `1.5GB`, `512KiB` or plain bytes; 0 means no limit."""
+    m = _SIZE.fullmatch(str(text))
+    if not m or m.group(2).lower() not in _UNITS:
+        raise ParamError("max_file_size", f"{text!r} is not a size (e.g. 100MB, 20MB, 1.5GB, 500000 bytes)")
+    return int(float(m.group(1)) * _UNITS[m.group(2).lower()])
+
+
+def format_size(n: int) -> str:
+    for unit, size in (("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n} bytes"
 
 
 def is_supported(path: Path) -> bool:
@@ -53,15 +80,50 @@ def _skip_dir(path: Path, skip: set[Path]) -> bool:
             or path.resolve() in skip or _is_export(path))
 
 
-def walk_folder(root: Path, skip: set[Path] = frozenset()) -> list[Path]:
-    """Every supported, non-hidden file below `root`, in a stable order; symlinked folders are not followed."""
+def walk_folder(root: Path, skip: set[Path] = frozenset(), max_size: int | None = None,
+                skipped: list[Skipped] | None = None) -> list[Path]:
+    """Every supported, non-hidden file below `root`, in a stable order.
+
+    Never leaves `root`: symlinked folders are not followed (so symlink loops cannot
+    hang a scan) and symlinked files pointing outside it are left out. Files over
+    `max_size` bytes are left out too; each left-out file is appended to `skipped`.
+    """
+    skipped = [] if skipped is None else skipped
+    inside = Path(root).resolve()
     found = []
     for dirpath, dirnames, filenames in os.walk(root):
         here = Path(dirpath)
-        dirnames[:] = sorted(n for n in dirnames if not _skip_dir(here / n, skip))
-        found += [here / f for f in sorted(filenames) if not f.startswith(".") and is_supported(here / f)
-                  and not _is_special(here / f)]
+        kept = sorted(n for n in dirnames if not _skip_dir(here / n, skip))
+        skipped += [Skipped(here / n, "symlinked folder, not followed") for n in kept if (here / n).is_symlink()]
+        dirnames[:] = [n for n in kept if not (here / n).is_symlink()]
+        for name in sorted(filenames):
+            path = here / name
+            if name.startswith(".") or not is_supported(path) or _is_special(path):
+                continue
+            reason = _skip_reason(path, inside, max_size)
+            if reason:
+                skipped.append(Skipped(path, reason))
+            else:
+                found.append(path)
     return found
+
+
+def _skip_reason(path: Path, inside: Path, max_size: int | None) -> str | None:
+    """Why a scanned file must be left out (a symlink leaving the folder, broken or looping; too big), or None."""
+    if path.is_symlink():
+        try:
+            real = path.resolve(strict=True)
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop on Python < 3.13
+            return "broken or looping symlink"
+        if not real.is_relative_to(inside):
+            return f"symlink to {real}, outside {inside}"
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        return f"cannot read ({exc.strerror or exc})"
+    if max_size and size > max_size:
+        return f"{format_size(size)}, over the {format_size(max_size)} limit (see --max-file-size)"
+    return None
 
 
 def _is_special(path: Path) -> bool:
@@ -74,8 +136,13 @@ def load_source(path: Path):
     return load_email_folder(path) if Path(path).is_dir() else load_document(path)
 
 
-def plan_jobs(paths, output=None) -> list[Job]:
+def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
+              skipped: list[Skipped] | None = None) -> list[Job]:
     """One job per file. A lone file writes to `output` itself; otherwise each file gets a folder below it.
+
+    `max_file_size` (bytes, None or 0 for no limit) and the symlink rules of `walk_folder`
+    apply to folder scans only: a file named on the command line is always chunked.
+    Files a scan leaves out are appended to `skipped`.
 
     Files from a folder keep their sub-folders (`docs/api/auth.md` -> `chunks/api/auth-md/`),
     so equal names in different places never share an output folder; with several
@@ -93,10 +160,16 @@ def plan_jobs(paths, output=None) -> list[Job]:
     jobs: list[Job] = []
     for p in paths:
         if p.is_dir() and not is_email_folder(p):
-            files = walk_folder(p, {root.resolve()})
+            left_out: list[Skipped] = []
+            files = walk_folder(p, {root.resolve()}, max_file_size, left_out)
+            if not files and left_out:
+                raise DocumentError(p, f"nothing to chunk: every supported file was skipped ({left_out[0].path}: "
+                                       f"{left_out[0].reason}" + (f"; and {len(left_out) - 1} more)" if len(left_out) > 1 else ")"))
             if not files:
                 raise DocumentError(p, "no supported files in this folder (looked for "
                                        + " ".join(supported_extensions()) + ")")
+            if skipped is not None:
+                skipped += left_out
             base = root / p.resolve().name if len(paths) > 1 else root
             jobs += [Job(f, base / f.parent.relative_to(p) / default_output_dir(f).name) for f in files]
         else:
