@@ -96,3 +96,46 @@ def test_a_chunk_dropped_from_its_chunkset_still_derives_its_fields():
     assert dropped.start_byte == len(doc.text[:dropped.start].encode("utf-8"))
     assert dropped.sha256 == hashlib.sha256(dropped.text.encode("utf-8")).hexdigest()
     assert dropped.start_line == doc.text.count("\n", 0, dropped.start) + 1
+
+
+def test_concurrent_runs_leave_the_garbage_collector_enabled(monkeypatch):
+    """Runs switch the collector off while they work; two threads that interleave (a batch of files
+    in a thread pool) must not leave it off for the rest of the process. X switches it off, Y sees it
+    off, X switches it back on, and only then does Y switch it off: Y never turns it on again."""
+    import threading
+    from types import SimpleNamespace
+
+    from chunktui.engine import model, run
+    from chunktui.engine.run import chunk_document
+
+    state = SimpleNamespace(on=True, x_off=threading.Event(), y_saw=threading.Event(), x_on=threading.Event())
+
+    def isenabled():
+        seen = state.on
+        if threading.current_thread().name == "Y" and not state.y_saw.is_set():
+            state.y_saw.set()
+            state.x_on.wait(0.5)  # X finishes between Y's look and Y's switch (as a thread switch can make it)
+        return seen
+
+    def disable():
+        state.on = False
+        if threading.current_thread().name == "X" and not state.x_off.is_set():
+            state.x_off.set()
+            state.y_saw.wait(0.5)
+
+    def enable():
+        state.on = True
+        if threading.current_thread().name == "X":
+            state.x_on.set()
+
+    fake = SimpleNamespace(isenabled=isenabled, disable=disable, enable=enable)
+    monkeypatch.setattr(model, "gc", fake)
+    monkeypatch.setattr(run, "gc", fake, raising=False)
+    doc = Document.from_text("some words\n" * 40)
+    x = threading.Thread(target=chunk_document, args=(doc, "lines", {"size": 5, "overlap": 0}), name="X")
+    y = threading.Thread(target=chunk_document, args=(doc, "lines", {"size": 7, "overlap": 0}), name="Y")
+    x.start()
+    assert state.x_off.wait(5)
+    y.start()
+    x.join(10), y.join(10)
+    assert state.on

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import threading
 import weakref
 from bisect import bisect_left, bisect_right
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import attrgetter, gt, le, lt, sub
@@ -216,6 +218,26 @@ for _name in ("sha256", "start_byte", "end_byte"):
 Chunk.metadata = _NO_METADATA  # what a built chunk without metadata reads (the others hold their own)
 
 
+_gc_switch = threading.Lock()
+
+
+@contextmanager
+def gc_paused():
+    """No automatic garbage collection inside; the collector as it was after.
+
+    The look and the switch are one step under a lock: runs in several threads (a batch of files)
+    could otherwise see it off, let another run turn it back on, then turn it off for good."""
+    with _gc_switch:
+        collecting = gc.isenabled()
+        gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            with _gc_switch:
+                gc.enable()
+
+
 def chunk_id(index: int) -> str:
     return f"chunk-{index + 1:04d}"
 
@@ -349,9 +371,7 @@ def build_chunkset(
     new_chunk, set_field = object.__new__, object.__setattr__
     # the loop makes only objects that stay reachable, so a garbage collection during it finds
     # nothing, yet on a big input it would run many times over a growing heap
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         for i, start, end, n_tokens, prev, nxt, btype, label, meta, context in zip(
                 count(), starts, ends, token_counts, ov_prev, ov_next, types, labels, metadata, contexts):
             chunk = new_chunk(Chunk)
@@ -368,9 +388,6 @@ def build_chunkset(
             if context is not None:
                 fields_["context_text"] = context
             append(chunk)
-    finally:
-        if collecting:
-            gc.enable()
     gaps = find_gaps(doc, starts, ends, declared_gaps)
     cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
                   chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))

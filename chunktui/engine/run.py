@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import gc
-
 from .documents import Document
-from .model import ChunkSet, build_chunkset
+from .model import ChunkSet, build_chunkset, gc_paused
 from .strategies import Context, get_strategy
 from .tokens import DEFAULT_TOKENIZER, get_counter
 
@@ -23,13 +21,8 @@ def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
     # a run allocates spans, chunks and their texts that all stay reachable until it returns:
     # garbage collections during it find almost nothing, yet on a big input they would pass
     # over the growing heap again and again (the superlinear part of a 10 MB run)
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _chunk(doc, strat, params, tokenizer, counter, ctx)
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def _chunk(doc, strat, params, tokenizer, counter, ctx) -> ChunkSet:
