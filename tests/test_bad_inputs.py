@@ -115,6 +115,9 @@ CASES = [
     Case("nul-late", "nul-late.txt", "result", b"text line\n" * 1000 + b"after\x00the probe\n",
          "a NUL after the first 8 KB is kept as a character"),
     Case("nested-headings", "deep.md", "result", nested_headings, "10,000 headings, levels 1-6 nested"),
+    Case("deep-nesting", "deep-nest.md", "result",
+         b">" * 10_000 + b" # quoted heading\n" + b"[" * 10_000 + b"(" * 10_000 + b"\n" + b"- " * 5_000 + b"item\n",
+         "10,000-deep quotes, brackets and lists on three lines"),
     Case("bad-python", "broken.py", "result", b"def f(:\n    return ]\nclass\n\nx = (1,\nprint('ok')\n"),
     Case("bad-typescript", "broken.ts", "result", b"function (( {\n  let x = ;\n}}}\nexport class {\n"),
     Case("vtt-bad-timestamps", "bad.vtt", "result",
@@ -185,6 +188,34 @@ def test_every_strategy(case, strategy, work):
         assert str(exc).strip() and "\n" not in str(exc).strip()
         return
     assert strategy.name not in case.refused_by, f"{strategy.name} was expected to refuse {case.name}"
+    check_invariants(cs)
+
+
+def small_params(strategy) -> dict:
+    """Small chunks (and some overlap) so broken input meets many boundaries, not one big chunk."""
+    params = {p.name: int(p.min or 0) for p in strategy.params if p.name.startswith("min_") and p.type == "int"}
+    if strategy.size_param:
+        size = strategy.param(strategy.size_param)
+        params[strategy.size_param] = max(int(size.min or 0), 24)
+    if strategy.overlap_param:
+        params[strategy.overlap_param] = 1 if strategy.overlap_param.endswith(("_lines", "_emails")) else 4
+    return strategy.validate(params) and params
+
+
+SMALL_CASES = [c for c in CASES if c.expected == "result" and c.name != "long-line"]  # 2 MB in 24s: slow, no news
+
+
+@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s.size_param], ids=lambda s: s.name)
+@pytest.mark.parametrize("case", SMALL_CASES, ids=[c.name for c in SMALL_CASES])
+def test_every_strategy_small_chunks(case, strategy, work):
+    doc = load_document(make(case, work))
+    try:
+        cs = chunk_document(doc, strategy.name, small_params(strategy))
+    except ChunkingError as exc:
+        assert strategy.name in case.refused_by or strategy.kinds and doc.kind not in strategy.kinds, (
+            f"{strategy.name} refused {case.name} ({doc.kind}) although made for it: {exc}")
+        return
+    assert strategy.name not in case.refused_by
     check_invariants(cs)
 
 
@@ -297,6 +328,34 @@ def test_strategies_command_lists_every_strategy():
     assert code == 0 and not err
     names = [line for line in out.splitlines() if line and not line.startswith(" ")]
     assert [n.split(" ")[0] for n in names] == [s.name for s in STRATEGIES]
+
+
+@pytest.mark.parametrize("name", ["latin1", "gb2312", "bad-utf8-mid"])
+def test_undecodable_utf8_is_read_as_latin1_with_a_warning(name, work):
+    """Every byte is kept (one char per byte) and the user is told offsets may differ from the file's."""
+    case = next(c for c in CASES if c.name == name)
+    path = make(case, work)
+    doc = load_document(path)
+    assert doc.encoding == "latin-1" and doc.text.encode("latin-1") == path.read_bytes()
+    assert len(doc.warnings) == 1 and str(path) in doc.warnings[0]
+    code, out, err = invoke("chunk", path, "-s", "lines", "-o", work / "out")
+    assert code == 0 and "chunktui: warning:" in err and "not valid UTF-8" in err
+
+
+@pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
+def test_cli_open_refuses_binary_before_the_app_starts(case, work, monkeypatch):
+    """`chunktui FILE` refuses a binary file with one line; text (even undecodable) reaches the app,
+    which reports decode errors itself."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    path = make(case, work)
+    code, out, err = invoke(path)
+    binary = case.expected == "error" and b"\x00" in path.read_bytes()[:8192] and not case.name.endswith("truncated")
+    if binary:
+        assert_clean_error(code, out, err, path)
+        assert not started
+    else:
+        assert code == 0 and started == [{"path": str(path), "profile": None}], err
 
 
 def test_boms_are_what_decide_utf16_and_utf32(work):
