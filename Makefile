@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test bench venv clean snapshots
+.PHONY: run test fuzz bench venv clean snapshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,9 @@ run: $(VENV)/.installed
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
+
+fuzz: $(STAMP)
+	CHUNKTUI_FUZZ=1 $(BIN)/python -m pytest -n 2 tests/test_fuzz.py
 
 snapshots: $(STAMP)
 	$(BIN)/python -m pytest tests -k snapshot --snapshot-update
