@@ -305,12 +305,21 @@ def test_cli_inspect(case, work):
     assert_clean_error(code, out, err, path)
 
 
-def test_chunks_yaml_out_of_range_is_refused_by_the_loader(work):
+@pytest.mark.parametrize("first_start", [None, "-5", "50"], ids=["end-past-source", "negative-start", "start-after-end"])
+@pytest.mark.parametrize("source", ["kept", "deleted"])
+def test_chunks_yaml_out_of_range_is_refused_by_the_loader(first_start, source, work):
+    """Offsets outside the source are refused, whether the source is there or rebuilt from the chunks."""
     case = next(c for c in CASES if c.name == "chunks-yaml-out-of-range")
     path = make(case, work)
+    if first_start is not None:
+        path.write_text(path.read_text().replace("start_char: 0\n", f"start_char: {first_start}\n", 1))
+    if source == "deleted":
+        (work / "source.md").unlink()
     with pytest.raises(DocumentError) as err:
         load_chunkset(path)
-    assert str(path) in str(err.value)
+    assert str(path) in str(err.value) and "chunk-000" in str(err.value)
+    code, out, err = invoke("inspect", path)
+    assert_clean_error(code, out, err, path)
 
 
 def test_python_tags_are_never_constructed(work):
