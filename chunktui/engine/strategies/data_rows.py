@@ -19,7 +19,8 @@ from ..tables import read_table, shape_warnings
 def run(doc, params, ctx) -> Proposal:
     table = read_table(doc, ctx)
     if table.header is None:
-        return Proposal([], notes=["data-rows: no rows"])
+        blank = [(0, len(doc.text), "blank: no rows")] if doc.text else []  # whitespace only: said, not hidden
+        return Proposal([], gaps=blank, notes=["data-rows: no rows"])
     text = doc.text
     size, max_chars = params["size"], params["max_chars"] or sys.maxsize
     header_text = text[table.header.start:table.header.end]
