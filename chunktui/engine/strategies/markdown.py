@@ -21,24 +21,22 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from functools import cached_property
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..derived import derived
 from ..model import SpanTable
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-# a setext underline is nothing but "=" or "-": list items ("- x") are not candidates.
-# _CANDIDATE checks one line start; _NEXT_CANDIDATE finds the newline before the next such line
-# (a literal first character lets the regex engine skip ahead; "^" with re.M tries every position)
-_CANDIDATE_LINE = r" {0,3}(?:`{3}|~{3}|#|=+[ \t]*\r?$|-+[ \t]*\r?$)"
-_CANDIDATE = re.compile(_CANDIDATE_LINE, re.M)
-_NEXT_CANDIDATE = re.compile(rf"\n(?={_CANDIDATE_LINE})", re.M)
-# the line that may close a fence of this character: the fence characters alone (no more than
-# three spaces before them, any whitespace after); its length is checked against the opening's
-_CLOSING = {c: re.compile(rf"\n {{0,3}}({re.escape(c)}{{3,}})[^\S\n]*(?=\n|\Z)") for c in "`~"}
+# a line that opens or closes a fence or is a heading, parsed where it is found: up to three spaces,
+# then a fence (a backtick fence's info has no backtick) and the rest of its line, or up to six "#"
+# and the rest of the line (_atx_title decides), or a setext underline (nothing but "=" or "-", so
+# list items are not candidates). The first line is matched in place; one finditer finds every other
+# one: its literal "\n" lets the regex engine skip ahead (where "^" with re.M tries every position)
+# and the look-ahead drops most lines at their first character.
+_CANDIDATE_BODY = r" {0,3}(?:(`{3,}(?=[^`\n]*$)|~{3,})([^\n]*)|(#{1,6})([^\n]*)|(=+|-+)[ \t]*\r?$)"
+_CANDIDATE = re.compile(_CANDIDATE_BODY, re.M)
+_NEXT_CANDIDATE = re.compile(r"\n(?=[ #`~=-])" + _CANDIDATE_BODY, re.M)
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
@@ -49,13 +47,33 @@ _LAST_PARAGRAPH_BREAK = re.compile(r"(?s).*" + _PARAGRAPH_BREAK.pattern)
 _LAST_BEFORE_WORD = re.compile(r"(?s).*" + _BEFORE_WORD.pattern)
 
 
-@dataclass
 class MarkdownScan:
-    """Headings and fenced blocks of a markdown text, by 1-based line number."""
+    """Headings and fenced blocks of a markdown text, found by offset; by 1-based line number on demand."""
 
-    headings: list[tuple[int, int, str]] = field(default_factory=list)  # (line, level, title)
-    fences: list[tuple[int, int]] = field(default_factory=list)  # (first line, last line), inclusive
-    in_fence: bytearray = field(default_factory=bytearray)  # index 1..n: 1 inside a fence or front matter
+    def __init__(self, starts: list[int], line_count: int, front_matter: int):
+        self.starts, self.line_count = starts, line_count
+        self.front_matter = front_matter  # lines of YAML front matter at the top (0 if none)
+        self.heads: list[tuple[int, int, str]] = []  # (offset of the line, level, title)
+        self.fence_spans: list[tuple[int, int]] = []  # (offset of the opening line, offset past the closing one)
+
+    @cached_property
+    def headings(self) -> list[tuple[int, int, str]]:
+        """(line, level, title) of every heading."""
+        return [(bisect_right(self.starts, s), level, title) for s, level, title in self.heads]
+
+    @cached_property
+    def fences(self) -> list[tuple[int, int]]:
+        """(first line, last line), inclusive, of every fenced block."""
+        return [(bisect_right(self.starts, a), bisect_right(self.starts, b - 1)) for a, b in self.fence_spans]
+
+    @cached_property
+    def in_fence(self) -> bytearray:
+        """Index 1..n: 1 on a line inside a fence or the front matter."""
+        flags = bytearray(self.line_count + 2)
+        flags[1:self.front_matter + 1] = b"\x01" * self.front_matter
+        for a, b in self.fences:
+            flags[a:b + 1] = b"\x01" * (b - a + 1)
+        return flags
 
 
 def split_lines(text: str, line_count: int) -> list[str]:
@@ -76,65 +94,60 @@ def scan_markdown(doc) -> MarkdownScan:
 
 def _scan(doc) -> MarkdownScan:
     text, starts, n = doc.text, doc.line_starts, doc.line_count
-    scan = MarkdownScan(in_fence=bytearray(n + 2))
-
-    def line(i: int) -> str:
-        end = starts[i] - 1 if i < len(starts) else len(text)
-        s = text[starts[i - 1]:end]
-        return s[:-1] if s.endswith("\r") else s
-
-    begin = special = 0  # special: last line taken as front matter, fence or heading, never setext text
-    if n > 1 and line(1).strip() == "---":  # YAML front matter is not a setext underline
+    begin = front = 0
+    if n > 1 and text[:starts[1] - 1].strip() == "---":  # YAML front matter is not a setext underline
         m = _FRONT_MATTER_END.search(text, starts[1])
         if m:
-            last = bisect_right(starts, m.start())
-            scan.in_fence[1:last + 1] = b"\x01" * last
-            begin = starts[last] if last < len(starts) else len(text)
-            special = last
-    # candidate lines in order; inside a fence only its closing line matters, so the search jumps there
-    i = bisect_right(starts, begin) if _CANDIDATE.match(text, begin) else None
-    pos, search = begin, _NEXT_CANDIDATE.search
-    while True:
-        if i is None:
-            m = search(text, pos)
-            if m is None:
-                break
-            i = bisect_right(starts, m.end())
-        if i > n:
-            break
-        pos = starts[i - 1]  # the next search finds the newline that ends this line
-        ln = line(i)
-        fm = _FENCE.match(ln)
-        if fm and not (fm.group(1)[0] == "`" and "`" in ln[fm.end():]):
-            close = _closing_line(text, starts, i, fm.group(1)[0], len(fm.group(1)))
-            scan.fences.append((i, n if close is None else close))
-            if close is None:
-                break
-            special, pos, i = close, starts[close - 1], None
-            continue
-        am = _ATX.match(ln) if "#" in ln[:4] else None
-        if am:
-            scan.headings.append((i, len(am.group(1)), (am.group(2) or "").strip()))
-            special = i
-        elif i > 1 and special != i - 1 and _SETEXT.match(ln):
-            prev = line(i - 1)
+            front = bisect_right(starts, m.start())
+            begin = starts[front] if front < len(starts) else len(text)
+    scan = MarkdownScan(starts, n, front)
+    heads, fences = scan.heads, scan.fence_spans
+    special = begin  # where the line after the last front matter, fence or heading starts (never setext text)
+    found = _NEXT_CANDIDATE.finditer(text, begin)
+    m = _CANDIDATE.match(text, begin) or next(found, None)
+    fence = None  # (offset of the opening line, fence character, length) of the fence being skipped
+    while m is not None:
+        run = m.group(1)
+        if fence is not None:  # only the line that closes it matters
+            rest = m.group(2)
+            if run and run[0] == fence[1] and len(run) >= fence[2] and (not rest or rest.isspace()):
+                e = m.end() + 1
+                fences.append((fence[0], e if e <= len(text) else len(text)))
+                fence, special = None, e
+        elif run:
+            s = m.start()
+            fence = (s + 1 if text[s] == "\n" else s, run[0], len(run))
+        elif m.group(3):
+            title = _atx_title(m.group(4))
+            if title is not None:
+                s = m.start()
+                heads.append((s + 1 if text[s] == "\n" else s, len(m.group(3)), title))
+                special = m.end() + 1
+        elif (s := m.start() + (text[m.start()] == "\n")) > 0 and special != s:
+            p = text.rfind("\n", 0, s - 1) + 1
+            prev = text[p:s - 2] if s - 2 >= p and text[s - 2] == "\r" else text[p:s - 1]
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
-                scan.headings.append((i - 1, 1 if ln.lstrip(" ")[0] == "=" else 2, prev.strip()))
-                special = i
-        i = None
-    for a, b in scan.fences:
-        scan.in_fence[a:b + 1] = b"\x01" * (b - a + 1)
+                heads.append((p, 1 if m.group(5)[0] == "=" else 2, prev.strip()))
+                special = m.end() + 1
+        m = next(found, None)
+    if fence is not None:
+        fences.append((fence[0], len(text)))
     return scan
 
 
-def _closing_line(text: str, starts: list[int], opening: int, char: str, length: int) -> int | None:
-    """The line that closes the fence opened on line `opening`, or None (it runs to the end)."""
-    pattern, pos = _CLOSING[char], starts[opening - 1]
-    while (m := pattern.search(text, pos)) is not None:
-        if len(m.group(1)) >= length:
-            return bisect_right(starts, m.start() + 1)
-        pos = m.end()
-    return None
+def _atx_title(rest: str) -> str | None:
+    """The title of an ATX heading whose line goes on with `rest` after its "#"s, or None if it is
+    not one: a space or tab must follow the "#"s; a closing run of "#" after a space or tab is dropped."""
+    if rest[-1:] == "\r":
+        rest = rest[:-1]
+    if rest and rest[0] not in " \t":
+        return None
+    title = rest.strip(" \t")
+    if title[-1:] == "#":
+        head = title.rstrip("#")
+        if head[-1:] in (" ", "\t") and head:
+            title = head
+    return title.strip()
 
 
 def heading_label(level: int, title: str) -> str:
@@ -151,16 +164,15 @@ class _Section:
 
 def _sections(doc, scan: MarkdownScan) -> list[_Section]:
     """Contiguous sections covering the whole text, one per H1-H3 heading (plus any preamble)."""
-    heads = [h for h in scan.headings if h[1] <= 3]
+    heads = [h for h in scan.heads if h[1] <= 3]
     sections: list[_Section] = []
     path: list[tuple[int, str]] = []
-    first = doc.line_start(heads[0][0]) if heads else len(doc.text)
+    first = heads[0][0] if heads else len(doc.text)
     if first > 0:
         sections.append(_Section(0, first, [], ""))
-    for k, (line, level, title) in enumerate(heads):
+    for k, (start, level, title) in enumerate(heads):
         path = [p for p in path if p[0] < level] + [(level, title)]
-        start = doc.line_start(line)
-        end = doc.line_start(heads[k + 1][0]) if k + 1 < len(heads) else len(doc.text)
+        end = heads[k + 1][0] if k + 1 < len(heads) else len(doc.text)
         sections.append(_Section(start, end, [t for _, t in path], heading_label(level, title)))
     return sections
 
@@ -287,7 +299,7 @@ def run(doc, params, ctx) -> Proposal:
     min_char, max_char, overlap = params["min_char"], params["max_char"], params["chunk_overlap"]
     text = doc.text
     scan = scan_markdown(doc)
-    fences = [(doc.line_start(a), doc.line_end(b)) for a, b in scan.fences]
+    fences = scan.fence_spans
     rows: list[tuple] = []  # (start, end, boundary type, label, metadata) of each span, in order
     groups = _fuse(_sections(doc, scan), min_char, max_char)
     for gi, group in enumerate(groups):
