@@ -302,3 +302,19 @@ async def test_a_chunking_of_the_previous_document_that_arrives_after_another_op
         await settle(pilot)
         assert app.chunkset.document is app.doc and app.doc.name == "essay.txt"
         assert_screen_matches_engine(app)
+
+
+@run
+async def test_a_quality_result_that_lands_after_exit_leaves_the_collector_as_it_was():
+    """The app freezes long-lived objects out of the cyclic GC while it runs and unfreezes them on exit;
+    a late worker result must not freeze the heap again for the rest of the process."""
+    from chunktui.engine.quality import assess
+    from chunktui.ui.quality_actions import QualityReady
+
+    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cs = app.chunkset
+    assert gc.get_freeze_count() == 0
+    app.on_quality_ready(QualityReady(cs, assess(cs, app.budget), None))
+    assert gc.get_freeze_count() == 0

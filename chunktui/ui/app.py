@@ -312,9 +312,10 @@ class ChunktuiApp(QualityMixin, App):
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
             event.worker._work = None
 
-    def on_quality_ready(self, _message) -> None:
+    def on_quality_ready(self, message) -> None:
         """Runs before QualityMixin's handler (Textual calls the handler of each class in the MRO)."""
-        self.gc_pacer.freeze("quality")
+        if message.chunkset is self.chunkset and self.is_running:  # not a stale one, nor after exit's unfreeze
+            self.gc_pacer.freeze("quality")
 
     def _set_banner(self, text: str, warn: bool = False) -> None:
         banner = self.query_one("#banner", Static)
