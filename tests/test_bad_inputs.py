@@ -132,6 +132,10 @@ CASES = [
     Case("srt-missing-text", "notext.srt", "result", b"1\n00:00:01,000 --> 00:00:02,000\n\n2\n"),
     Case("srt-no-cues", "empty.srt", "result", b"just some words, no cue at all\n",
          refused_by=frozenset({"cues", "auto"})),
+    Case("vtt-cr-newlines", "mac.vtt", "result", b"WEBVTT\r\r00:00:01.000 --> 00:00:02.000\rhi\r",
+         "CR-only line ends: cues says so", refused_by=frozenset({"cues", "auto"})),
+    Case("srt-cr-newlines", "mac.srt", "result", b"1\r00:00:01,000 --> 00:00:02,000\rhi\r\r",
+         "CR-only line ends: cues says so", refused_by=frozenset({"cues", "auto"})),
     Case("mbox-broken", "broken.mbox", "result", MAIL, "broken headers, unknown charsets, a bad byte"),
     Case("csv-ragged", "ragged.csv", "result", b"a,b,c\n1,2\n3,4,5,6\n\n\"unterminated,7\n8\n"),
     Case("yaml-not-chunks", "config.yaml", "result", b"name: thing\nlist: [1, 2]\nnested: {a: b}\n"),
@@ -365,6 +369,15 @@ def test_cli_open_refuses_binary_before_the_app_starts(case, work, monkeypatch):
         assert not started
     else:
         assert code == 0 and started == [{"path": str(path), "profile": None}], err
+
+
+@pytest.mark.parametrize("name", ["vtt-cr-newlines", "srt-cr-newlines"])
+def test_subtitles_with_cr_only_line_ends_are_named_as_such(name, work):
+    """Not 'must start with WEBVTT' (it does): the message names the real problem."""
+    path = make(next(c for c in CASES if c.name == name), work)
+    code, out, err = invoke("chunk", path, "-o", work / "out")
+    assert_clean_error(code, out, err, path)
+    assert "line 1: lines end in a lone CR" in err
 
 
 def test_boms_are_what_decide_utf16_and_utf32(work):

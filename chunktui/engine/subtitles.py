@@ -107,6 +107,9 @@ def is_vtt(doc: Document) -> bool:
 
 def parse_subtitles(doc: Document) -> SubtitleFile:
     """Cues of a WebVTT or SRT document; ChunkingError naming the line if malformed."""
+    first_break = re.search(r"\r\n?|\n", doc.text)
+    if first_break and first_break.group() == "\r":  # lines are split at LF: one CR-only file is one line
+        raise _error(doc, 1, "lines end in a lone CR (classic Mac line endings); save it with LF or CRLF")
     return _parse_vtt(doc) if is_vtt(doc) else _parse_srt(doc)
 
 
