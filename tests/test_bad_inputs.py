@@ -336,6 +336,47 @@ def test_python_tags_are_never_constructed(work):
     assert not (work / "out").exists()
 
 
+SIDE_FILES = {  # a profile or phrases file the user passes beside the document
+    "python-tag": f"!!python/object/apply:os.system ['touch {SENTINEL}']\n".encode(),
+    "invalid-yaml": b": : :\n  - [\n",
+    "not-a-profile": b"name: thing\n",
+    "params-not-a-mapping": b"strategy: lines\nparams: [1, 2]\n",
+    "param-out-of-range": b"strategy: lines\nparams: {size: -3}\n",
+    "binary": png(),
+}
+
+
+@pytest.mark.parametrize("kind", list(SIDE_FILES))
+@pytest.mark.parametrize("role", ["chunk --profile", "compare --a", "chunk --facts"])
+def test_hostile_profiles_and_phrase_files(role, kind, work):
+    """A bad --profile, compare profile or --facts file is one clear error naming it; nothing runs or is written."""
+    doc = work / "doc.md"
+    doc.write_text("# T\n\nSome text.\n")
+    side = work / f"side {kind}.yaml"
+    side.write_bytes(SIDE_FILES[kind])
+    good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
+    if role == "compare --a":
+        args = ("compare", doc, "--a", side, "--b", good)
+    elif role == "chunk --profile":
+        args = ("chunk", doc, "--profile", side, "-o", work / "out")
+    else:
+        args = ("chunk", doc, "--facts", side, "-o", work / "out")
+    code, out, err = invoke(*args)
+    if role == "chunk --facts" and kind != "binary":
+        assert code == 0, err  # any text is a list of phrases, one a line
+        return
+    assert_clean_error(code, out, err, side)
+    assert not (work / "out").exists()
+
+
+def test_default_output_folder_for_a_path_with_spaces_and_non_ascii(work):
+    path = make(next(c for c in CASES if c.name == "path-spaces-non-ascii"), work)
+    code, out, err = invoke("chunk", path)
+    assert code == 0, err
+    assert (work / "chunks" / "naïve 文档 file-md" / "manifest.json").is_file()
+    assert "chunks/naïve 文档 file-md/" in out
+
+
 def test_strategies_command_lists_every_strategy():
     code, out, err = invoke("strategies")
     assert code == 0 and not err
