@@ -154,42 +154,43 @@ def heading_label(level: int, title: str) -> str:
     return "#" * level + (" " + title if title else "")
 
 
-@dataclass
-class _Section:
-    start: int
-    end: int
-    header_path: list[str]
-    heading: str  # "## Title", or "" for the text before the first heading
+def _groups(text: str, scan: MarkdownScan, min_char: int, max_char: int):
+    """(start, end, header path, label, fused headings or None) of each chunk-to-be.
 
-
-def _sections(doc, scan: MarkdownScan) -> list[_Section]:
-    """Contiguous sections covering the whole text, one per H1-H3 heading (plus any preamble)."""
+    A section runs from one H1-H3 heading to the next (the text before the first one is a section
+    without heading); a short running group or a short next section is joined if it fits. Only
+    offsets are looked at per section; header paths and labels are built for a group's sections.
+    """
     heads = [h for h in scan.heads if h[1] <= 3]
-    sections: list[_Section] = []
-    path: list[tuple[int, str]] = []
-    first = heads[0][0] if heads else len(doc.text)
-    if first > 0:
-        sections.append(_Section(0, first, [], ""))
-    for k, (start, level, title) in enumerate(heads):
-        path = [p for p in path if p[0] < level] + [(level, title)]
-        end = heads[k + 1][0] if k + 1 < len(heads) else len(doc.text)
-        sections.append(_Section(start, end, [t for _, t in path], heading_label(level, title)))
-    return sections
-
-
-def _fuse(sections: list[_Section], min_char: int, max_char: int) -> list[list[_Section]]:
-    """Groups of adjacent sections: a short running group or a short next section is joined if it fits."""
-    groups: list[list[_Section]] = []
-    for sec in sections:
-        if groups:
-            group = groups[-1]
-            size = group[-1].end - group[0].start
-            nxt = sec.end - sec.start
+    bounds = [h[0] for h in heads]
+    if not bounds or bounds[0] > 0:
+        bounds.insert(0, 0)
+        heads.insert(0, None)
+    bounds.append(len(text))
+    if bounds[0] == bounds[-1]:
+        return
+    titles: list = [None, None, None]  # the title in force at each level
+    i, n = 0, len(bounds) - 1
+    while i < n:
+        start, j = bounds[i], i + 1
+        while j < n:
+            size, nxt = bounds[j] - start, bounds[j + 1] - bounds[j]
             if (size < min_char or nxt < min_char) and size + nxt <= max_char:
-                group.append(sec)
-                continue
-        groups.append([sec])
-    return groups
+                j += 1
+            else:
+                break
+        for k in range(i, j):
+            if heads[k] is not None:
+                level = heads[k][1]
+                titles[level - 1] = heads[k][2]
+                titles[level:] = [None] * (3 - level)
+                if k == i:
+                    path = [t for t in titles if t is not None]
+        if heads[i] is None:
+            path = []
+        fused = None if j == i + 1 else [heading_label(h[1], h[2]) for h in heads[i:j] if h is not None]
+        yield start, bounds[j], path, "" if heads[i] is None else heading_label(heads[i][1], heads[i][2]), fused
+        i = j
 
 
 class _Cuts:
@@ -300,21 +301,22 @@ def run(doc, params, ctx) -> Proposal:
     text = doc.text
     scan = scan_markdown(doc)
     fences = scan.fence_spans
-    rows: list[tuple] = []  # (start, end, boundary type, label, metadata) of each span, in order
-    groups = _fuse(_sections(doc, scan), min_char, max_char)
-    for gi, group in enumerate(groups):
+    starts: list[int] = []
+    ends: list[int] = []
+    types: list[str] = []
+    labels: list[str] = []
+    metas: list[dict] = []
+    total = max(1, len(text))
+    for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
         ctx.check()
-        ctx.progress(gi / max(1, len(groups)))
-        first = group[0]
-        start, end = first.start, group[-1].end
-        meta = {"header_path": list(first.header_path)}
-        if len(group) > 1:
-            meta["fused_headings"] = [s.heading for s in group if s.heading]
-            meta["sections"] = len(group)
-        btype = "heading" if first.heading else "start"
-        label = first.heading
+        ctx.progress(start / total)
+        meta = {"header_path": path}
+        if fused is not None:
+            meta["fused_headings"] = fused
+            meta["sections"] = len(fused) + (label == "")
+        btype = "heading" if label else "start"
         if end - start <= max_char:
-            rows.append((start, end, btype, label, meta))
+            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
             continue
         inner = fences[bisect_left(fences, (start, -1)):bisect_left(fences, (end, -1))]
         pieces = _split(text, start, end, inner, max_char, overlap, ctx)
@@ -322,9 +324,10 @@ def run(doc, params, ctx) -> Proposal:
             m = dict(meta, part=k + 1, parts=len(pieces))
             if cut_code:
                 m["cut_code_block"] = True
-            rows.append((a, b, btype if k == 0 else kind,
-                         label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})", m))
-    return Proposal(SpanTable(*map(list, zip(*rows))) if rows else [])
+            starts.append(a), ends.append(b), metas.append(m)
+            types.append(btype if k == 0 else kind)
+            labels.append(label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})")
+    return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
 
 
 register(Strategy(
