@@ -259,6 +259,9 @@ _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
     """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section."""
     cuts = _Cuts(text, fences, max_char)
+    if not cuts.fences:
+        pieces = _split_anywhere(text, sec_start, sec_end, max_char, overlap, ctx)
+        return pieces if not cuts.big else [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
     pieces: list[tuple[int, int, str, bool]] = []
     start, kind = sec_start, "heading"
     while True:
@@ -290,6 +293,49 @@ def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overl
     if not cuts.big:
         return pieces
     return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
+
+
+def _split_anywhere(text: str, start: int, sec_end: int, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
+    """_split for a section without a fence kept whole (most of them): every position is allowed,
+    so each search's first answer is the cut, with no fence look-ups or method calls."""
+    pieces: list[tuple[int, int, str, bool]] = []
+    kind, half, size = "heading", max_char // 2, len(text)
+    last_break, last_word, next_word = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _BEFORE_WORD.search
+    while True:
+        ctx.check()
+        limit = start + max_char
+        if limit >= sec_end:
+            pieces.append((start, sec_end, kind, False))
+            return pieces
+        for low in (start + half, start):
+            if (m := last_break(text, low, limit)) is not None:
+                cut, level = m.end(), 0
+                break
+            if (j := text.rfind("\n", low, limit)) >= 0:
+                cut, level = j + 1, 1
+                break
+            if (m := last_word(text, low, min(size, limit + 1))) is not None:
+                cut, level = m.end(), 2
+                break
+            cut, level = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), 3
+            if cut > low:
+                break
+        else:
+            cut = limit
+        pieces.append((start, cut, kind, False))
+        nxt = cut
+        if overlap:
+            lo = max(cut - overlap, start + 1)
+            if lo < cut:
+                j = text.find("\n", lo - 1, cut - 1)
+                m = next_word(text, lo - 1, cut)
+                if m is not None or j >= 0:
+                    nxt = j + 1 if m is None else m.end() if j < 0 else min(j + 1, m.end())
+                elif text[lo - 1:lo + 1] != "\r\n":
+                    nxt = lo
+            elif text[lo - 1:lo + 1] != "\r\n":
+                nxt = lo
+        start, kind = nxt, _LEVEL_NAMES[level]
 
 
 def _cuts_big(a: int, b: int, big) -> bool:
