@@ -54,7 +54,11 @@ class Chunker:
         language = self.options.get("language", "auto")
         language = detect_language(path, language)  # raises UnsupportedLanguageError early
         doc = Document(text=code, path=path, kind="code", language=language)
-        return chunk_document(doc, self.strategy, self.options, tokenizer=self.tokenizer)
+        cs = chunk_document(doc, self.strategy, self.options, tokenizer=self.tokenizer)
+        # the chunks refer to their Document (lines and hashes are derived on first read), and this
+        # one is never chunked again: its parse, kept for re-chunks, would live as long as any chunk
+        doc.__dict__.pop("_derived", None)
+        return cs
 
     def chunk(self, path, code: str) -> list[Chunk]:
         return self.chunk_set(path, code).chunks
