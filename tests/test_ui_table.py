@@ -193,3 +193,21 @@ async def test_long_labels_scroll_sideways_under_a_header_that_follows():
         assert row_text(table, 0).rstrip().endswith(label)
         header = table.render_line(0).text
         assert header.split()[0] != "#" and "label" in header  # the header scrolled with the rows
+
+
+@run
+async def test_wide_character_labels_are_shown_whole(tmp_path):
+    """A label's column is measured in cells: CJK text takes two a character and must not be cut."""
+    path = tmp_path / "cjk.txt"
+    path.write_text("日本語の文章です。これは二番目の文です。\n\n段落が変わります。\n", encoding="utf-8")
+    app = ChunktuiApp(path=path, strategy="prose", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        table = app.table
+        label = table.get_cell_at((0, 5))
+        assert label.startswith("日本語の文章です。")
+        table.focus()
+        for _ in range(table.virtual_size.width):
+            await pilot.press("right")
+        await pilot.wait_for_scheduled_animations()
+        assert row_text(table, 0).rstrip().endswith(label)

@@ -74,7 +74,9 @@ def _label_width(chunks, room: int) -> int:
         if meta.get("scope_chain") or meta.get("header_path"):
             n = room
         else:
-            n = len(c.boundary_label) + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
+            label = c.boundary_label  # in cells: wide (CJK) characters take two
+            n = (len(label) if label.isascii() else cell_len(label)) \
+                + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
         if n > longest:
             longest = n
     return min(LABEL_WIDTH, longest)
