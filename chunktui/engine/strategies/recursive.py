@@ -113,7 +113,7 @@ class _Splitter:
             return
         bounds = range(start, end + 1)
         if self.exact:
-            self._merge_prefix(bounds, 0, end - start, bounds, 0)
+            self._merge_exact(bounds, 0, end - start)
         else:
             sizes = array("q", accumulate(map(size_of, self.text[start:end]), initial=0))
             self._merge_prefix(bounds, 0, end - start, sizes, 0)
@@ -122,9 +122,38 @@ class _Splitter:
         if b <= a:
             return
         if self.exact:  # a character piece's size is its length: the cut positions are the prefix sums
-            self._merge_prefix(bounds, a, b - a, bounds, a)
+            self._merge_exact(bounds, a, b)
         else:
             self._merge_prefix(bounds, a, b - a, list(accumulate(lengths[a:b], initial=0)), 0)
+
+    def _merge_exact(self, bounds, a: int, b: int) -> None:
+        """`_merge_prefix` where sizes are lengths, so `bounds` are the prefix sums: chunks are
+        collected as piece indices and read out of `bounds` at C level."""
+        size, overlap, check = self.size, self.overlap, self.ctx.check
+        if bounds[b] - bounds[a] <= size:  # the whole run is one chunk
+            self.starts.append(bounds[a])
+            self.ends.append(bounds[b])
+            return
+        firsts, lasts = [a], []
+        add_first, add_last, hi = firsts.append, lasts.append, b + 1
+        first = a
+        while first < b:
+            check()
+            for _ in repeat(None, 4096):  # a cancellation check every 4096 chunks
+                k = bisect_right(bounds, bounds[first] + size, first, hi) - 1  # pieces first..k-1 fit
+                add_last(k)
+                if k == b:
+                    break
+                # the next chunk starts at the trailing pieces that fit `overlap` and leave room
+                # for piece k; pieces are never empty, so with no overlap that is piece k itself
+                first = bisect_left(bounds, max(bounds[k] - overlap, bounds[k + 1] - size), first, k) \
+                    if overlap else k
+                add_first(first)
+            else:
+                continue
+            break
+        self.starts += map(bounds.__getitem__, firsts)
+        self.ends += map(bounds.__getitem__, lasts)
 
     def _merge_prefix(self, bounds, a: int, n: int, prefix, p: int) -> None:
         """LangChain's `_merge_splits` over the n pieces a, a+1, ... (prefix[p + i] minus
