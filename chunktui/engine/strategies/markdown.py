@@ -199,12 +199,11 @@ class _Cuts:
     def __init__(self, text: str, fences: list[tuple[int, int]], max_char: int):
         self.text = text
         self.fences = [(a, b) for a, b in fences if b - a <= max_char]  # kept whole
+        self.fence_starts = [a for a, _ in self.fences]
         self.big = [(a, b) for a, b in fences if b - a > max_char]  # may be cut
 
     def _kept_fence_around(self, pos: int) -> tuple[int, int] | None:
-        if not self.fences:
-            return None
-        k = bisect_right(self.fences, (pos, float("inf"))) - 1
+        k = bisect_right(self.fence_starts, pos) - 1
         if k >= 0 and self.fences[k][0] < pos < self.fences[k][1]:
             return self.fences[k]
         return None
@@ -256,14 +255,16 @@ class _Cuts:
 _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 
 
-def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
-    """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section."""
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
+    """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section.
+
+    Each search's first answer is the cut unless it falls inside a fence kept whole (rare: only
+    then does _Cuts search again before the fence), so most pieces cost no method call."""
     cuts = _Cuts(text, fences, max_char)
-    if not cuts.fences:
-        pieces = _split_anywhere(text, sec_start, sec_end, max_char, overlap, ctx)
-        return pieces if not cuts.big else [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
+    kept_starts, kept = cuts.fence_starts, cuts.fences
     pieces: list[tuple[int, int, str, bool]] = []
-    start, kind = sec_start, "heading"
+    kind, half, size = "heading", max_char // 2, len(text)
+    last_break, last_word, next_word = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _BEFORE_WORD.search
     while True:
         ctx.check()
         limit = start + max_char
@@ -271,9 +272,21 @@ def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overl
             pieces.append((start, sec_end, kind, False))
             break
         cut = None
-        for low in (start + max_char // 2, start):
+        for low in (start + half, start):
             for level in range(4):
-                cut = cuts.last(level, low, limit)
+                if level == 0:
+                    cut = m.end() if (m := last_break(text, low, limit)) is not None else None
+                elif level == 1:
+                    cut = j + 1 if (j := text.rfind("\n", low, limit)) >= 0 else None
+                elif level == 2:
+                    cut = m.end() if (m := last_word(text, low, min(size, limit + 1))) is not None else None
+                else:
+                    cut = limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit
+                    if cut <= low:
+                        cut = None
+                if cut is not None and kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
+                        and kept[k][0] < cut < kept[k][1]:
+                    cut = cuts.last(level, low, kept[k][0])
                 if cut is not None:
                     break
             if cut is not None:
@@ -284,58 +297,23 @@ def _split(text: str, sec_start: int, sec_end: int, fences, max_char: int, overl
         nxt = cut
         if overlap:
             lo = max(cut - overlap, start + 1)
-            word = cuts.first(lo, cut)
+            word = None
+            if lo < cut:
+                j = text.find("\n", lo - 1, cut - 1)
+                m = next_word(text, lo - 1, cut)
+                if m is not None or j >= 0:
+                    word = j + 1 if m is None else m.end() if j < 0 else min(j + 1, m.end())
+                    if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
+                            and kept[k][0] < word < kept[k][1]:
+                        word = cuts.first(kept[k][1], cut)
             if word is not None:
                 nxt = word
-            elif cuts.allowed(lo) and text[lo - 1:lo + 1] != "\r\n":
+            elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
                 nxt = lo
         start, kind = nxt, _LEVEL_NAMES[level]
     if not cuts.big:
         return pieces
     return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
-
-
-def _split_anywhere(text: str, start: int, sec_end: int, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
-    """_split for a section without a fence kept whole (most of them): every position is allowed,
-    so each search's first answer is the cut, with no fence look-ups or method calls."""
-    pieces: list[tuple[int, int, str, bool]] = []
-    kind, half, size = "heading", max_char // 2, len(text)
-    last_break, last_word, next_word = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _BEFORE_WORD.search
-    while True:
-        ctx.check()
-        limit = start + max_char
-        if limit >= sec_end:
-            pieces.append((start, sec_end, kind, False))
-            return pieces
-        for low in (start + half, start):
-            if (m := last_break(text, low, limit)) is not None:
-                cut, level = m.end(), 0
-                break
-            if (j := text.rfind("\n", low, limit)) >= 0:
-                cut, level = j + 1, 1
-                break
-            if (m := last_word(text, low, min(size, limit + 1))) is not None:
-                cut, level = m.end(), 2
-                break
-            cut, level = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), 3
-            if cut > low:
-                break
-        else:
-            cut = limit
-        pieces.append((start, cut, kind, False))
-        nxt = cut
-        if overlap:
-            lo = max(cut - overlap, start + 1)
-            if lo < cut:
-                j = text.find("\n", lo - 1, cut - 1)
-                m = next_word(text, lo - 1, cut)
-                if m is not None or j >= 0:
-                    nxt = j + 1 if m is None else m.end() if j < 0 else min(j + 1, m.end())
-                elif text[lo - 1:lo + 1] != "\r\n":
-                    nxt = lo
-            elif text[lo - 1:lo + 1] != "\r\n":
-                nxt = lo
-        start, kind = nxt, _LEVEL_NAMES[level]
 
 
 def _cuts_big(a: int, b: int, big) -> bool:
@@ -366,13 +344,19 @@ def run(doc, params, ctx) -> Proposal:
             continue
         inner = fences[bisect_left(fences, (start, -1)):bisect_left(fences, (end, -1))]
         pieces = _split(text, start, end, inner, max_char, overlap, ctx)
-        for k, (a, b, kind, cut_code) in enumerate(pieces):
-            m = dict(meta, part=k + 1, parts=len(pieces))
-            if cut_code:
-                m["cut_code_block"] = True
-            starts.append(a), ends.append(b), metas.append(m)
-            types.append(btype if k == 0 else kind)
-            labels.append(label if k == 0 else f"{label or 'start'} (part {k + 1}/{len(pieces)})")
+        n = len(pieces)
+        a, b, kinds, cut_code = zip(*pieces)
+        starts += a
+        ends += b
+        types.append(btype)
+        types += kinds[1:]
+        labels.append(label)
+        base = label or "start"
+        labels += [f"{base} (part {k}/{n})" for k in range(2, n + 1)]
+        metas += [dict(meta, part=k, parts=n) for k in range(1, n + 1)]
+        for k in range(n) if True in cut_code else ():
+            if cut_code[k]:
+                metas[k - n]["cut_code_block"] = True
     return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
 
 
