@@ -28,8 +28,13 @@ def run(test):
 
 
 async def settle(pilot) -> None:
-    """Let queued messages run, then wait for the debounced run (if any) and its follow-ups to be shown."""
-    await pilot.pause()
+    """Let queued messages run, then wait for the debounced run (if any) and its follow-ups to be shown.
+
+    A change reaches the app through up to four messages (select → controls → app → rebuilt fields
+    → app), and one pause handles one hop: under load, a single pause let `wait_idle` return before
+    the app had even seen the change."""
+    for _ in range(4):
+        await pilot.pause()
     await pilot.app.wait_idle()
     await pilot.app.workers.wait_for_complete()  # follow-up workers (quality flags) too
     await pilot.pause()
