@@ -34,7 +34,8 @@ def run(test):
 
 async def settle(pilot, screen=None) -> None:
     """Chunking shown, then the quality (or the screen's) worker done and its message handled."""
-    await pilot.pause()
+    for _ in range(4):  # a change travels through several messages, one pause a hop (see test_ui_support)
+        await pilot.pause()
     await pilot.app.wait_idle()
     await pilot.app.workers.wait_for_complete()
     if screen is not None:
