@@ -41,6 +41,7 @@ _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
 _BEFORE_WORD = re.compile(r"\s(?=\S)")
+_NEXT_START = re.compile(r"\n|\s(?=\S)")  # the character before a line or a word (its end is the start)
 # the last match in a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost start where the pattern matches (a blank-line run ends where the last one does)
 _LAST_PARAGRAPH_BREAK = re.compile(r"(?s).*" + _PARAGRAPH_BREAK.pattern)
@@ -264,48 +265,35 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
     kept_starts, kept = cuts.fence_starts, cuts.fences
     pieces: list[tuple[int, int, str, bool]] = []
     kind, half, size = "heading", max_char // 2, len(text)
-    last_break, last_word, next_word = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _BEFORE_WORD.search
+    last_break, last_word, next_start = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _NEXT_START.search
     while True:
         ctx.check()
         limit = start + max_char
         if limit >= sec_end:
             pieces.append((start, sec_end, kind, False))
             break
-        cut = None
-        for low in (start + half, start):
-            for level in range(4):
-                if level == 0:
-                    cut = m.end() if (m := last_break(text, low, limit)) is not None else None
-                elif level == 1:
-                    cut = j + 1 if (j := text.rfind("\n", low, limit)) >= 0 else None
-                elif level == 2:
-                    cut = m.end() if (m := last_word(text, low, min(size, limit + 1))) is not None else None
-                else:
-                    cut = limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit
-                    if cut <= low:
-                        cut = None
-                if cut is not None and kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
-                        and kept[k][0] < cut < kept[k][1]:
-                    cut = cuts.last(level, low, kept[k][0])
-                if cut is not None:
-                    break
-            if cut is not None:
-                break
-        if cut is None:  # cannot happen while `start` is never inside a kept fence; cut hard rather than loop
-            cut, level = limit, 3
+        low = start + half
+        if (m := last_break(text, low, limit)) is not None:
+            cut, level = m.end(), 0
+        elif (j := text.rfind("\n", low, limit)) >= 0:
+            cut, level = j + 1, 1
+        elif (m := last_word(text, low, min(size, limit + 1))) is not None:
+            cut, level = m.end(), 2
+        else:
+            cut, level = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), 3
+        if cut <= low or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
+                and kept[k][0] < cut < kept[k][1]:
+            cut, level = _cut(cuts, start, limit, half)
         pieces.append((start, cut, kind, False))
         nxt = cut
         if overlap:
             lo = max(cut - overlap, start + 1)
             word = None
-            if lo < cut:
-                j = text.find("\n", lo - 1, cut - 1)
-                m = next_word(text, lo - 1, cut)
-                if m is not None or j >= 0:
-                    word = j + 1 if m is None else m.end() if j < 0 else min(j + 1, m.end())
-                    if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
-                            and kept[k][0] < word < kept[k][1]:
-                        word = cuts.first(kept[k][1], cut)
+            if lo < cut and (m := next_start(text, lo - 1, cut)) is not None and m.end() < cut:
+                word = m.end()
+                if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
+                        and kept[k][0] < word < kept[k][1]:
+                    word = cuts.first(kept[k][1], cut)
             if word is not None:
                 nxt = word
             elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
@@ -314,6 +302,17 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
     if not cuts.big:
         return pieces
     return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
+
+
+def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
+    """(cut, level) of a piece from `start`, looking before the fences kept whole: the last paragraph
+    break, else line, word or character in the window's second half, then the same over all of it."""
+    for low in (start + half, start):
+        for level in range(4):
+            cut = cuts.last(level, low, limit)
+            if cut is not None:
+                return cut, level
+    return limit, 3  # cannot happen while `start` is never inside a kept fence; cut hard rather than loop
 
 
 def _cuts_big(a: int, b: int, big) -> bool:
@@ -353,7 +352,7 @@ def run(doc, params, ctx) -> Proposal:
         labels.append(label)
         base = label or "start"
         labels += [f"{base} (part {k}/{n})" for k in range(2, n + 1)]
-        metas += [dict(meta, part=k, parts=n) for k in range(1, n + 1)]
+        metas += [{"header_path": path, "part": k, "parts": n} for k in range(1, n + 1)]  # never fused: too long
         for k in range(n) if True in cut_code else ():
             if cut_code[k]:
                 metas[k - n]["cut_code_block"] = True
