@@ -106,6 +106,21 @@ def test_header_paths_setext_and_hash_comments_in_fences():
     assert "#### Details" in cs.chunks[2].text  # H4 does not split
 
 
+def test_atx_heading_forms_and_fence_closing_rules():
+    text = ("# Closed ##\r\n#NoSpace\n####### seven\n## a #b #\n### ##\n"
+            "````md\n# inside\n```\n# still inside\n`````  \n## After\n"
+            "``` not`a fence\n# Last #\n")
+    scan = scan_markdown(Document(text=text, kind="markdown"))
+    assert scan.headings == [(1, 1, "Closed"), (4, 2, "a #b"), (5, 3, "##"), (11, 2, "After"), (13, 1, "Last")]
+    assert scan.fences == [(6, 10)]  # a shorter run does not close a fence; trailing spaces may follow
+    assert [i for i in range(1, scan.line_count + 1) if scan.in_fence[i]] == [6, 7, 8, 9, 10]
+
+
+def test_underline_right_after_front_matter_is_not_a_heading():
+    scan = scan_markdown(Document(text="---\ntitle: x\n...\n---\ntext\n", kind="markdown"))
+    assert scan.headings == [] and scan.in_fence[1:4] == b"\x01\x01\x01"
+
+
 def test_front_matter_is_not_a_setext_heading():
     text = "---\ntitle: Notes\n---\n\n# Real\n\nbody\n"
     cs = run(text, min_char=0)
