@@ -25,9 +25,10 @@ from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..model import SpanTable
 
 SEPARATORS = ("\n\n", "\n", " ", "")
-_START, _PARAGRAPH, _LINE = ("start", "start of text"), ("paragraph", "blank line"), ("line", "line break")
-_WORD, _CHAR = ("word", "space"), ("char", "character")
-_OPENED_BY = {"\n": _LINE, " ": _WORD}  # a chunk's first character, unless "\n\n" opens it
+_START, _PARAGRAPH, _CHAR = ("start", "start of text"), ("paragraph", "blank line"), ("char", "character")
+_OPENED_BY = {"\n": ("line", "line break"), " ": ("word", "space")}  # a chunk's first character, unless "\n\n" opens it
+_TYPE_OPENED_BY = {ch: kind[0] for ch, kind in _OPENED_BY.items()}
+_LABEL_OPENED_BY = {ch: kind[1] for ch, kind in _OPENED_BY.items()}
 _BEFORE = (-1).__add__  # a line start to the newline before it
 _PATTERNS = {sep: re.compile(re.escape(sep)) for sep in SEPARATORS if sep}
 _NON_SPACE = re.compile(r"\S")
@@ -44,7 +45,8 @@ class _Splitter:
         self.exact = counter.name == "chars"
         self.out_starts: list[int] = []  # the spans made so far, as columns
         self.out_ends: list[int] = []
-        self.out_kinds: list[tuple[str, str]] = []  # (boundary type, label)
+        self.out_types: list[str] = []
+        self.out_labels: list[str] = []
         self.out_oversized: set[int] = set()  # positions in out_starts of an oversized character
         self.gaps: list[tuple[int, int, str]] = []
         self.starts: list[int] = []  # chunks emitted and not yet made spans or gaps, in order
@@ -64,6 +66,9 @@ class _Splitter:
             if text.find(sep, start, end) != -1:
                 rest = separators[i + 1:]
                 break
+        if self.exact and len(sep) == 1:
+            self._split_greedy(start, end, sep, rest)
+            return
         if sep == "\n":  # the document's line index already holds every newline, one past it
             line_starts = self.line_starts
             bounds = list(map(_BEFORE, line_starts[bisect_right(line_starts, start):bisect_right(line_starts, end)]))
@@ -82,6 +87,41 @@ class _Splitter:
             self.split(bounds[k], bounds[k + 1], rest)
             first = k + 1
         self._merge(bounds, first, len(lengths), lengths)
+
+    def _split_greedy(self, start: int, end: int, sep: str, rest: tuple[str, ...]) -> None:
+        """`split` by a one-character separator with sizes in characters, a chunk at a time
+        rather than a piece at a time: a chunk ends at the last separator that fits (`rfind`),
+        its overlap starts at the first separator past the back-off point (`find`). The same
+        chunks as merging the pieces: a piece of `size` or more is split on its own, and the
+        chunk before it ends at its start, so no overlap reaches into it."""
+        text, size, overlap, check = self.text, self.size, self.overlap, self.ctx.check
+        rfind, find = text.rfind, text.find
+        add_start, add_end = self.starts.append, self.ends.append
+        cur = start  # a piece start: where the next chunk begins
+        n = 0
+        while end - cur > size:
+            cut = rfind(sep, cur + 1, cur + size + 1)  # the last piece start that fits
+            if cut == -1:  # the piece at cur is longer than size
+                cut = find(sep, cur + 1, end)
+                cut = end if cut == -1 else cut
+                self.split(cur, cut, rest)
+                cur = cut
+                continue
+            add_start(cur)
+            add_end(cut)
+            n += 1
+            if not n & 1023:
+                check()
+            if overlap:
+                after = find(sep, cut + 1, end)  # the end of the piece that did not fit
+                after = end if after == -1 else after
+                if after - cut < size:  # not a piece split on its own: back off into the chunk
+                    back = find(sep, max(cut - overlap, after - size), cut)
+                    cut = cut if back == -1 else back
+            cur = cut
+        if cur < end:
+            add_start(cur)
+            add_end(end)
 
     def _split_chars(self, start: int, end: int) -> None:
         """The last separator, "": every character a piece. Characters at least `size` long
@@ -194,8 +234,9 @@ class _Splitter:
             return
         keep = [span not in too_long for span in zip(self.out_starts, self.out_ends)]
         self.out_oversized = {j for j, i in enumerate(compress(range(len(keep)), keep)) if i in self.out_oversized}
-        self.out_starts, self.out_ends, self.out_kinds = (
-            list(compress(column, keep)) for column in (self.out_starts, self.out_ends, self.out_kinds))
+        self.out_starts, self.out_ends, self.out_types, self.out_labels = (
+            list(compress(column, keep))
+            for column in (self.out_starts, self.out_ends, self.out_types, self.out_labels))
         self.gaps = [g for g in self.gaps if (g[0], g[1]) not in too_long]
         for bounds, a, b in self.runs:
             if (bounds[a], bounds[b]) in too_long:
@@ -230,9 +271,15 @@ class _Splitter:
             base, oversized = len(self.out_starts), self.oversized
             self.out_oversized.update(base + j for j, i in enumerate(compress(count(), visible)) if i in oversized)
         # separators open the piece they precede, so the chunk's first characters say which
-        paragraph = map(text.startswith, repeat("\n\n"), shown)
-        self.out_kinds += [_START if start == 0 else _PARAGRAPH if para else _OPENED_BY.get(text[start], _CHAR)
-                           for start, para in zip(shown, paragraph)]
+        firsts = list(map(text.__getitem__, shown))
+        types = list(map(_TYPE_OPENED_BY.get, firsts, repeat(_CHAR[0])))
+        labels = list(map(_LABEL_OPENED_BY.get, firsts, repeat(_CHAR[1])))
+        for j in compress(count(), map(text.startswith, repeat("\n\n"), shown)):
+            types[j], labels[j] = _PARAGRAPH
+        if shown and shown[0] == 0:
+            types[0], labels[0] = _START
+        self.out_types += types
+        self.out_labels += labels
         self.out_starts += shown
         self.out_ends += compress(ends, visible)
         starts.clear()
@@ -243,8 +290,7 @@ class _Splitter:
         oversized = self.out_oversized
         metadata = [{"oversized": True} if i in oversized else {} for i in range(len(self.out_starts))] \
             if oversized else None
-        types, labels = map(list, zip(*self.out_kinds)) if self.out_kinds else ([], [])
-        return SpanTable(self.out_starts, self.out_ends, types, labels, metadata)
+        return SpanTable(self.out_starts, self.out_ends, self.out_types, self.out_labels, metadata)
 
 
 def run(doc, params, ctx) -> Proposal:
