@@ -23,6 +23,7 @@ import re
 from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..derived import derived
@@ -105,9 +106,9 @@ def _scan(doc) -> MarkdownScan:
     heads, fences = scan.heads, scan.fence_spans
     special = begin  # where the line after the last front matter, fence or heading starts (never setext text)
     found = _NEXT_CANDIDATE.finditer(text, begin)
-    m = _CANDIDATE.match(text, begin) or next(found, None)
+    first = _CANDIDATE.match(text, begin)
     fence = None  # (offset of the opening line, fence character, length) of the fence being skipped
-    while m is not None:
+    for m in chain((first,), found) if first else found:
         run = m.group(1)
         if fence is not None:  # only the line that closes it matters
             rest = m.group(2)
@@ -119,7 +120,8 @@ def _scan(doc) -> MarkdownScan:
             s = m.start()
             fence = (s + 1 if text[s] == "\n" else s, run[0], len(run))
         elif m.group(3):
-            title = _atx_title(m.group(4))
+            rest = m.group(4)  # most titles: after a space, no closing "#"s
+            title = t if rest[:1] == " " and (t := rest.strip())[-1:] != "#" else _atx_title(rest)
             if title is not None:
                 s = m.start()
                 heads.append((s + 1 if text[s] == "\n" else s, len(m.group(3)), title))
@@ -130,7 +132,6 @@ def _scan(doc) -> MarkdownScan:
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
                 heads.append((p, 1 if m.group(5)[0] == "=" else 2, prev.strip()))
                 special = m.end() + 1
-        m = next(found, None)
     if fence is not None:
         fences.append((fence[0], len(text)))
     return scan
