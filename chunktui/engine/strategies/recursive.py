@@ -18,7 +18,7 @@ import re
 from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, count, repeat
-from operator import ge, not_, sub
+from operator import ge, not_
 from typing import Sequence
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
@@ -66,7 +66,7 @@ class _Splitter:
             if text.find(sep, start, end) != -1:
                 rest = separators[i + 1:]
                 break
-        if self.exact and len(sep) == 1:
+        if self.exact:  # sizes in characters: a chunk at a time
             self._split_greedy(start, end, sep, rest)
             return
         if sep == "\n":  # the document's line index already holds every newline, one past it
@@ -77,10 +77,7 @@ class _Splitter:
         if not bounds or bounds[0] > start:  # no empty first piece
             bounds.insert(0, start)
         bounds.append(end)
-        if self.exact:
-            lengths = list(map(sub, bounds[1:], bounds))
-        else:
-            lengths = self.counter.count_spans(text, list(zip(bounds, bounds[1:])))
+        lengths = self.counter.count_spans(text, list(zip(bounds, bounds[1:])))
         first = 0  # start of the current run of pieces smaller than size
         for k in compress(count(), map(ge, lengths, repeat(self.size))):
             self._merge(bounds, first, k, lengths)
@@ -89,20 +86,26 @@ class _Splitter:
         self._merge(bounds, first, len(lengths), lengths)
 
     def _split_greedy(self, start: int, end: int, sep: str, rest: tuple[str, ...]) -> None:
-        """`split` by a one-character separator with sizes in characters, a chunk at a time
-        rather than a piece at a time: a chunk ends at the last separator that fits (`rfind`),
-        its overlap starts at the first separator past the back-off point (`find`). The same
-        chunks as merging the pieces: a piece of `size` or more is split on its own, and the
-        chunk before it ends at its start, so no overlap reaches into it."""
+        """`split` with sizes in characters, a chunk at a time rather than a piece at a time:
+        a chunk ends at the last separator that fits (`rfind`), its overlap starts at the first
+        separator past the back-off point (`find`). The same chunks as merging the pieces: a
+        piece of `size` or more is split on its own, and the chunk before it ends at its start,
+        so no overlap reaches into it. "\n\n" matches as a scan from `start` does, without
+        overlaps: a hit inside a longer run of newlines is checked by `_pair_last`/`_pair_next`."""
         text, size, overlap, check = self.text, self.size, self.overlap, self.ctx.check
-        rfind, find = text.rfind, text.find
+        rfind, find, width = text.rfind, text.find, len(sep)
+        pair = width > 1
         add_start, add_end = self.starts.append, self.ends.append
         cur = start  # a piece start: where the next chunk begins
         n = 0
         while end - cur > size:
-            cut = rfind(sep, cur + 1, cur + size + 1)  # the last piece start that fits
+            cut = rfind(sep, cur + 1, cur + size + width)  # the last piece start that fits
+            if pair and cut != -1 and text[cut - 1] == "\n":
+                cut = self._pair_last(cur, cut)
             if cut == -1:  # the piece at cur is longer than size
                 cut = find(sep, cur + 1, end)
+                if pair and cut != -1 and text[cut - 1] == "\n":
+                    cut = self._pair_next(cur, cut, end)
                 cut = end if cut == -1 else cut
                 self.split(cur, cut, rest)
                 cur = cut
@@ -113,15 +116,38 @@ class _Splitter:
             if not n & 1023:
                 check()
             if overlap:
-                after = find(sep, cut + 1, end)  # the end of the piece that did not fit
+                after = find(sep, cut + width, end)  # the end of the piece that did not fit
                 after = end if after == -1 else after
                 if after - cut < size:  # not a piece split on its own: back off into the chunk
                     back = find(sep, max(cut - overlap, after - size), cut)
+                    if pair and back != -1 and text[back - 1] == "\n":
+                        back = self._pair_next(cur, back, cut)
                     cut = cut if back == -1 else back
             cur = cut
         if cur < end:
             add_start(cur)
             add_end(end)
+
+    def _pair_odd(self, cur: int, pos: int) -> bool:
+        """Whether a "\n\n" at pos overlaps the match before it: its run of newlines, read
+        back to the chunk start `cur` (a match, or the start of the scan), is odd up to pos."""
+        text, first = self.text, pos
+        while first > cur and text[first - 1] == "\n":
+            first -= 1
+        return (pos - first) % 2 == 1
+
+    def _pair_last(self, cur: int, pos: int) -> int:
+        """The last match at or before pos (the last hit after cur), or -1 if none is after cur."""
+        if not self._pair_odd(cur, pos):
+            return pos
+        return pos - 1 if pos - 1 > cur else -1
+
+    def _pair_next(self, cur: int, pos: int, hi: int) -> int:
+        """The first match at or after pos (the first hit), ending by hi, or -1."""
+        text = self.text
+        while pos != -1 and self._pair_odd(cur, pos):
+            pos = pos + 1 if text.startswith("\n\n", pos + 1, hi) else text.find("\n\n", pos + 2, hi)
+        return pos
 
     def _split_chars(self, start: int, end: int) -> None:
         """The last separator, "": every character a piece. Characters at least `size` long
@@ -159,11 +185,7 @@ class _Splitter:
             self._merge_prefix(bounds, 0, end - start, sizes, 0)
 
     def _merge(self, bounds, a: int, b: int, lengths) -> None:
-        if b <= a:
-            return
-        if self.exact:  # a character piece's size is its length: the cut positions are the prefix sums
-            self._merge_exact(bounds, a, b)
-        else:
+        if b > a:  # token sizes (character sizes never get here: `_split_greedy`)
             self._merge_prefix(bounds, a, b - a, list(accumulate(lengths[a:b], initial=0)), 0)
 
     def _merge_exact(self, bounds, a: int, b: int) -> None:
@@ -196,12 +218,12 @@ class _Splitter:
         self.ends += map(bounds.__getitem__, lasts)
 
     def _merge_prefix(self, bounds, a: int, n: int, prefix, p: int) -> None:
-        """LangChain's `_merge_splits` over the n pieces a, a+1, ... (prefix[p + i] minus
+        """LangChain's `_merge_splits` (token sizes) over the n pieces a, a+1, ... (prefix[p + i] minus
         prefix[p] = size of the first i): grow a chunk while it fits `size`; the next starts at
         the trailing pieces that fit `overlap` and leave room for the piece that did not fit."""
         size, overlap, check = self.size, self.overlap, self.ctx.check
         add_start, add_end = self.starts.append, self.ends.append
-        runs = None if self.exact else self.runs
+        runs = self.runs
         first = p  # in prefix positions; piece i is prefix position p + i
         last = p + n
         while True:
@@ -212,7 +234,7 @@ class _Splitter:
             add_end(bounds[a + k - p])
             # with tokens the run waits for `verify`: BPE is not additive, so the joined text
             # is counted again (in one batch) before it is trusted
-            if runs is not None and k - first > 1:
+            if k - first > 1:
                 runs.append((bounds, a + first - p, a + k - p))
             if k == last:
                 return
