@@ -175,6 +175,15 @@ def test_recursive_prefers_paragraphs_then_lines():
     assert [c.boundary_type for c in cs] == ["start", "paragraph", "line"]
 
 
+def test_recursive_paragraph_breaks_do_not_overlap_in_longer_newline_runs():
+    # as LangChain's regex split: "\n\n\n" holds one break (at 4, not 5); "\n\n\n\n\n" two (11, 13)
+    text = "aaaa\n\n\nbbbb\n\n\n\n\ncccc"
+    for overlap in (0, 3):
+        cs = chunk_document(Document.from_text(text, kind="prose"), "recursive", {"size": 8, "overlap": overlap})
+        assert [(c.start, c.end) for c in cs.chunks] == [(0, 4), (4, 11), (13, 20)]
+        assert [(g.start, g.end, g.reason) for g in cs.gaps] == [(11, 13, "whitespace only")]
+
+
 def test_recursive_counts_tokens():
     cs = chunks("one two three four five six seven eight", "recursive", size=5, overlap=2, unit="tokens")
     assert [c.text for c in cs] == ["one two three four five", " four five six seven eight"]
