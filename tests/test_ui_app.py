@@ -318,3 +318,41 @@ async def test_a_quality_result_that_lands_after_exit_leaves_the_collector_as_it
     assert gc.get_freeze_count() == 0
     app.on_quality_ready(QualityReady(cs, assess(cs, app.budget), None))
     assert gc.get_freeze_count() == 0
+
+
+@run
+async def test_a_failure_of_the_previous_document_that_arrives_after_another_opens_is_dropped():
+    """A late error from the last document's run must not be reported (or mark a field) on the new one."""
+    from chunktui.ui.app import ChunkingFailed
+
+    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        old = app.doc
+        await app.open_path(SAMPLES / "essay.txt")
+        app.on_chunking_failed(ChunkingFailed(app.generation, old, "size: must be at least 1", "size"))
+        await settle(pilot)
+        assert app.doc.name == "essay.txt" and app.chunkset.document is app.doc
+        assert not [n for n in app._notifications if n.severity == "error"]
+        assert_screen_matches_engine(app)
+
+
+@run
+async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monkeypatch):
+    """No grammar → the app falls back to `semantic`; if that fails too, the user is told and the app
+    does not wait for a result that never comes."""
+    import asyncio
+
+    from chunktui.engine import ChunkingError
+    from chunktui.engine.code.languages import UnsupportedLanguageError
+
+    def failing(doc, strategy, params, **kwargs):
+        raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \
+            UnsupportedLanguageError(f"{doc.name}: no grammar")
+
+    monkeypatch.setattr(app_module, "chunk_document", failing)
+    app = ChunktuiApp(path=SAMPLES / "inventory.py", strategy="code", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(settle(pilot), timeout=20)
+        messages = [str(n.message) for n in app._notifications]
+        assert any("no grammar" in m for m in messages) and any("semantic: cannot read this" in m for m in messages)

@@ -79,9 +79,9 @@ class ChunksReady(Message):
 
 
 class ChunkingFailed(Message):
-    def __init__(self, generation: int, error: str, param: str | None = None) -> None:
+    def __init__(self, generation: int, document: Document, error: str, param: str | None = None) -> None:
         super().__init__()
-        self.generation, self.error, self.param = generation, error, param
+        self.generation, self.document, self.error, self.param = generation, document, error, param
 
 
 class ChunkingProgress(Message):
@@ -424,20 +424,23 @@ class ChunktuiApp(QualityMixin, App):
         except Cancelled:
             return
         except ParamError as exc:
-            self.post_message(ChunkingFailed(generation, str(exc), exc.name))
+            self.post_message(ChunkingFailed(generation, doc, str(exc), exc.name))
             return
         except UnsupportedLanguageError as exc:  # code strategies on a file without a grammar
             self.call_from_thread(self.notify, f"{exc}. Showing `semantic` instead.", title="No code grammar",
                                   severity="warning", timeout=8)
             try:
                 cs = chunk_document(doc, "semantic", {}, tokenizer=tokenizer, is_cancelled=lambda: worker.is_cancelled)
-            except (Cancelled, ChunktuiError):
+            except Cancelled:
+                return
+            except ChunktuiError as fallback_exc:  # said, so the app does not wait for a result forever
+                self.post_message(ChunkingFailed(generation, doc, str(fallback_exc)))
                 return
         except ChunktuiError as exc:
-            self.post_message(ChunkingFailed(generation, str(exc)))
+            self.post_message(ChunkingFailed(generation, doc, str(exc)))
             return
         except Exception as exc:  # a strategy bug must not take the app down with it
-            self.post_message(ChunkingFailed(generation, f"internal error in {strategy}: {exc!r}"))
+            self.post_message(ChunkingFailed(generation, doc, f"internal error in {strategy}: {exc!r}"))
             return
         if not worker.is_cancelled:
             if cs.chunks:  # the engine derives these for every chunk at the first read: here, not on the event loop
@@ -452,8 +455,8 @@ class ChunktuiApp(QualityMixin, App):
         self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
 
     def on_chunking_failed(self, message: ChunkingFailed) -> None:
-        if message.generation != self.generation or not self.is_running:
-            return
+        if message.generation != self.generation or not self.is_running or message.document is not self.doc:
+            return  # stale, for another document, or the app is shutting down
         self.done_generation = message.generation
         field = self.controls.field(message.param) if message.param else None
         if field is not None:
