@@ -144,27 +144,20 @@ class ChunkTable(ScrollView, can_focus=True):
     }
     """
 
-    class RowHighlighted(Message):
+    class _RowMessage(Message):
+        def __init__(self, chunk_table: ChunkTable, cursor_row: int) -> None:
+            super().__init__()
+            self.chunk_table, self.cursor_row = chunk_table, cursor_row
+
+        @property
+        def control(self) -> ChunkTable:
+            return self.chunk_table
+
+    class RowHighlighted(_RowMessage):
         """The cursor moved to `cursor_row` (by a key, a click or `move_cursor`)."""
 
-        def __init__(self, chunk_table: ChunkTable, cursor_row: int) -> None:
-            super().__init__()
-            self.chunk_table, self.cursor_row = chunk_table, cursor_row
-
-        @property
-        def control(self) -> ChunkTable:
-            return self.chunk_table
-
-    class RowSelected(Message):
+    class RowSelected(_RowMessage):
         """The user chose `cursor_row` (enter or a click)."""
-
-        def __init__(self, chunk_table: ChunkTable, cursor_row: int) -> None:
-            super().__init__()
-            self.chunk_table, self.cursor_row = chunk_table, cursor_row
-
-        @property
-        def control(self) -> ChunkTable:
-            return self.chunk_table
 
     def __init__(self, **kwargs) -> None:
         super().__init__(**kwargs)
