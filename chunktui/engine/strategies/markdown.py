@@ -33,10 +33,11 @@ from ..model import SpanTable
 # and the rest of the line (_atx_title decides), or a setext underline (nothing but "=" or "-", so
 # list items are not candidates). The first line is matched in place; one finditer finds every other
 # one: its literal "\n" lets the regex engine skip ahead (where "^" with re.M tries every position)
-# and the look-ahead drops most lines at their first character.
+# and the look-ahead (the indent and a marker character) drops most lines before the alternatives
+# are tried.
 _CANDIDATE_BODY = r" {0,3}(?:(`{3,}(?=[^`\n]*$)|~{3,})([^\n]*)|(#{1,6})([^\n]*)|(=+|-+)[ \t]*\r?$)"
 _CANDIDATE = re.compile(_CANDIDATE_BODY, re.M)
-_NEXT_CANDIDATE = re.compile(r"\n(?=[ #`~=-])" + _CANDIDATE_BODY, re.M)
+_NEXT_CANDIDATE = re.compile(r"\n(?= {0,3}[#`~=-])" + _CANDIDATE_BODY, re.M)
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
@@ -104,32 +105,30 @@ def _scan(doc) -> MarkdownScan:
     scan = MarkdownScan(starts, n, front)
     heads, fences = scan.heads, scan.fence_spans
     special = begin  # where the line after the last front matter, fence or heading starts (never setext text)
-    found = _NEXT_CANDIDATE.finditer(text, begin)
-    first = _CANDIDATE.match(text, begin)
+    # every match but the first line's starts at the "\n" before its line
+    found = _NEXT_CANDIDATE.finditer(text, begin - 1 if begin else 0)
+    first = None if begin else _CANDIDATE.match(text)
     fence = None  # (offset of the opening line, fence character, length) of the fence being skipped
+    size = len(text)
     for m in chain((first,), found) if first else found:
-        run = m.group(1)
+        run, rest, hashes, after, underline = m.groups()
         if fence is not None:  # only the line that closes it matters
-            rest = m.group(2)
             if run and run[0] == fence[1] and len(run) >= fence[2] and (not rest or rest.isspace()):
                 e = m.end() + 1
-                fences.append((fence[0], e if e <= len(text) else len(text)))
+                fences.append((fence[0], e if e <= size else size))
                 fence, special = None, e
         elif run:
-            s = m.start()
-            fence = (s + 1 if text[s] == "\n" else s, run[0], len(run))
-        elif m.group(3):
-            rest = m.group(4)  # most titles: after a space, no closing "#"s
-            title = t if rest[:1] == " " and (t := rest.strip())[-1:] != "#" else _atx_title(rest)
+            fence = (m.start() + (m is not first), run[0], len(run))
+        elif hashes:  # most titles: after a space, no closing "#"s
+            title = t if after[:1] == " " and (t := after.strip())[-1:] != "#" else _atx_title(after)
             if title is not None:
-                s = m.start()
-                heads.append((s + 1 if text[s] == "\n" else s, len(m.group(3)), title))
+                heads.append((m.start() + (m is not first), len(hashes), title))
                 special = m.end() + 1
-        elif (s := m.start() + (text[m.start()] == "\n")) > 0 and special != s:
+        elif (s := m.start() + (m is not first)) > 0 and special != s:
             p = text.rfind("\n", 0, s - 1) + 1
             prev = text[p:s - 2] if s - 2 >= p and text[s - 2] == "\r" else text[p:s - 1]
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
-                heads.append((p, 1 if m.group(5)[0] == "=" else 2, prev.strip()))
+                heads.append((p, 1 if underline[0] == "=" else 2, prev.strip()))
                 special = m.end() + 1
     if fence is not None:
         fences.append((fence[0], len(text)))
@@ -256,52 +255,59 @@ class _Cuts:
 _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, ctx) -> list[tuple[int, int, str, bool]]:
-    """Pieces (start, end, boundary_type of the start, cuts_code_block) of one long section.
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, ctx):
+    """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
+    the _Cuts of its fences (None without any).
 
     Each search's first answer is the cut unless it falls inside a fence kept whole (rare: only
     then does _Cuts search again before the fence), so most pieces cost no method call."""
-    cuts = _Cuts(text, fences, max_char)
-    kept_starts, kept = cuts.fence_starts, cuts.fences
-    pieces: list[tuple[int, int, str, bool]] = []
-    kind, half, size = "heading", max_char // 2, len(text)
+    cuts = _Cuts(text, fences, max_char) if fences else None
+    kept_starts, kept = (cuts.fence_starts, cuts.fences) if cuts else ((), ())
+    starts: list[int] = []
+    ends: list[int] = []
+    kinds: list[str] = []
+    half, size = max_char // 2, len(text)
     last_break, last_word, next_start = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _NEXT_START.search
+    rfind, check = text.rfind, ctx.check
     while True:
-        ctx.check()
+        check()
+        starts.append(start)
+        kinds.append(kind)
         limit = start + max_char
         if limit >= sec_end:
-            pieces.append((start, sec_end, kind, False))
-            break
+            ends.append(sec_end)
+            return starts, ends, kinds, cuts
         low = start + half
         if (m := last_break(text, low, limit)) is not None:
-            cut, level = m.end(), 0
-        elif (j := text.rfind("\n", low, limit)) >= 0:
-            cut, level = j + 1, 1
+            cut, kind = m.end(), "paragraph"
+        elif (j := rfind("\n", low, limit)) >= 0:
+            cut, kind = j + 1, "line"
         elif (m := last_word(text, low, min(size, limit + 1))) is not None:
-            cut, level = m.end(), 2
+            cut, kind = m.end(), "word"
         else:
-            cut, level = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), 3
+            cut, kind = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), "char"
         if cut <= low or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
                 and kept[k][0] < cut < kept[k][1]:
-            cut, level = _cut(cuts, start, limit, half)
-        pieces.append((start, cut, kind, False))
-        nxt = cut
-        if overlap:
-            lo = max(cut - overlap, start + 1)
+            cut, level = _cut(cuts or _Cuts(text, (), max_char), start, limit, half)
+            kind = _LEVEL_NAMES[level]
+        ends.append(cut)
+        if not overlap:
+            start = cut
+            continue
+        lo = cut - overlap
+        if lo <= start:
+            lo = start + 1
+        if lo < cut and (m := next_start(text, lo - 1, cut)) is not None and (word := m.end()) < cut:
+            if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 and kept[k][0] < word < kept[k][1]:
+                word = cuts.first(kept[k][1], cut)
+        else:
             word = None
-            if lo < cut and (m := next_start(text, lo - 1, cut)) is not None and m.end() < cut:
-                word = m.end()
-                if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
-                        and kept[k][0] < word < kept[k][1]:
-                    word = cuts.first(kept[k][1], cut)
-            if word is not None:
-                nxt = word
-            elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
-                nxt = lo
-        start, kind = nxt, _LEVEL_NAMES[level]
-    if not cuts.big:
-        return pieces
-    return [(a, b, k, _cuts_big(a, b, cuts.big)) for a, b, k, _ in pieces]
+        if word is not None:
+            start = word
+        elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
+            start = lo
+        else:
+            start = cut
 
 
 def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
@@ -324,38 +330,40 @@ def run(doc, params, ctx) -> Proposal:
     text = doc.text
     scan = scan_markdown(doc)
     fences = scan.fence_spans
+    fence_starts = [a for a, _ in fences]
     starts: list[int] = []
     ends: list[int] = []
     types: list[str] = []
     labels: list[str] = []
     metas: list[dict] = []
     total = max(1, len(text))
+    check, progress = ctx.check, ctx.progress
     for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
-        ctx.check()
-        ctx.progress(start / total)
-        meta = {"header_path": path}
-        if fused is not None:
-            meta["fused_headings"] = fused
-            meta["sections"] = len(fused) + (label == "")
+        check()
+        progress(start / total)
         btype = "heading" if label else "start"
         if end - start <= max_char:
+            meta = {"header_path": path}
+            if fused is not None:
+                meta["fused_headings"] = fused
+                meta["sections"] = len(fused) + (label == "")
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
             continue
-        inner = fences[bisect_left(fences, (start, -1)):bisect_left(fences, (end, -1))]
-        pieces = _split(text, start, end, inner, max_char, overlap, ctx)
-        n = len(pieces)
-        a, b, kinds, cut_code = zip(*pieces)
-        starts += a
-        ends += b
-        types.append(btype)
-        types += kinds[1:]
+        inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
+        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, ctx)
+        n = len(piece_starts)
+        starts += piece_starts
+        ends += piece_ends
+        types += kinds
         labels.append(label)
         base = label or "start"
         labels += [f"{base} (part {k}/{n})" for k in range(2, n + 1)]
+        first = len(metas)
         metas += [{"header_path": path, "part": k, "parts": n} for k in range(1, n + 1)]  # never fused: too long
-        for k in range(n) if True in cut_code else ():
-            if cut_code[k]:
-                metas[k - n]["cut_code_block"] = True
+        if cuts is not None and cuts.big:
+            for k, (a, b) in enumerate(zip(piece_starts, piece_ends), first):
+                if _cuts_big(a, b, cuts.big):
+                    metas[k]["cut_code_block"] = True
     return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
 
 
