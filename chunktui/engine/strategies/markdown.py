@@ -338,6 +338,7 @@ def run(doc, params, ctx) -> Proposal:
     metas: list[dict] = []
     total = max(1, len(text))
     check, progress = ctx.check, ctx.progress
+    parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
     for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
         check()
         progress(start / total)
@@ -357,7 +358,8 @@ def run(doc, params, ctx) -> Proposal:
         types += kinds
         labels.append(label)
         base = label or "start"
-        labels += [f"{base} (part {k}/{n})" for k in range(2, n + 1)]
+        tails = parts.get(n) or parts.setdefault(n, [f" (part {k}/{n})" for k in range(2, n + 1)])
+        labels += [base + tail for tail in tails]
         first = len(metas)
         metas += [{"header_path": path, "part": k, "parts": n} for k in range(1, n + 1)]  # never fused: too long
         if cuts is not None and cuts.big:
