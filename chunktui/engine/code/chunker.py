@@ -197,9 +197,25 @@ def _merge(run: list[Atom], fits_span, half_full) -> list[tuple[int, int, bool]]
     return [(s, e, o) for s, e, o in out]
 
 
-def _parsed(doc, language: str) -> tuple[ParsedFile, list, list]:
+def _parsed(doc, language: str) -> tuple[ParsedFile, list, list, str]:
     pf = parse(doc, language)
-    return (pf, *extract(pf))
+    defs, imports = extract(pf)
+    return pf, defs, imports, _without_imports(doc.text, imports)
+
+
+def _without_imports(text: str, imports: list) -> str:
+    """`text` with its import statements blanked (same length): an import does not "use" the
+    names it binds, and one copy serves every chunk instead of each blanking its own."""
+    parts, pos = [], 0
+    for imp in imports:
+        if imp.end > pos:
+            a = max(imp.start, pos)
+            parts += (text[pos:a], " " * (imp.end - a))
+            pos = imp.end
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
 
 
 class CodeChunker:
@@ -214,10 +230,10 @@ class CodeChunker:
             self.language = doc.language if doc.language in SPECS else detect_language(doc.path)
         # parse and entities do not depend on the parameters: a re-chunk of the same Document
         # (the app's size keys, a sweep's cells) reuses them (read-only from here on)
-        self.pf, self.defs, self.imports = derived(doc, ("code", self.language), lambda: _parsed(doc, self.language))
+        self.pf, self.defs, self.imports, self._uses_text = derived(doc, ("code", self.language),
+                                                                  lambda: _parsed(doc, self.language))
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
-        self._import_ends = [i.end for i in self.imports]
         self._importers: dict[str, set[int]] = {}
         self._used_by_names: dict[frozenset, tuple[list[str], str]] = {}
         self._import_signatures = [i.signature for i in self.imports]
@@ -365,12 +381,7 @@ class CodeChunker:
         """
         if not self._importers:
             return [], ""
-        body = self.doc.text[s:e]
-        lo, hi = bisect_right(self._import_ends, s), bisect_left(self._import_starts, e)
-        for imp in self.imports[lo:hi]:  # an import statement does not "use" the names it binds
-            a, b = max(imp.start, s) - s, min(imp.end, e) - s
-            if b > a:
-                body = body[:a] + " " * (b - a) + body[b:]
+        body = self._uses_text[s:e]
         names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
         if not names:
             return [], ""
