@@ -65,6 +65,32 @@ def test_spans_cut_at_every_offset_match_direct_encoding(name, text):
         assert index.count(cut, n) == direct(name, text[cut:])
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+@pytest.mark.parametrize("kept", (100_000, 3))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=fragment_texts, data=st.data())
+def test_many_spans_counted_at_once_match_direct_encoding(monkeypatch, name, kept, text, data):
+    """count_spans finds all spans' anchors in one pass and falls back span by span where there
+    are none; a fragment table that fills up (kept=3) is emptied mid-batch: same counts."""
+    monkeypatch.setattr(token_index, "_FRAGMENTS_KEPT", kept)
+    index = TokenIndex(text, name, get_encoding(name))
+    points = st.integers(min_value=0, max_value=len(text))
+    spans = [tuple(sorted((data.draw(points), data.draw(points)))) for _ in range(20)]
+    want = [direct(name, text[a:b]) for a, b in spans]
+    assert index.count_spans(spans) == want
+    assert index.count_spans(spans[::-1]) == want[::-1]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_spans_whose_ends_are_far_from_any_anchor_match_direct_encoding(name):
+    """Long runs with no anchor (one word, one number, one indent): the last anchor lies before
+    the short window searched first, or nowhere in the span."""
+    text = "Hello world, " + "x" * 150 + " and " + "7" * 120 + "\n" + " " * 130 + "end.\n"
+    index = TokenIndex(text, name, get_encoding(name))
+    spans = [(a, b) for a in range(0, len(text), 7) for b in range(a, len(text) + 1, 11)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
 def real_text() -> str:
     """Sample documents and the standard library's sources: prose, code, CRLF-free and not."""
     parts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_DOCS.glob("*")) if p.is_file()]

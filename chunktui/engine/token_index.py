@@ -25,10 +25,9 @@ document's tokens between a1 and a2 (the last anchor), encode text[a2:e]. A
 fixed margin of pieces would not be exact; anchors are, and the property test
 in tests/test_token_index.py checks it against direct encoding.
 
-The index keeps, per document token, how many characters it ends (its count of
-UTF-8 lead bytes, so a token that splits a character is still placed exactly),
-in blocks with running sums, so the count of tokens ending by character a is a
-bisect plus a short scan.
+The index keeps, per document token, the character offset where it ends (summed
+from its count of UTF-8 lead bytes, so a token that splits a character is still
+placed exactly), so the count of tokens ending by character a is one bisect.
 """
 
 from __future__ import annotations
@@ -40,11 +39,10 @@ from bisect import bisect_right
 from collections import OrderedDict
 from array import array
 from functools import partial
-from itertools import accumulate, compress, starmap
+from itertools import accumulate, chain, compress, count, repeat
 from operator import add, sub
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
-_BLOCK = 32
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _SEARCH_BACK = 64
 _FRAGMENT_MAX = 48
@@ -64,8 +62,12 @@ _ANCHOR_PATTERNS = {
     "o200k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=[^\s/])"),
 }
 # the last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
-# rightmost place the anchor rule matches (its end is the anchor)
-_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{p.pattern})") for name, p in _ANCHOR_PATTERNS.items()}
+# rightmost place the anchor rule matches (its end is the anchor); else the empty match at
+# the window's start (an anchor is the end of a one-character match, never a window's start)
+_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{p.pattern})|") for name, p in _ANCHOR_PATTERNS.items()}
+# the first anchor of a window, else its end
+_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{p.pattern}|\Z") for name, p in _ANCHOR_PATTERNS.items()}
+_match_end = re.Match.end
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"  # tiktoken's buffer: native u32
 
 _lead_tables: dict[str, str] = {}
@@ -100,16 +102,13 @@ class TokenIndex:
         self._anchor = _ANCHOR_PATTERNS[name]
         self._last_anchor_in = _LAST_ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
+        self._first_anchor_in = _FIRST_ANCHOR_PATTERNS[name].search
         ids = self._token_ids(text)
         self.total_tokens = len(ids)
         # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes)
         self._lead = ids.translate(_lead_table(name, encoding)).encode("latin-1")
         del ids
-        blocks = self._lead
-        self._block_starts = list(accumulate(
-            (sum(blocks[i:i + _BLOCK]) for i in range(0, len(blocks), _BLOCK)), initial=0))
-        self._ends: array | None = None  # every token's end, once the index is reused
-        self._batches = 0
+        self._ends = self._sum_ends(self._lead)
 
     def _token_ids(self, text: str) -> str:
         """The text's tokens as a str, one character per token id: tiktoken's packed buffer read
@@ -142,14 +141,7 @@ class TokenIndex:
 
     def tokens_before(self, offset: int) -> int:
         """How many document tokens end at or before character `offset` (an anchor)."""
-        if self._ends is not None:
-            return bisect_right(self._ends, offset)
-        starts = self._block_starts
-        j = bisect_right(starts, offset) - 1
-        if j >= len(starts) - 1:
-            return self.total_tokens
-        base = j * _BLOCK
-        return base + bisect_right(list(accumulate(self._lead[base:base + _BLOCK], initial=starts[j])), offset) - 1
+        return bisect_right(self._ends, offset)
 
     def _last_anchor(self, lo: int, e: int) -> int:
         """The last anchor in (lo, e], or -1; the window's tail first, where it nearly always is."""
@@ -157,10 +149,11 @@ class TokenIndex:
             return e
         last = self._last_anchor_in
         # e + 1: the rule reads the character after the anchor; none of the match lies before lo
-        m = last(self.text, max(lo, e - _SEARCH_BACK), e + 1)
-        if m is None and e - _SEARCH_BACK > lo:
-            m = last(self.text, lo, e + 1)
-        return m.end() if m is not None else -1
+        start = max(lo, e - _SEARCH_BACK)
+        a = last(self.text, start, e + 1).end()
+        if a == start and start > lo:
+            a = last(self.text, lo, e + 1).end()
+        return a if a > lo else -1
 
     def _parts(self, s: int, e: int) -> tuple[int, int, int]:
         """(n, a1, a2): text[s:e] holds n tokens of its own plus the document's tokens between
@@ -188,33 +181,61 @@ class TokenIndex:
     def token_ends(self) -> list[int]:
         """Character offsets where the document's tokens end (0 first, no repeats): where a
         token-sized window may cut. A token ending inside a character is placed after it."""
-        return [0, *compress(self._token_ends(), self._lead)]
+        return [0, *compress(self._ends, self._lead)]
 
-    def _token_ends(self) -> array:
-        """Every token's end, one bisect away: about 0.15x of an encode pass to build, so it
-        waits until the index is used again (a re-chunk) and then makes each span ~2x cheaper."""
-        if self._ends is None:
-            ends, lead = array("I"), self._lead
-            for i in range(0, len(lead), _ENDS_SLICE):  # one C call for all would hold the GIL (and the app) 0.1 s
-                part = accumulate(lead[i:i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
-                next(part)  # the carry: the previous slice's last end
-                ends.extend(part)
-            self._ends = ends
-        return self._ends
+    @staticmethod
+    def _sum_ends(lead: bytes) -> array:
+        """Every token's end, so that a span's anchors are one bisect each: about 0.08x of the
+        encode pass to build, and it halves the cost of every later count. Built in slices:
+        one C call for all would hold the GIL (and the app) for 0.1 s on a 10 MB text."""
+        ends = array("I")
+        for i in range(0, len(lead), _ENDS_SLICE):
+            part = accumulate(lead[i:i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
+            next(part)  # the carry: the previous slice's last end
+            ends.extend(part)
+        return ends
 
     def count_spans(self, spans) -> list[int]:
-        """Exact counts of many spans: each span's own part first, then the document's tokens
-        between anchors for all of them in one pass."""
-        self._batches += 1
-        if self._batches > 1:
-            before = partial(bisect_right, self._token_ends())
-        else:
-            before = self.tokens_before
-        parts = list(starmap(self._parts, spans))
-        if not parts:
+        """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
+        spans a Python loop per span cost as much as the counting): every span's first and last
+        anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
+        the document's tokens between the anchors; the rare span with no anchors, or too short
+        for them to pay, is counted on its own."""
+        before = partial(bisect_right, self._ends)
+        spans = list(spans)  # read twice below
+        starts = [s for s, _ in spans]
+        if not starts:
             return []
-        own, a1, a2 = zip(*parts)
-        return list(map(add, own, map(sub, map(before, a2), map(before, a1))))
+        ends = [e for _, e in spans]
+        text = self.text
+        # the first anchor after each start (the rule reads the character before it, hence s - 1),
+        # or the span's end when there is none (`\Z`)
+        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(sub, starts, repeat(1)), ends)))
+        # the last anchor in a short window before each end (where it nearly always is), or the
+        # window's start when there is none (the empty alternative); e + 1: the rule reads the
+        # character after the anchor
+        windows = list(map(max, a1s, map(sub, ends, repeat(_SEARCH_BACK))))
+        a2s = list(map(_match_end, map(self._last_anchor_in, repeat(text), windows, map(add, ends, repeat(1)))))
+        whole = [i for i, s, e, a1, a2, lo in zip(count(), starts, ends, a1s, a2s, windows)
+                 if a2 == lo or a1 >= e or e - s < DIRECT_BELOW]
+        for i in whole:  # their own fragments are counted below; none here
+            a1s[i], a2s[i] = starts[i], ends[i]
+        heads = list(map(text.__getitem__, map(slice, starts, a1s)))
+        tails = list(map(text.__getitem__, map(slice, a2s, ends)))
+        table = self._fragments  # heads and tails recur (word ends, indents): most are a lookup
+        new = set(chain(heads, tails)).difference(table)
+        if new:
+            if len(table) + len(new) > _FRAGMENTS_KEPT:
+                table.clear()
+                new = set(chain(heads, tails)).difference(table)
+            table.update(zip(new, map(len, map(self._encode_text, new))))
+        own = list(map(add, map(table.__getitem__, heads), map(table.__getitem__, tails)))
+        for fragment in new:  # a long one seldom recurs: keep only the short ones
+            if len(fragment) > _FRAGMENT_MAX:
+                del table[fragment]
+        for i in whole:
+            own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
+        return list(map(add, own, map(sub, map(before, a2s), map(before, a1s))))
 
 
 def cached_index(text: str, name: str) -> TokenIndex | None:
