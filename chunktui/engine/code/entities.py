@@ -22,9 +22,13 @@ _NAME_TYPES = {"identifier", "field_identifier", "type_identifier", "qualified_i
                "destructor_name", "namespace_identifier", "constant", "scoped_identifier", "property_identifier"}
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Entity:
-    """One definition (or import) with its place in the file and in the scope tree."""
+    """One definition (or import) with its place in the file and in the scope tree.
+
+    Slots, and no children list until there is a child: a big file has tens of thousands of
+    entities, kept with the parse, and every container object is work for each garbage collection.
+    """
 
     name: str
     kind: str
@@ -38,7 +42,7 @@ class Entity:
     start_byte: int
     end_byte: int
     parent: "Entity | None" = field(repr=False, default=None)
-    children: list = field(repr=False, default_factory=list)
+    children: list | tuple = field(repr=False, default=())
     bound: tuple[str, ...] = ()  # names an import binds
     owner: str | None = None  # Go: the receiver type a top-level method belongs to
 

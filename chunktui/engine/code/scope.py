@@ -15,7 +15,10 @@ def nest(defs: list) -> None:
             stack.pop()
         if stack:
             e.parent = stack[-1]
-            stack[-1].children.append(e)
+            if stack[-1].children:
+                stack[-1].children.append(e)
+            else:
+                stack[-1].children = [e]
             if e.kind == "function" and e.parent.kind in CONTAINER_KINDS:
                 e.kind = "method"
         stack.append(e)
