@@ -154,6 +154,9 @@ def heading_label(level: int, title: str) -> str:
     return "#" * level + (" " + title if title else "")
 
 
+_NONES = (None, (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
+
+
 def _groups(text: str, scan: MarkdownScan, min_char: int, max_char: int):
     """(start, end, header path, label, fused headings or None) of each chunk-to-be.
 
@@ -169,27 +172,34 @@ def _groups(text: str, scan: MarkdownScan, min_char: int, max_char: int):
     bounds.append(len(text))
     if bounds[0] == bounds[-1]:
         return
-    titles: list = [None, None, None]  # the title in force at each level
+    titles = (None, None, None)  # the title in force at each level
     i, n = 0, len(bounds) - 1
     while i < n:
         start, j = bounds[i], i + 1
+        end = bounds[j]
         while j < n:
-            size, nxt = bounds[j] - start, bounds[j + 1] - bounds[j]
+            size, nxt = end - start, bounds[j + 1] - end
             if (size < min_char or nxt < min_char) and size + nxt <= max_char:
                 j += 1
+                end = bounds[j]
             else:
                 break
-        for k in range(i, j):
-            if heads[k] is not None:
-                level = heads[k][1]
-                titles[level - 1] = heads[k][2]
-                titles[level:] = [None] * (3 - level)
-                if k == i:
-                    path = [t for t in titles if t is not None]
-        if heads[i] is None:
-            path = []
-        fused = None if j == i + 1 else [heading_label(h[1], h[2]) for h in heads[i:j] if h is not None]
-        yield start, bounds[j], path, "" if heads[i] is None else heading_label(heads[i][1], heads[i][2]), fused
+        head = heads[i]
+        if head is None:
+            path, label = [], ""
+        else:
+            _, level, title = head
+            titles = titles[:level - 1] + (title,) + _NONES[level]
+            path = [t for t in titles if t is not None]
+            label = heading_label(level, title)
+        if j == i + 1:
+            yield start, end, path, label, None
+        else:
+            fused = [label] if head is not None else []
+            for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
+                titles = titles[:level - 1] + (title,) + _NONES[level]
+                fused.append(heading_label(level, title))
+            yield start, end, path, label, fused
         i = j
 
 
