@@ -55,11 +55,12 @@ def _is_comment(node) -> bool:
     return "comment" in t or t in _COMMENT_LIKE
 
 
-def _groups(nodes) -> list[list]:
+def _groups(nodes, imports=frozenset()) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
-    Each group is [first row, last row, nodes] (`last_row` inlined: this runs for every
-    statement of the file).
+    Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
+    statement of the file). `imports` is True for a group of import statements (`imports` are
+    their node types) and comments, read here with the types: None while only comments were seen.
     """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
@@ -68,16 +69,19 @@ def _groups(nodes) -> list[list]:
         row = n.start_point[0]
         end_row, end_col = n.end_point
         last = end_row - 1 if end_col == 0 and end_row > row else end_row
+        t = n.type
+        comment = "comment" in t or t in _COMMENT_LIKE  # _is_comment(n)
         if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
             group = out[-1]
             group[1] = last
             group[2].append(n)
+            if group[3] is not False and not comment:
+                group[3] = t in imports
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n]])
+            out.append([row, last, [n], None if comment else t in imports])
             own_line = True
-        t = n.type
-        prev_last, prev_comment = last, "comment" in t or t in _COMMENT_LIKE  # _is_comment(n)
+        prev_last, prev_comment = last, comment
     return out
 
 
@@ -92,7 +96,7 @@ class _Atomizer:
         self.openable = self.blocks | {"ERROR"}
         if spec.name in ("javascript", "typescript", "tsx"):
             self.openable |= _JS_FUNCTION_HOLDERS
-        self.rows: list[tuple[int, int, list, bool, bool]] = []  # first row, last row, nodes, oversized, opens
+        self.rows: list[tuple[int, int, bool, bool, bool]] = []  # first row, last row, oversized, imports only, opens
 
     def can_open(self, n) -> bool:
         """Bodies, compound statements, and definitions that have a body (not `type X = A | B`)."""
@@ -103,9 +107,9 @@ class _Atomizer:
 
     def split(self, nodes) -> None:
         rows, fits = self.rows, self.fits
-        for first, last, g in _groups(nodes):
+        for first, last, g, imports in _groups(nodes, self.imports):
             if fits(first, last):
-                rows.append((first, last, g, False, False))
+                rows.append((first, last, False, imports is True, False))
                 continue
             opened, changed = [], False
             for n in g:
@@ -120,29 +124,24 @@ class _Atomizer:
                 if k < len(self.rows) and any(n.type in self.entities for n in g):
                     self.rows[k] = (*self.rows[k][:4], True)
             else:
-                self.rows.append((first, last, g, True, False))
+                self.rows.append((first, last, True, imports is True, False))
 
     def atoms(self) -> list[Atom]:
-        doc = self.pf.doc
+        text_end = len(self.pf.doc.text)
         root = self.pf.root
         if root.child_count:
             self.split(root.children)
         out: list[Atom] = []
         pos = 0
-        bounds, imports = self.bounds, self.imports
-        for first, last, nodes, oversized, opens in self.rows:
+        bounds = self.bounds
+        for first, last, oversized, imports_only, opens in self.rows:
             s, e = bounds[first], bounds[last + 1]
             if s > pos:
-                out.append(Atom(pos, s, blank=True))
-            if len(nodes) == 1:
-                only_imports = nodes[0].type in imports
-            else:
-                only_imports = any(n.type in imports for n in nodes) and \
-                    all(n.type in imports or _is_comment(n) for n in nodes)
-            out.append(Atom(s, e, oversized=oversized, imports_only=only_imports, opens=opens))
+                out.append(Atom(pos, s, False, True))
+            out.append(Atom(s, e, oversized, False, imports_only, opens))
             pos = e
-        if pos < len(doc.text):
-            out.append(Atom(pos, len(doc.text), blank=True))
+        if pos < text_end:
+            out.append(Atom(pos, text_end, False, True))
         return out
 
 
@@ -307,7 +306,7 @@ class CodeChunker:
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
         groups = _groups(self.pf.root.children) if self.pf.root.child_count else []
         starts, seen_first = [], False
-        for first, last, g in groups:
+        for first, last, g, _ in groups:
             if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):
                 if seen_first:
                     starts.append(doc.line_start(first + 1))
