@@ -383,8 +383,8 @@ def build_chunkset(
                 fields_["overlap_prev_chars"] = prev
             if nxt:
                 fields_["overlap_next_chars"] = nxt
-            if meta:
-                fields_["metadata"] = MappingProxyType(dict(meta))
+            if meta:  # a strategy's dict is its span's alone and done with: wrapped, not copied
+                fields_["metadata"] = MappingProxyType(meta if type(meta) is dict else dict(meta))
             if context is not None:
                 fields_["context_text"] = context
             append(chunk)
