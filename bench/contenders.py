@@ -157,8 +157,10 @@ def chonkie_code(mode: Mode, text: str) -> Runner:
     try:
         import tree_sitter_language_pack  # noqa: F401  (what CodeChunker parses with)
     except ImportError:
-        raise Skip("CodeChunker needs tree-sitter-language-pack, which the bench extra does not install "
-                   "(chunktui uses the official per-language grammar wheels)") from None
+        # tried: chonkie 1.7 hands the chunking itself to the pack's `process`, which only 1.x has,
+        # and 1.x downloads its grammars at run time; 0.13.0 bundles them but has no `process`
+        raise Skip("CodeChunker needs tree-sitter-language-pack 1.x, which downloads its grammars at run "
+                   "time (offline here; the bundled 0.13.0 lacks the API chonkie calls)") from None
     from chonkie import CodeChunker
 
     chunker = CodeChunker(tokenizer="character", chunk_size=mode.size, language="python")
