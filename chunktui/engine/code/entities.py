@@ -105,12 +105,14 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
         if node.id in seen:
             continue
         seen.add(node.id)
-        defs.append(_entity(pf, node, g.spec.entities.get(node.type) or EXTRA_KINDS.get(node.type, "function")))
+        t = node.type
+        defs.append(_entity(pf, node, t, g.spec.entities.get(t) or EXTRA_KINDS.get(t, "function")))
     nest(defs)
     imports = []
     for node in sorted(import_nodes, key=lambda n: n.start_byte):
-        e = _entity(pf, node, "import")
-        if node.type in g.spec.import_items:
+        t = node.type
+        e = _entity(pf, node, t, "import")
+        if t in g.spec.import_items:
             e.signature = f"import {e.signature}"  # a Go import spec, listed on its own
         e.name = e.signature
         e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
@@ -118,19 +120,20 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     return defs, imports
 
 
-def _entity(pf: ParsedFile, node, kind: str) -> Entity:
-    outer = _outer(pf, node)
+def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
+    """`t` is node.type, read once by the caller: each read makes a new string."""
+    outer = _outer(pf, node, t)
     leading = _leading_comments(outer)
     start = pf.char_at(outer.start_point)
     extent = pf.char_at(leading[0].start_point) if leading else start
-    if node.type == "function_definition":
+    if t == "function_definition":
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
             kind = "method"
     body = node.child_by_field_name("body")
     return Entity(
-        owner=_receiver(pf, node),
-        name=_name(pf, node), kind=kind, signature=_signature(pf, node, body),
+        owner=_receiver(pf, node) if t == "method_declaration" else None,
+        name=_name(pf, node, t), kind=kind, signature=_signature(pf, node, t, body),
         docstring=_docstring(pf, leading, body),
         start=start, end=pf.char_at(outer.end_point), extent_start=extent,
         start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
@@ -138,11 +141,11 @@ def _entity(pf: ParsedFile, node, kind: str) -> Entity:
     )
 
 
-def _outer(pf: ParsedFile, node):
+def _outer(pf: ParsedFile, node, node_type: str):
     """The node a definition really starts at: its decorators, `export`, `template<>`, `const x =`."""
     wrappers = pf.grammar.spec.wrappers
     parent = node.parent
-    if node.type == "variable_declarator" and parent is not None and parent.named_child_count == 1:
+    if node_type == "variable_declarator" and parent is not None and parent.named_child_count == 1:
         node, parent = parent, parent.parent
     while parent is not None and parent.type in wrappers:
         node, parent = parent, parent.parent
@@ -164,8 +167,8 @@ def _leading_comments(node) -> list:
 
 
 def _receiver(pf: ParsedFile, node) -> str | None:
-    """`Server` for Go's `func (s *Server) Name()`: the type the method hangs off."""
-    receiver = node.child_by_field_name("receiver") if node.type == "method_declaration" else None
+    """`Server` for Go's `func (s *Server) Name()` (a method_declaration): the type the method hangs off."""
+    receiver = node.child_by_field_name("receiver")
     if receiver is None or pf.grammar.spec.name != "go":
         return None
     param = next((c for c in receiver.named_children if c.type == "parameter_declaration"), None)
@@ -182,26 +185,26 @@ def _declarator_name_node(node):
     return d
 
 
-def _name(pf: ParsedFile, node) -> str:
-    if node.type == "impl_item":
+def _name(pf: ParsedFile, node, node_type: str) -> str:
+    if node_type == "impl_item":
         typ, trait = node.child_by_field_name("type"), node.child_by_field_name("trait")
         return f"{pf.text(trait)} for {pf.text(typ)}" if trait is not None else pf.text(typ) if typ is not None else "impl"
     name = node.child_by_field_name("name")
     if name is None:
         name = _declarator_name_node(node)
-    if name is None and node.type == "type_definition":
+    if name is None and node_type == "type_definition":
         name = node.child_by_field_name("declarator")
     return _WS.sub(" ", pf.text(name)) if name is not None else "<anonymous>"
 
 
-def _body(node, body):
+def _body(node, node_type: str, body):
     """What follows a definition's signature; `body` is its "body" field."""
     if body is not None:
         return body
-    if node.type == "variable_declarator":
+    if node_type == "variable_declarator":
         value = node.child_by_field_name("value")
         body = value.child_by_field_name("body") if value is not None else None
-    if body is None and node.type == "type_spec":
+    if body is None and node_type == "type_spec":
         typ = node.child_by_field_name("type")
         if typ is not None and typ.named_child_count:
             body = typ.children[-1] if typ.type == "struct_type" else next(
@@ -209,21 +212,24 @@ def _body(node, body):
     return body
 
 
-def _signature(pf: ParsedFile, node, body) -> str:
+def _signature(pf: ParsedFile, node, node_type: str, body) -> str:
     """The declaration up to its body, on one line: `async getUser(id: string): Promise<User>`."""
-    start = node.parent if node.type == "variable_declarator" and node.parent is not None else node
+    start = node.parent if node_type == "variable_declarator" and node.parent is not None else node
     own_body = body is not None  # the "body" field: a child of node
-    body = _body(node, body)
+    body = _body(node, node_type, body)
     end = node.end_byte
     if body is not None and body.start_byte > start.start_byte:
         end = body.start_byte
         if own_body:  # stop before any comment that precedes the body (`def f():  # note`)
-            end = max((c.end_byte for c in node.children if c.end_byte <= end and "comment" not in c.type),
-                      default=end)
+            before = body.prev_sibling
+            while before is not None and "comment" in before.type:
+                before = before.prev_sibling
+            if before is not None:
+                end = before.end_byte
     text = " ".join(pf.source[start.start_byte:end].decode("utf-8", "replace").split())  # = _WS.sub + strip
     if body is not None:
         text = text.rstrip("{:").rstrip()
-    if node.type == "type_spec":
+    if node_type == "type_spec":
         text = "type " + text
     return text if len(text) <= _SIGNATURE_MAX else text[:_SIGNATURE_MAX - 1] + "…"
 
