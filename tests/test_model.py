@@ -139,3 +139,12 @@ def test_concurrent_runs_leave_the_garbage_collector_enabled(monkeypatch):
     y.start()
     x.join(10), y.join(10)
     assert state.on
+
+
+def test_chunks_of_two_builds_of_the_same_spans_are_equal():
+    """A re-run gives equal chunks (what a caller comparing two chunkings relies on), and only those."""
+    doc = Document.from_text("héllo\nwörld\n" * 20)
+    spans = [Span(s, s + 30, metadata={"n": s}) for s in range(0, 200, 20)]
+    one, two = (build_chunkset(doc, spans, strategy="t", params={}, tokenizer="chars") for _ in range(2))
+    assert one.chunks == two.chunks
+    assert one.chunks[1] != two.chunks[2] and one.chunks[1] != "not a chunk"

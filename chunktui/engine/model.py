@@ -107,6 +107,13 @@ class Chunk:
     metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
     context_text: str | None = None
 
+    def __eq__(self, other):
+        """Field by field, whichever build made either (each build's chunks have a class of
+        their own, see `_Batch`)."""
+        if isinstance(other, Chunk):
+            return _chunk_fields(self) == _chunk_fields(other)
+        return NotImplemented
+
     @property
     def id(self) -> str:
         return chunk_id(self.index)
@@ -129,6 +136,7 @@ class Chunk:
         return self.boundary_label
 
 
+_chunk_fields = attrgetter(*Chunk.__dataclass_fields__)
 _NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
 
 
@@ -148,7 +156,7 @@ class _Derived:
         if chunk is None:
             return self
         fields_ = chunk.__dict__
-        source = fields_["_source"]
+        source = type(chunk)._source
         batch = source.batch()
         if batch is not None:
             batch.fill(self.fill)
@@ -170,16 +178,22 @@ class _Batch:
     """One build's chunks, so that a derived field read on one chunk is computed for all of
     them in one pass (a table reads every chunk's end line at once). The ChunkSet holds it;
     chunks reach it through a weak reference, so no reference cycle keeps a discarded
-    chunking alive."""
+    chunking alive.
+
+    The chunks are made of a subclass of Chunk of this build's own that holds the source: a
+    chunk's field dict then holds only numbers and strings, which the garbage collector does
+    not track, so each collection after a big run walks half the objects."""
 
     def __init__(self, doc: Document, chunks: list["Chunk"]):
         self.doc, self.chunks, self.done = doc, chunks, set()
-        self.source = _Source(doc, self)
+        self.chunk_class = type("Chunk", (Chunk,), {
+            "__slots__": (), "__module__": __name__, "__qualname__": "Chunk", "_source": _Source(doc, self)})
 
     def fill(self, fill) -> None:
         if fill not in self.done:
             # the ChunkSet's list, less any chunk a caller put there from another build (it may hold none)
-            dicts = [f for c in self.chunks if (f := c.__dict__).get("_source") is self.source]
+            cls = self.chunk_class
+            dicts = [c.__dict__ for c in self.chunks if type(c) is cls]
             if dicts:
                 fill(self.doc, dicts)
             self.done.add(fill)
@@ -363,7 +377,7 @@ def build_chunkset(
     chunks: list[Chunk] = []
     append = chunks.append
     batch = _Batch(doc, chunks)
-    source = batch.source
+    chunk_class = batch.chunk_class
     # a frozen dataclass's __init__ sets each field through object.__setattr__; giving the
     # instance its field dict at once makes the same Chunk about 5x faster. Fields equal to
     # the class's defaults (no overlap, no metadata, no context) stay out of it: a dict of
@@ -374,10 +388,10 @@ def build_chunkset(
     with gc_paused():
         for i, start, end, n_tokens, prev, nxt, btype, label, meta, context in zip(
                 count(), starts, ends, token_counts, ov_prev, ov_next, types, labels, metadata, contexts):
-            chunk = new_chunk(Chunk)
+            chunk = new_chunk(chunk_class)
             set_field(chunk, "__dict__", fields_ := {
                 "index": i, "start": start, "end": end, "text": text[start:end], "tokens": n_tokens,
-                "boundary_type": btype, "boundary_label": label, "_source": source,
+                "boundary_type": btype, "boundary_label": label,
             })
             if prev:
                 fields_["overlap_prev_chars"] = prev
