@@ -246,6 +246,8 @@ class CodeChunker:
         self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
                              for k, e in enumerate(level)}
         self._sibling_detail = params.get("sibling_detail", "signatures")
+        self._scopes: dict[int, tuple[tuple[str, ...], str]] = {}
+        self._context_head = f"{comment} {doc.path or '<text>'}"
         self._context_mode = params.get("context_mode", "full")
         unit = params.get("unit", "bytes")
         self._plain = unit == "chars" or (unit == "bytes" and doc._ascii)  # size is e - s
@@ -355,8 +357,12 @@ class CodeChunker:
         used_signatures, uses_context = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined)
         split = e2 > s2 and self._splits(s2, e2, head)
-        btype, label = self._boundary(index, s2, chain, defined, local_imports, split)
-        scope_chain = chain[-1].chain if chain else []
+        if chain:
+            names, scope_label = self._scope_names(chain[-1])
+            scope_chain = list(names)
+        else:
+            scope_chain, scope_label = [], None
+        btype, label = self._boundary(index, s2, scope_label, defined, local_imports, split)
         meta = {
             "language": self.language,
             "scope_chain": scope_chain,
@@ -369,7 +375,7 @@ class CodeChunker:
         }
         if oversized:
             meta["oversized"] = True
-        context = self._context(chain, scope_chain, defined, siblings, uses_context, text[start:core_e])
+        context = self._context(chain, scope_label, defined, siblings, uses_context, text[start:core_e])
         return Span(start, core_e, btype, label, metadata=meta, context_text=context)
 
     def _used_imports(self, s: int, e: int) -> tuple[list[str], str]:
@@ -392,6 +398,14 @@ class CodeChunker:
                                                 "".join(map(self._uses_lines.__getitem__, used)))
         return found[0].copy(), found[1]
 
+    def _scope_names(self, scope) -> tuple[tuple[str, ...], str]:
+        """A scope's chain of names and their `A > b` form, made once per scope (many chunks share one)."""
+        found = self._scopes.get(id(scope))
+        if found is None:
+            names = tuple(scope.chain)
+            found = self._scopes[id(scope)] = (names, " > ".join(names))
+        return found
+
     def _siblings(self, chain, defined) -> list[str]:
         detail = self._sibling_detail
         if detail == "none":
@@ -413,31 +427,34 @@ class CodeChunker:
         Classes, impls, traits and namespaces are cut between their members all the
         time; a cut inside a function, type, enum or interface is what users must see.
         """
-        # `head` holds the first character; the chain of [s2, e2) is a prefix of it
-        holders = head + self.tree.chain_for(e2 - 1, e2)
-        return any(e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2) for e in holders)
+        # `head` holds the first character, the tail chain the last (asked only when head has no cut);
+        # the chain of [s2, e2) is a prefix of both
+        def cut(e) -> bool:
+            return e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2)
 
-    def _boundary(self, index, s2, chain, defined, local_imports, split) -> tuple[str, str]:
+        return any(map(cut, head)) or any(map(cut, self.tree.chain_for(e2 - 1, e2)))
+
+    def _boundary(self, index, s2, scope_label, defined, local_imports, split) -> tuple[str, str]:
         for d in defined:
             if d.extent_start <= s2 <= d.start or d.start == s2:
                 return _BOUNDARY.get(d.kind, "entity"), d.signature
         if local_imports and local_imports[0].start <= s2 + 1:
             return "import", local_imports[0].signature
-        if chain:
-            return "statement", " > ".join(chain[-1].chain)
+        if scope_label is not None:
+            return "statement", scope_label
         text = self.doc.text
         nl = text.find("\n", s2, s2 + 200)
         first_line = text[s2:nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
-    def _context(self, chain, scope_chain, defined, siblings, uses_context: str, code: str) -> str | None:
+    def _context(self, chain, scope_label, defined, siblings, uses_context: str, code: str) -> str | None:
         mode = self._context_mode
         if mode == "none":
             return None
         c = self.pf.grammar.spec.comment
-        parts = [f"{c} {self.doc.path or '<text>'}"]  # joined once: the code and the imports can be long
+        parts = [self._context_head]  # joined once: the code and the imports can be long
         if chain:
-            parts.append(f"\n{c} Scope: {' > '.join(scope_chain)}")
+            parts.append(f"\n{c} Scope: {scope_label}")
         if mode == "full":
             if chain and chain[-1] not in defined:
                 parts.append(f"\n{c} Inside: {chain[-1].signature}")
