@@ -91,6 +91,18 @@ def test_spans_whose_ends_are_far_from_any_anchor_match_direct_encoding(name):
     assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
 
 
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=300, deadline=None)
+@given(fragment=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), min_size=1, max_size=12)
+       | st.from_regex(r"[ (_'-]?[A-Za-z0-9]{1,10}", fullmatch=True))
+def test_fragments_read_as_one_piece_encode_as_tiktoken_does(name, fragment):
+    """The fast path for a head or tail that is one pre-tokenizer piece: same tokens as tiktoken's."""
+    index = TokenIndex("x", name, get_encoding(name))
+    if index._one_piece(fragment):
+        bpe = get_encoding(name)._core_bpe
+        assert bpe.encode_single_piece(fragment.encode()) == get_encoding(name).encode_ordinary(fragment)
+
+
 def real_text() -> str:
     """Sample documents and the standard library's sources: prose, code, CRLF-free and not."""
     parts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_DOCS.glob("*")) if p.is_file()]

@@ -40,7 +40,7 @@ from collections import OrderedDict
 from array import array
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, sub
+from operator import add, not_, sub
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -68,6 +68,13 @@ _LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{p.pattern})|") for name, 
 # the first anchor of a window, else its end
 _FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{p.pattern}|\Z") for name, p in _ANCHOR_PATTERNS.items()}
 _match_end = re.Match.end
+# ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
+# mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
+# lowercase letter from the capital after it ("camelCase" is two pieces)
+_ONE_PIECE_PATTERNS = {
+    "cl100k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?[A-Za-z]+"),
+    "o200k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?(?:[A-Z]*[a-z]+|[A-Z]+[a-z]*)"),
+}
 _UTF32 = "utf-32-le" if sys.byteorder == "little" else "utf-32-be"  # tiktoken's buffer: native u32
 
 _lead_tables: dict[str, str] = {}
@@ -103,6 +110,7 @@ class TokenIndex:
         self._last_anchor_in = _LAST_ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
         self._first_anchor_in = _FIRST_ANCHOR_PATTERNS[name].search
+        self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
         ids = self._token_ids(text)
         self.total_tokens = len(ids)
         # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes)
@@ -195,6 +203,17 @@ class TokenIndex:
             ends.extend(part)
         return ends
 
+    def _count_new(self, fragments: set[str]) -> None:
+        """Count fragments into the table. Most are a word's end or a space and a word's start,
+        one pre-tokenizer piece, which tiktoken encodes about 3x faster without its regex."""
+        fragments = list(fragments)
+        one_piece = list(map(bool, map(self._one_piece, fragments)))
+        pieces = list(compress(fragments, one_piece))
+        table, encode_piece = self._fragments, self._encoding._core_bpe.encode_single_piece
+        table.update(zip(pieces, map(len, map(encode_piece, map(str.encode, pieces)))))
+        others = list(compress(fragments, map(not_, one_piece)))
+        table.update(zip(others, map(len, map(self._encode_text, others))))
+
     def count_spans(self, spans) -> list[int]:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
         spans a Python loop per span cost as much as the counting): every span's first and last
@@ -228,7 +247,7 @@ class TokenIndex:
             if len(table) + len(new) > _FRAGMENTS_KEPT:
                 table.clear()
                 new = set(chain(heads, tails)).difference(table)
-            table.update(zip(new, map(len, map(self._encode_text, new))))
+            self._count_new(new)
         own = list(map(add, map(table.__getitem__, heads), map(table.__getitem__, tails)))
         for fragment in new:  # a long one seldom recurs: keep only the short ones
             if len(fragment) > _FRAGMENT_MAX:
