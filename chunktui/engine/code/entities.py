@@ -126,14 +126,15 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
     leading = _leading_comments(outer)
     start = pf.char_at(outer.start_point)
     extent = pf.char_at(leading[0].start_point) if leading else start
-    if t == "function_definition":
+    if t == "function_definition" and pf.grammar.spec.name == "cpp":  # `void Cls::f()`
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
             kind = "method"
     body = node.child_by_field_name("body")
     return Entity(
         owner=_receiver(pf, node) if t == "method_declaration" else None,
-        name=_name(pf, node, t), kind=kind, signature=_signature(pf, node, t, body),
+        name=_name(pf, node, t) if kind != "import" else "",  # extract names an import by its signature
+        kind=kind, signature=_signature(pf, node, t, body),
         docstring=_docstring(pf, leading, body),
         start=start, end=pf.char_at(outer.end_point), extent_start=extent,
         start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
