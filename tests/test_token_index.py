@@ -103,6 +103,24 @@ def test_fragments_read_as_one_piece_encode_as_tiktoken_does(name, fragment):
         assert bpe.encode_single_piece(fragment.encode()) == get_encoding(name).encode_ordinary(fragment)
 
 
+INDENTED = (
+    '{\n    "Name": "web",\n    "Tags": [\n        {"Key": "env", "Value": "prod"},\n  \t  "x"\n    ],\n'
+    '    "Count": 12345, "Path": "/a/b"\n}\n'
+    "See **bold** and [a link](https://example.com/x) or (see `code`), -flag --long, #tag, $HOME.\n"
+    "def f(x):\n    if x:\n        return {'a': x}\n    \n\treturn None\n  \n   \n"
+)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_spans_of_indented_and_punctuated_text_match_direct_encoding(name):
+    """Where a space and punctuation open a word, and where an indent opens a line: spans that
+    start and end at every place around them, including inside the punctuation and the indent."""
+    text = INDENTED * 2
+    index = TokenIndex(text, name, get_encoding(name))
+    spans = [(a, b) for a in range(len(text)) for b in range(a, min(len(text), a + 40) + 1)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
 def real_text() -> str:
     """Sample documents and the standard library's sources: prose, code, CRLF-free and not."""
     parts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_DOCS.glob("*")) if p.is_file()]

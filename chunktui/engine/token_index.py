@@ -55,11 +55,22 @@ DIRECT_BELOW = 96
 # punctuation; no marks, which o200k_base counts as letters).
 _AFTER_WORD = (r"[ \t\r\n!-&(-/:-@\[-`{-~\u3001-\u3003\u3008-\u3011\u3014-\u301f"
                r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
+# A space, a run of ASCII punctuation (no apostrophe) and then an ASCII letter or digit: both
+# patterns start a piece at the space (neither lets a space prefix punctuation in a letter
+# piece), take the whole run in it, and start the next piece at the letter. The anchor is the
+# run's end, but only in windows that hold the space: without it the run may prefix the letters.
+_AFTER_SPACED_PUNCTUATION = r" [!-&(-/:-@\[-`{-~]+(?=[A-Za-z0-9])"
+# A line feed followed by spaces or tabs and a non-space (an indented line): the line feed ends
+# its piece (no newline follows to extend it) and the indent starts one. Only when the window
+# holds the non-space and one more character: ending inside the indent, the window's last
+# whitespace run would be one piece (`\s++$`); the extra character keeps the rule inside a
+# window that a last-anchor search reads one character past.
+_BEFORE_INDENT = r"\n(?=[ \t]+\S[\s\S])"
 # `[^\W_]` is a letter or number (str.isalnum); `\S` excludes str.isspace, a superset of the
 # White_Space set tiktoken's regex uses, so both only ever under-report anchors
 _ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=\S)"),
-    "o200k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=[^\s/])"),
+    "cl100k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=\S)|{_AFTER_SPACED_PUNCTUATION}|{_BEFORE_INDENT}"),
+    "o200k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=[^\s/])|{_AFTER_SPACED_PUNCTUATION}|{_BEFORE_INDENT}"),
 }
 # the last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost place the anchor rule matches (its end is the anchor); else the empty match at
@@ -68,6 +79,14 @@ _LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{p.pattern})|") for name, 
 # the first anchor of a window, else its end
 _FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{p.pattern}|\Z") for name, p in _ANCHOR_PATTERNS.items()}
 _match_end = re.Match.end
+
+
+def _search_from(text: str, s: int) -> int:
+    """Where to look for the first anchor of a window starting at s: one character before it,
+    which the first two rules read, unless that is a space, which would lend the third rule a
+    space the window does not hold (and the first two never match at a space)."""
+    return s if s and text[s - 1] == " " else s - 1
+
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
 # mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
 # lowercase letter from the capital after it ("camelCase" is two pieces)
@@ -169,7 +188,7 @@ class TokenIndex:
         text = self.text
         if e - s >= DIRECT_BELOW:
             if s:
-                m = self._anchor.search(text, s - 1, e)  # from s - 1: the rule reads the character before
+                m = self._anchor.search(text, _search_from(text, s), e)
                 a1 = m.end() if m is not None else -1
             else:
                 a1 = 0
@@ -227,9 +246,8 @@ class TokenIndex:
             return []
         ends = [e for _, e in spans]
         text = self.text
-        # the first anchor after each start (the rule reads the character before it, hence s - 1),
-        # or the span's end when there is none (`\Z`)
-        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(sub, starts, repeat(1)), ends)))
+        # the first anchor after each start, or the span's end when there is none (`\Z`)
+        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(_search_from, repeat(text), starts), ends)))
         # the last anchor in a short window before each end (where it nearly always is), or the
         # window's start when there is none (the empty alternative); e + 1: the rule reads the
         # character after the anchor
