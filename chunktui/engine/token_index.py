@@ -4,7 +4,7 @@ tiktoken splits text with a pre-tokenizer pattern and BPE-encodes each piece on
 its own, so a span's count is additive across any position that is a piece
 boundary *in every window of text that contains it* and where no piece's match
 depends on what follows. We call such positions anchors. Reading both patterns
-(cl100k_base, o200k_base), two kinds qualify:
+(cl100k_base, o200k_base), four kinds qualify:
 
 * a letter or number followed by whitespace or by punctuation other than an
   apostrophe (or a combining mark, a letter to o200k_base): no alternative puts
@@ -14,7 +14,11 @@ depends on what follows. We call such positions anchors. Reading both patterns
   "/", which its punctuation alternative may glue to preceding newlines): no
   piece holds a newline followed by a non-whitespace character, and the
   whitespace run before it ends in that newline whether the text goes on
-  (`\\s*[\\r\\n]`) or ends (`\\s++$`).
+  (`\\s*[\\r\\n]`) or ends (`\\s++$`);
+* two that hold only in windows holding some context around them (a search for
+  them keeps that context inside the span): the end of an ASCII punctuation run
+  that a space opens and a letter or digit follows, and a line feed before an
+  indented line (see `_AFTER_SPACED_PUNCTUATION` and `_BEFORE_INDENT`).
 
 Both patterns' context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
 and optional quantifiers) only look at whitespace runs or letter/digit runs,
