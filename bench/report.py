@@ -236,8 +236,9 @@ def render_tokens(rows: list[dict]) -> list[str]:
            "as a ratio to one whole-document `encode_ordinary` pass. *first*: fixed 2048 chars with 10% "
            "overlap, no index kept (it is built by this call); *re-chunk*: other parameters on the same "
            "text. *direct*: encoding every span on its own, what a counter without the index does. "
-           "A re-chunk costs a few microseconds a span whatever its length, so it stays under 0.1x of "
-           "an encode pass for chunks of about 250 tokens (1000 characters) and up.", "",
+           "Each figure is the median of the runs (five times as many below 1 MB, where a run can take "
+           "under a millisecond). A re-chunk costs a few microseconds a span whatever its length: "
+           "what it pays for is the characters from a span's ends to the nearest anchors.", "",
            "| size | chunks (first) | encode pass | direct | first | " + " | ".join(f"re-chunk: {l}" for l in labels)
            + " | exact |", "|---|---:|---:|---:|---:|" + "---:|" * len(labels) + "---|"]
     for t in rows:

@@ -37,7 +37,9 @@ def token_count_bench(size_key: str, text: str, repeat: int, log) -> dict:
 
     # interleaved, so load that comes and goes weighs on the encode pass and the counts alike
     times: dict[str, list[float]] = {"encode": [], "direct": [], "first": [], **{k: [] for k in rechunks}}
-    for _ in range(repeat):
+    # below 1 MB a run takes a millisecond or less, where one pause of the shared machine would
+    # move the median: more runs there
+    for _ in range(repeat if len(text) >= 1_000_000 else 5 * repeat):
         times["encode"].append(timed(lambda: len(encode(text)))[0])
         times["direct"].append(timed(lambda: [len(encode(text[s:e])) for s, e in first_spans])[0])
         token_index.clear_cache()
