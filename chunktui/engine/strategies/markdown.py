@@ -265,20 +265,31 @@ class _Cuts:
 _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, ctx):
-    """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
-    the _Cuts of its fences (None without any).
+def _cut_pattern(max_char: int) -> re.Pattern:
+    """Matched at a piece's start, ends at its cut: after the last paragraph break, else line break,
+    else before the last word in the window's second half, else `max_char` characters on; the group
+    that matched names the level. A greedy count backs off from the window's end, so each level's
+    first match is its last position; with a literal right after the count, the engine skips every
+    position without that character. Only a blank line's spaces can run past the window (_split checks)."""
+    half = max_char // 2
+    levels = [rf".{{{half},{max_char - 1}}}\n(?P<line>)", rf".{{{half},{max_char - 1}}}\s(?P<word>)(?=\S)", f".{{{max_char}}}"]
+    if max_char - 2 >= half:  # room for a blank line in the second half
+        levels.insert(0, rf".{{{half},{max_char - 2}}}\n[ \t\r]*\n(?P<paragraph>)")
+    return re.compile("(?s)" + "|".join(levels))
 
-    Each search's first answer is the cut unless it falls inside a fence kept whole (rare: only
-    then does _Cuts search again before the fence), so most pieces cost no method call."""
+
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx):
+    """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
+    the _Cuts of its fences (None without any). `cut_at` is _cut_pattern(max_char).match.
+
+    Its answer is the cut unless it falls inside a fence kept whole or past the window (rare: only
+    then does _Cuts search again, before the fence), so most pieces cost one regex match."""
     cuts = _Cuts(text, fences, max_char) if fences else None
     kept_starts, kept = (cuts.fence_starts, cuts.fences) if cuts else ((), ())
     starts: list[int] = []
     ends: list[int] = []
     kinds: list[str] = []
-    half, size = max_char // 2, len(text)
-    last_break, last_word, next_start = _LAST_PARAGRAPH_BREAK.match, _LAST_BEFORE_WORD.match, _NEXT_START.search
-    rfind, check = text.rfind, ctx.check
+    half, next_start, check = max_char // 2, _NEXT_START.search, ctx.check
     while True:
         check()
         starts.append(start)
@@ -287,16 +298,11 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
         if limit >= sec_end:
             ends.append(sec_end)
             return starts, ends, kinds, cuts
-        low = start + half
-        if (m := last_break(text, low, limit)) is not None:
-            cut, kind = m.end(), "paragraph"
-        elif (j := rfind("\n", low, limit)) >= 0:
-            cut, kind = j + 1, "line"
-        elif (m := last_word(text, low, min(size, limit + 1))) is not None:
-            cut, kind = m.end(), "word"
-        else:
-            cut, kind = (limit - 1 if text[limit - 1:limit + 1] == "\r\n" else limit), "char"
-        if cut <= low or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
+        m = cut_at(text, start, sec_end)
+        cut, kind = m.end(), m.lastgroup or "char"
+        if kind == "char" and text[cut - 1:cut + 1] == "\r\n":
+            cut -= 1
+        if cut > limit or cut <= start + half or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
                 and kept[k][0] < cut < kept[k][1]:
             cut, level = _cut(cuts or _Cuts(text, (), max_char), start, limit, half)
             kind = _LEVEL_NAMES[level]
@@ -348,6 +354,7 @@ def run(doc, params, ctx) -> Proposal:
     metas: list[dict] = []
     total = max(1, len(text))
     check, progress = ctx.check, ctx.progress
+    cut_at = _cut_pattern(max_char).match
     parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
     for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
         check()
@@ -361,7 +368,7 @@ def run(doc, params, ctx) -> Proposal:
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
             continue
         inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
-        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, ctx)
+        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx)
         n = len(piece_starts)
         starts += piece_starts
         ends += piece_ends
