@@ -55,12 +55,12 @@ def _is_comment(node) -> bool:
     return "comment" in t or t in _COMMENT_LIKE
 
 
-def _groups(nodes, imports=frozenset()) -> list[list]:
+def _groups(nodes, import_types=frozenset()) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
     Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
-    statement of the file). `imports` is True for a group of import statements (`imports` are
-    their node types) and comments, read here with the types: None while only comments were seen.
+    statement of the file). `imports` is True for import statements and comments only, told here
+    where the node types are read anyway (None while only comments were seen).
     """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
@@ -76,10 +76,10 @@ def _groups(nodes, imports=frozenset()) -> list[list]:
             group[1] = last
             group[2].append(n)
             if group[3] is not False and not comment:
-                group[3] = t in imports
+                group[3] = t in import_types
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n], None if comment else t in imports])
+            out.append([row, last, [n], None if comment else t in import_types])
             own_line = True
         prev_last, prev_comment = last, comment
     return out
