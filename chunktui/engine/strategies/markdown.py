@@ -34,10 +34,10 @@ from ..model import SpanTable
 # list items are not candidates). The first line is matched in place; one finditer finds every other
 # one: its literal "\n" lets the regex engine skip ahead (where "^" with re.M tries every position)
 # and the look-ahead (the indent and a marker character) drops most lines before the alternatives
-# are tried.
-_CANDIDATE_BODY = r" {0,3}(?:(`{3,}(?=[^`\n]*$)|~{3,})([^\n]*)|(#{1,6})([^\n]*)|(=+|-+)[ \t]*\r?$)"
+# are tried. What follows an indent is never a space, so it is matched possessively (no backing off).
+_CANDIDATE_BODY = r" {0,3}+(?:(`{3,}(?=[^`\n]*$)|~{3,})([^\n]*)|(#{1,6})([^\n]*)|(=+|-+)[ \t]*\r?$)"
 _CANDIDATE = re.compile(_CANDIDATE_BODY, re.M)
-_NEXT_CANDIDATE = re.compile(r"\n(?= {0,3}[#`~=-])" + _CANDIDATE_BODY, re.M)
+_NEXT_CANDIDATE = re.compile(r"\n(?= {0,3}+[#`~=-])" + _CANDIDATE_BODY, re.M)
 _FRONT_MATTER_END = re.compile(r"^[ \t]*(?:---|\.\.\.)[ \t]*\r?$", re.M)
 _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
