@@ -128,7 +128,8 @@ def test_concurrent_runs_leave_the_garbage_collector_enabled(monkeypatch):
         if threading.current_thread().name == "X":
             state.x_on.set()
 
-    fake = SimpleNamespace(isenabled=isenabled, disable=disable, enable=enable)
+    fake = SimpleNamespace(isenabled=isenabled, disable=disable, enable=enable,
+                           get_freeze_count=lambda: 0, freeze=lambda: None, unfreeze=lambda: None)
     monkeypatch.setattr(model, "gc", fake)
     monkeypatch.setattr(run, "gc", fake, raising=False)
     doc = Document.from_text("some words\n" * 40)
@@ -148,3 +149,22 @@ def test_chunks_of_two_builds_of_the_same_spans_are_equal():
     one, two = (build_chunkset(doc, spans, strategy="t", params={}, tokenizer="chars") for _ in range(2))
     assert one.chunks == two.chunks
     assert one.chunks[1] != two.chunks[2] and one.chunks[1] != "not a chunk"
+
+
+def test_a_run_leaves_its_chunks_old_and_a_frozen_heap_frozen():
+    """The young collections after a run do not walk its chunks (they are in the oldest generation);
+    a heap frozen on purpose (a pre-fork server) is not unfrozen by a run."""
+    from chunktui.engine.run import chunk_document
+
+    doc = Document.from_text("some words\n" * 400)
+    cs = chunk_document(doc, "lines", {"size": 5, "overlap": 0})
+    assert gc.isenabled()
+    chunk = cs.chunks[7]
+    assert [any(o is chunk for o in gc.get_objects(generation=g)) for g in (0, 1, 2)] == [False, False, True]
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        chunk_document(doc, "lines", {"size": 3, "overlap": 0})
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
