@@ -121,6 +121,43 @@ def test_spans_of_indented_and_punctuated_text_match_direct_encoding(name):
     assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
 
 
+def test_two_threads_counting_on_one_index_with_a_small_fragment_table(monkeypatch):
+    """The app's chunking and quality threads may count spans of one document at once, while
+    the fragment table fills up and is replaced: every count stays exact and nothing raises."""
+    import sys
+    import threading
+
+    monkeypatch.setattr(token_index, "_FRAGMENTS_KEPT", 8)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    text = INDENTED * 20
+    index = TokenIndex(text, "cl100k_base", get_encoding("cl100k_base"))
+    rng = random.Random(5)
+    batches = [[tuple(sorted((rng.randrange(len(text)), rng.randrange(len(text))))) for _ in range(60)]
+               for _ in range(8)]
+    want = [[direct("cl100k_base", text[a:b]) for a, b in spans] for spans in batches]
+    errors = []
+
+    def count(order):
+        try:
+            for _ in range(15):
+                for k in order:
+                    if index.count_spans(batches[k]) != want[k]:
+                        errors.append(k)
+        except Exception as exc:  # a race would show as a KeyError here
+            errors.append(exc)
+
+    threads = [threading.Thread(target=count, args=(order,)) for order in (range(8), range(7, -1, -1))]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert errors == []
+
+
 def real_text() -> str:
     """Sample documents and the standard library's sources: prose, code, CRLF-free and not."""
     parts = [p.read_text(encoding="utf-8") for p in sorted(SAMPLE_DOCS.glob("*")) if p.is_file()]

@@ -44,7 +44,7 @@ from collections import OrderedDict
 from array import array
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, not_, sub
+from operator import add, is_, not_, sub
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -165,10 +165,16 @@ class TokenIndex:
             return len(self._encode_text(text))
         count = self._fragments.get(text)
         if count is None:
-            if len(self._fragments) >= _FRAGMENTS_KEPT:
-                self._fragments.clear()
-            count = self._fragments[text] = len(self._encode_text(text)) if text else 0
+            count = len(self._encode_text(text))
+            self._remember([(text, count)])
         return count
+
+    def _remember(self, counts: list[tuple[str, int]]) -> None:
+        """Keep short fragments' counts, up to a bound: a full table is replaced, not emptied,
+        so a thread still reading it is not disturbed."""
+        if len(self._fragments) + len(counts) > _FRAGMENTS_KEPT:
+            self._fragments = {}
+        self._fragments.update(counts)
 
     def tokens_before(self, offset: int) -> int:
         """How many document tokens end at or before character `offset` (an anchor)."""
@@ -226,16 +232,15 @@ class TokenIndex:
             ends.extend(part)
         return ends
 
-    def _count_new(self, fragments: set[str]) -> None:
-        """Count fragments into the table. Most are a word's end or a space and a word's start,
-        one pre-tokenizer piece, which tiktoken encodes about 3x faster without its regex."""
-        fragments = list(fragments)
+    def _count_fragments(self, fragments: list[str]) -> list[int]:
+        """Each fragment's count. Most are a word's end or a space and a word's start, one
+        pre-tokenizer piece, which tiktoken encodes about 3x faster without its regex."""
         one_piece = list(map(bool, map(self._one_piece, fragments)))
         pieces = list(compress(fragments, one_piece))
-        table, encode_piece = self._fragments, self._encoding._core_bpe.encode_single_piece
-        table.update(zip(pieces, map(len, map(encode_piece, map(str.encode, pieces)))))
+        counts = dict(zip(pieces, map(len, map(self._encoding._core_bpe.encode_single_piece, map(str.encode, pieces)))))
         others = list(compress(fragments, map(not_, one_piece)))
-        table.update(zip(others, map(len, map(self._encode_text, others))))
+        counts.update(zip(others, map(len, map(self._encode_text, others))))
+        return list(map(counts.__getitem__, fragments))
 
     def count_spans(self, spans) -> list[int]:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
@@ -263,17 +268,17 @@ class TokenIndex:
             a1s[i], a2s[i] = starts[i], ends[i]
         heads = list(map(text.__getitem__, map(slice, starts, a1s)))
         tails = list(map(text.__getitem__, map(slice, a2s, ends)))
-        table = self._fragments  # heads and tails recur (word ends, indents): most are a lookup
-        new = set(chain(heads, tails)).difference(table)
+        # heads and tails recur (word ends, indents): most are in the table kept across calls. This
+        # call reads its own copy of what it needs, as another thread may count on the same index
+        fragments = list(set(chain(heads, tails)))
+        known = list(map(self._fragments.get, fragments))
+        new = list(compress(fragments, map(is_, known, repeat(None))))
+        counts = dict(zip(fragments, known))
         if new:
-            if len(table) + len(new) > _FRAGMENTS_KEPT:
-                table.clear()
-                new = set(chain(heads, tails)).difference(table)
-            self._count_new(new)
-        own = list(map(add, map(table.__getitem__, heads), map(table.__getitem__, tails)))
-        for fragment in new:  # a long one seldom recurs: keep only the short ones
-            if len(fragment) > _FRAGMENT_MAX:
-                del table[fragment]
+            new_counts = self._count_fragments(new)
+            counts.update(zip(new, new_counts))
+            self._remember([(f, n) for f, n in zip(new, new_counts) if len(f) <= _FRAGMENT_MAX])
+        own = list(map(add, map(counts.__getitem__, heads), map(counts.__getitem__, tails)))
         for i in whole:
             own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
         return list(map(add, own, map(sub, map(before, a2s), map(before, a1s))))
