@@ -117,12 +117,18 @@ class _Splitter:
                 check()
             if overlap:
                 after = find(sep, cut + width, end)  # the end of the piece that did not fit
-                after = end if after == -1 else after
+                if after == -1:
+                    after = end
                 if after - cut < size:  # not a piece split on its own: back off into the chunk
-                    back = find(sep, max(cut - overlap, after - size), cut)
-                    if pair and back != -1 and text[back - 1] == "\n":
-                        back = self._pair_next(cur, back, cut)
-                    cut = cut if back == -1 else back
+                    lo = after - size
+                    if lo < cut - overlap:
+                        lo = cut - overlap
+                    back = find(sep, lo, cut)
+                    if back != -1:
+                        if pair and text[back - 1] == "\n":
+                            back = self._pair_next(cur, back, cut)
+                        if back != -1:
+                            cut = back
             cur = cut
         if cur < end:
             add_start(cur)
