@@ -13,7 +13,7 @@ from textual.widgets import Input, Select
 from chunktui.engine import all_strategies
 from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, run, set_input, settle
+from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
 
 
 @run
@@ -35,9 +35,7 @@ async def test_each_kind_of_sample_opens_with_the_engines_chunks():
 
 @run
 async def test_strategy_size_and_overlap_changes_rechunk_like_the_engine():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         app.query_one("#strategy", Select).value = "lines"
         await settle(pilot)
         assert app.controls.strategy_name == "lines"
@@ -67,9 +65,7 @@ async def test_strategy_size_and_overlap_changes_rechunk_like_the_engine():
 
 @run
 async def test_strategy_from_palette_action_and_remembered_params():
-    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="recursive", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "essay.txt", strategy="recursive") as (app, pilot):
         await set_input(pilot, "#param-size", "300")
         await app.run_action("strategy('split')")
         await settle(pilot)
@@ -88,9 +84,7 @@ async def test_strategy_from_palette_action_and_remembered_params():
 ])
 @run
 async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 100, "overlap": 10}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 100, "overlap": 10}) as (app, pilot):
         shown, generation = app.chunkset, app.generation
         await set_input(pilot, "#param-overlap", value)
         field = app.controls.field("overlap")
@@ -105,9 +99,7 @@ async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
 
 @run
 async def test_selecting_a_row_scrolls_the_document_there():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
         target = app.chunkset.chunks[12]
         assert app.view.first_visible_line == 1 and target.start_line > app.view.last_visible_line
         app.table.focus()
@@ -121,9 +113,7 @@ async def test_selecting_a_row_scrolls_the_document_there():
 
 @run
 async def test_moving_the_cursor_selects_the_chunk_under_it():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
         app.view.focus()
         await pilot.press("pagedown", "down", "down")
         await pilot.pause()
@@ -140,9 +130,7 @@ async def test_moving_the_cursor_selects_the_chunk_under_it():
 
 @run
 async def test_engine_error_becomes_a_notification_not_a_crash():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="lines", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="lines") as (app, pilot):
         shown = app.chunkset
         await app.run_action("strategy('cues')")  # a markdown guide is not a subtitle file
         await settle(pilot)
@@ -154,9 +142,7 @@ async def test_engine_error_becomes_a_notification_not_a_crash():
 
 @run
 async def test_histogram_toggles_between_tokens_and_chars():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         histogram = app.query_one("#histogram")
         assert histogram.values == [c.tokens for c in app.chunkset.chunks]
         assert histogram.budget_mark == app.budget
@@ -166,9 +152,7 @@ async def test_histogram_toggles_between_tokens_and_chars():
 
 @run
 async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
-    app = ChunktuiApp(path=SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}) as (app, pilot):
         view, cs = app.view, app.chunkset
         rows = {y + 1: view.render_line(y).text for y in range(view.scrollable_content_region.height)}
         header = cs.gaps[0]
@@ -177,10 +161,7 @@ async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
         assert f"#1 {first.boundary_label}"[:10] in rows[first.start_line]
         assert "╱" in rows[header.end_line - 1]  # a gap row is hatched after its text
 
-    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 1},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 1}) as (app, pilot):
         view, second = app.view, app.chunkset.chunks[1]
         assert f"#2 {second.boundary_label}" in view.render_line(second.start_line - 1).text
         shared = second.start_line + 1  # still inside chunk 1: chunk 1 borrows one line of chunk 2
@@ -191,9 +172,7 @@ async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
 
 @run
 async def test_auto_opens_as_the_strategy_it_picks_with_its_parameters_to_tune():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", params={"max_tokens": 1500}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", params={"max_tokens": 1500}) as (app, pilot):
         assert app.controls.strategy_name == "prose"
         assert app.query_one("#strategy", Select).value == "prose"
         assert app.query_one("#param-max_tokens", Input).value == "1500"  # params given with auto reach the pick
@@ -216,10 +195,7 @@ async def test_auto_opens_as_the_strategy_it_picks_with_its_parameters_to_tune()
 
 @run
 async def test_histogram_counts_whole_chunks_and_labels_the_budget_in_range():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=250,
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=250) as (app, pilot):
         plot = uncolorize(app.query_one("#histogram").plt.build())
         ticks = re.findall(r"^\s*([\d.]+)\s*┤", plot, re.MULTILINE)
         assert ticks and all(float(t) == int(float(t)) for t in ticks), ticks
@@ -231,9 +207,7 @@ async def test_histogram_counts_whole_chunks_and_labels_the_budget_in_range():
 
 @run
 async def test_table_labels_show_the_most_specific_end_of_the_header_path():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}) as (app, pilot):
         deep = [c for c in app.chunkset.chunks if len(c.metadata.get("header_path") or ()) > 2]
         assert deep
         for c in deep:
@@ -246,9 +220,7 @@ async def test_table_labels_show_the_most_specific_end_of_the_header_path():
 @run
 async def test_s_steps_through_the_strategies_that_can_read_the_document(name):
     """Format-only strategies (cues, email, data…) are skipped on documents of other kinds: no error on the way."""
-    app = ChunktuiApp(path=SAMPLES / name, strategy="lines", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / name, strategy="lines") as (app, pilot):
         kind = app.doc.kind
         readable = [s.name for s in all_strategies() if s.name != "auto" and (not s.kinds or kind in s.kinds)]
         assert len(readable) < len(all_strategies()) - 1  # some strategies are made for other formats
@@ -268,9 +240,7 @@ async def test_cycles_are_collected_once_the_app_is_quiet_and_the_collector_is_r
     monkeypatch.setattr(gc_pacing, "QUIET_SECONDS", 0.1)
     monkeypatch.setattr(gc_pacing, "DUE_AFTER", 0)
     enabled = gc.isenabled()
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         assert not gc.isenabled()  # no automatic pass lands in the middle of a re-chunk
 
         class Node:
@@ -292,9 +262,7 @@ async def test_a_chunking_of_the_previous_document_that_arrives_after_another_op
     over the new document's text (its offsets belong to the other text)."""
     from chunktui.ui.app import ChunksReady
 
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         old = app.chunkset
         await app.open_path(SAMPLES / "essay.txt")
         app.on_chunks_ready(ChunksReady(app.generation, old))  # the old run lands before the new one starts
@@ -311,9 +279,7 @@ async def test_a_quality_result_that_lands_after_exit_leaves_the_collector_as_it
     from chunktui.engine.quality import assess
     from chunktui.ui.quality_actions import QualityReady
 
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         cs = app.chunkset
     assert gc.get_freeze_count() == 0
     app.on_quality_ready(QualityReady(cs, assess(cs, app.budget), None))
@@ -325,9 +291,7 @@ async def test_a_failure_of_the_previous_document_that_arrives_after_another_ope
     """A late error from the last document's run must not be reported (or mark a field) on the new one."""
     from chunktui.ui.app import ChunkingFailed
 
-    app = ChunktuiApp(path=SAMPLES / "guide.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
         old = app.doc
         await app.open_path(SAMPLES / "essay.txt")
         app.on_chunking_failed(ChunkingFailed(app.generation, old, "size: must be at least 1", "size"))

@@ -13,7 +13,7 @@ from chunktui.ui.commands import ChunktuiCommands
 from chunktui.ui.screens.export import ExportScreen
 from chunktui.ui.screens.help import HelpScreen
 from chunktui.ui.screens.picker import FilePickerScreen
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, run, settle
+from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, settle
 
 
 @run
@@ -22,9 +22,7 @@ async def test_chunks_yaml_opens_in_review_mode_and_can_switch_to_tuning(tmp_pat
     source.write_text((SAMPLES / "notes.md").read_text(encoding="utf-8"), encoding="utf-8")
     saved = chunk_document(load_document(source), "lines", {"size": 8, "overlap": 2})
     store = save_chunkset(saved, tmp_path / "chunks.yaml")
-    app = ChunktuiApp(path=store, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(store) as (app, pilot):
         assert app.mode == "review"
         assert [(c.start, c.end, c.text) for c in app.chunkset.chunks] == \
             [(c.start, c.end, c.text) for c in saved.chunks]
@@ -45,9 +43,7 @@ async def test_chunks_yaml_of_a_changed_source_says_so(tmp_path):
     store = save_chunkset(chunk_document(load_document(source), "lines", {"size": 1, "overlap": 0}),
                           tmp_path / "chunks.yaml")
     source.write_text("# One\n\nchanged text\n", encoding="utf-8")
-    app = ChunktuiApp(path=store, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(store) as (app, pilot):
         assert app.mode == "review"
         assert "CHANGED" in str(app.query_one("#banner").content)
         assert app.chunkset.chunks[2].text == "first text\n"
@@ -59,9 +55,7 @@ async def test_chunks_yaml_of_a_changed_source_says_so(tmp_path):
 @run
 async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
     out = tmp_path / "out"
-    app = ChunktuiApp(path=SAMPLES / "inventory.py", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "inventory.py") as (app, pilot):
         count = len(app.chunkset.chunks)
         await pilot.press("e")
         await pilot.pause()
@@ -98,9 +92,7 @@ async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
 @run
 async def test_save_profile_writes_what_the_controls_show(tmp_path):
     target = tmp_path / "p.yaml"
-    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}) as (app, pilot):
         await pilot.press("ctrl+s")
         await pilot.pause()
         app.screen.query_one("#profile-path", Input).value = str(target)
@@ -120,9 +112,7 @@ async def test_no_file_opens_the_picker_and_help_lists_every_binding():
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, FilePickerScreen)
-    app = ChunktuiApp(path=SAMPLES / "notes.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "notes.md") as (app, pilot):
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -149,9 +139,7 @@ async def test_demo_steps_through_strategies_with_their_summary():
 
 @run
 async def test_palette_offers_every_strategy_and_switches_to_it():
-    app = ChunktuiApp(path=SAMPLES / "essay.txt", strategy="lines", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "essay.txt", strategy="lines") as (app, pilot):
         provider = ChunktuiCommands(app.screen)
         hits = {hit.text: hit async for hit in provider.discover()}
         for strategy in all_strategies():
@@ -165,9 +153,7 @@ async def test_palette_offers_every_strategy_and_switches_to_it():
 
 @run
 async def test_escape_from_the_picker_returns_to_the_open_document():
-    app = ChunktuiApp(path=SAMPLES / "notes.md", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "notes.md") as (app, pilot):
         app.action_open_picker()  # the palette's "Open another file…"
         await pilot.pause()
         assert isinstance(app.screen, FilePickerScreen)

@@ -8,9 +8,8 @@ import shutil
 from textual.widgets import Input, Select, Switch
 
 from chunktui.formats.profiles import load_profile
-from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.screens.export import ExportScreen
-from test_ui_support import FAST, SAMPLES, SIZE, run, set_input, settle
+from test_ui_support import SAMPLES, opened, run, set_input, settle
 
 
 def assert_rechunked(app, original, size):
@@ -40,9 +39,7 @@ async def test_changed_then_deleted_file_still_rechunks_and_exports(tmp_path):
     src = tmp_path / "guide.md"
     shutil.copy(SAMPLES / "guide.md", src)
     original = src.read_bytes().decode("utf-8")
-    app = ChunktuiApp(path=src, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(src) as (app, pilot):
         app.query_one("#strategy", Select).value = "lines"
         await settle(pilot)
         await set_input(pilot, "#param-overlap", "0")

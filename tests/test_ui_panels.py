@@ -12,7 +12,7 @@ from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.cue_times import cue_panel, duration
 from chunktui.ui.widgets.gaps import gaps_panel
 from chunktui.ui.widgets.thread_tree import thread_panel
-from test_ui_support import FAST, SAMPLES, SIZE, run, settle
+from test_ui_support import SAMPLES, opened, run, settle
 
 
 def detail_lines(app: ChunktuiApp) -> list[str]:
@@ -40,9 +40,7 @@ async def select_with_n(pilot, index: int) -> None:
 
 @run
 async def test_thread_tree_shows_threads_forks_and_follows_the_selection():
-    app = ChunktuiApp(path=SAMPLES / "threads.mbox", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "threads.mbox") as (app, pilot):
         cs = app.chunkset
         assert cs.strategy == "email"  # auto picked it for .mbox
         lines = detail_lines(app)
@@ -75,9 +73,7 @@ async def test_thread_tree_shows_threads_forks_and_follows_the_selection():
 async def test_thread_tree_in_review_of_a_saved_chunks_yaml(tmp_path):
     cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email", {"max_emails_per_chunk": 2, "overlap_emails": 1})
     save_chunkset(cs, tmp_path / "chunks.yaml")
-    app = ChunktuiApp(path=tmp_path / "chunks.yaml", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(tmp_path / "chunks.yaml") as (app, pilot):
         assert app.mode == "review"
         text = flat(detail_lines(app))
         thread = [c for c in cs.chunks if c.metadata["thread_id"] == cs.chunks[0].metadata["thread_id"]]
@@ -87,9 +83,7 @@ async def test_thread_tree_in_review_of_a_saved_chunks_yaml(tmp_path):
 
 @run
 async def test_cue_panel_shows_the_selected_chunks_times():
-    app = ChunktuiApp(path=SAMPLES / "talk.vtt", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "talk.vtt") as (app, pilot):
         cs = app.chunkset
         assert cs.strategy == "cues"
         for index in (0, 1):
@@ -119,9 +113,7 @@ def test_duration_and_speakers():
 
 @run
 async def test_gaps_panel_lists_sampled_out_ranges_with_totals():
-    app = ChunktuiApp(path=SAMPLES / "service.log", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log") as (app, pilot):
         cs, doc = app.chunkset, app.doc
         assert cs.strategy == "log" and cs.gaps
         assert {g.reason for g in cs.gaps} == {"sampled out"}
@@ -162,9 +154,7 @@ async def click_detail(pilot, needle: str, occurrence: int = 0) -> None:
 
 @run
 async def test_clicking_panels_selects_chunks_and_jumps_to_gaps():
-    app = ChunktuiApp(path=SAMPLES / "threads.mbox", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "threads.mbox") as (app, pilot):
         detail = app.query_one("#detail")
         await pilot.press("z")  # the panels sit below the fold of the normal pane
         await settle(pilot)
@@ -189,10 +179,7 @@ async def test_clicking_panels_selects_chunks_and_jumps_to_gaps():
 
 @run
 async def test_clicking_the_scope_tree_selects_the_chunk_of_a_definition():
-    app = ChunktuiApp(path=SAMPLES / "inventory.py", strategy="code", params={"max_chunk_size": 1500},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "inventory.py", strategy="code", params={"max_chunk_size": 1500}) as (app, pilot):
         await pilot.press("z")
         await settle(pilot)
         last = app.chunkset.chunks[-1]

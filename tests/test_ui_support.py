@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from textual.widgets import Input
@@ -38,6 +39,16 @@ async def settle(pilot) -> None:
     await pilot.app.wait_idle()
     await pilot.app.workers.wait_for_complete()  # follow-up workers (quality flags) too
     await pilot.pause()
+
+
+@asynccontextmanager
+async def opened(path, **options):
+    """The app on `path` running at the tests' size, its first chunking shown: `(app, pilot)`.
+    Options go to ChunktuiApp; the debounce is the tests' short one unless given."""
+    app = ChunktuiApp(path=path, **{"debounce": FAST, **options})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        yield app, pilot
 
 
 def engine_result(app: ChunktuiApp):

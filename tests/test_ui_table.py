@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from chunktui.engine import Document, Span, build_chunkset
-from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets import chunk_table
-from test_ui_support import FAST, SAMPLES, SIZE, engine_result, run, settle
+from test_ui_support import SAMPLES, engine_result, opened, run
 
 
 def row_text(table, row: int) -> str:
@@ -23,9 +22,7 @@ def tokens_segment(table, row: int):
 
 @run
 async def test_a_row_per_chunk_with_the_engines_numbers():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}) as (app, pilot):
         table, expected = app.table, engine_result(app).chunks
         assert table.row_count == len(expected)
         header = table.render_line(0).text.split()
@@ -39,10 +36,7 @@ async def test_a_row_per_chunk_with_the_engines_numbers():
 
 @run
 async def test_over_budget_tokens_are_red_and_bold_in_dark_and_light_themes():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=240,
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, budget=240) as (app, pilot):
         table, chunks = app.table, app.chunkset.chunks
         over = next(c.index for c in chunks if c.tokens > 240 and c.index != table.cursor_row)
         under = next(c.index for c in chunks if c.tokens <= 240 and c.index != table.cursor_row)
@@ -64,10 +58,7 @@ async def test_over_budget_tokens_are_red_and_bold_in_dark_and_light_themes():
 
 @run
 async def test_keys_move_the_row_cursor_and_the_document_follows():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 5, "overlap": 0},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 5, "overlap": 0}) as (app, pilot):
         table, chunks = app.table, app.chunkset.chunks
         visible = table.scrollable_content_region.height - 1
         assert len(chunks) > 2 * visible  # enough rows to scroll
@@ -91,10 +82,7 @@ async def test_keys_move_the_row_cursor_and_the_document_follows():
 
 @run
 async def test_clicking_a_row_selects_that_chunk():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
         target = app.chunkset.chunks[4]
         assert target.start_line > app.view.last_visible_line
         await pilot.click("#table", offset=(3, 5))  # line 0 is the header, so line 5 is row 4
@@ -109,10 +97,7 @@ async def test_clicking_a_row_selects_that_chunk():
 
 @run
 async def test_enter_selects_the_highlighted_row_again_after_the_document_moved():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
         table = app.table
         table.focus()
         await pilot.press("down", "down")
@@ -124,10 +109,7 @@ async def test_enter_selects_the_highlighted_row_again_after_the_document_moved(
 
 @run
 async def test_document_cursor_brings_the_chunks_row_into_view():
-    app = ChunktuiApp(path=SAMPLES / "service.log", strategy="lines", params={"size": 3, "overlap": 0},
-                      debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 3, "overlap": 0}) as (app, pilot):
         app.view.focus()
         await pilot.press("end")
         await pilot.pause()
@@ -138,9 +120,7 @@ async def test_document_cursor_brings_the_chunks_row_into_view():
 
 @run
 async def test_marks_for_oversized_and_split_chunks_precede_the_label():
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="lines", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "guide.md", strategy="lines") as (app, pilot):
         doc = Document.from_text("def a():\n    pass\n\ndef b():\n    pass\n", kind="code")
         spans = [Span(0, 18, "function", "a", {"oversized": True}),
                  Span(18, 36, "function", "b", {"split_entity": True, "scope_chain": ["module", "b"]})]
@@ -160,9 +140,7 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
     label = chunk_table.chunk_label
     monkeypatch.setattr(chunk_table, "chunk_label",
                         lambda chunk, width: labelled.append(chunk.index) or label(chunk, width))
-    app = ChunktuiApp(path=path, strategy="lines", params={"size": 1, "overlap": 0}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(path, strategy="lines", params={"size": 1, "overlap": 0}) as (app, pilot):
         table = app.table
         assert table.row_count == len(app.chunkset.chunks) == 6000
         rows = table.scrollable_content_region.height
@@ -178,9 +156,7 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
 
 @run
 async def test_long_labels_scroll_sideways_under_a_header_that_follows():
-    app = ChunktuiApp(path=SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}, debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}) as (app, pilot):
         table = app.table
         label = table.get_cell_at((0, 5))  # "00:00:04.200 --> 00:00:42.817": wider than the room left for it
         assert not row_text(table, 0).rstrip().endswith(label) and table.render_line(0).text.split()[0] == "#"
@@ -200,9 +176,7 @@ async def test_wide_character_labels_are_shown_whole(tmp_path):
     """A label's column is measured in cells: CJK text takes two a character and must not be cut."""
     path = tmp_path / "cjk.txt"
     path.write_text("日本語の文章です。これは二番目の文です。\n\n段落が変わります。\n", encoding="utf-8")
-    app = ChunktuiApp(path=path, strategy="prose", debounce=FAST)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+    async with opened(path, strategy="prose") as (app, pilot):
         table = app.table
         label = table.get_cell_at((0, 5))
         assert label.startswith("日本語の文章です。")
