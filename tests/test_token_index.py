@@ -251,3 +251,17 @@ def test_token_ends_are_where_whole_text_tokens_end(name):
             decoded += 1
     assert set(ends) <= prefixes | {len(text)}
     assert len(ends) >= len(prefixes) - decoded
+
+
+PAIR_CHARS = ("s", "Z", "5", ".", "'", " ", "\t", "\n", "(", "/", "_", "é", "٣", "，")
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_spans_ending_between_any_two_kinds_of_character_match_direct_encoding(name):
+    """The anchor rules read the characters on either side of a place (a letter before a digit,
+    punctuation before a space or digit, ...): spans that start and end at every place in a text
+    holding every three-character sequence of letters, digits, punctuation and whitespace."""
+    text = "".join(a + b + c for a in PAIR_CHARS for b in PAIR_CHARS for c in PAIR_CHARS)
+    index = TokenIndex(text, name, get_encoding(name))
+    spans = [(a, b) for a in range(len(text)) for b in range(a + 1, min(len(text), a + 7) + 1)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]

@@ -4,12 +4,16 @@ tiktoken splits text with a pre-tokenizer pattern and BPE-encodes each piece on
 its own, so a span's count is additive across any position that is a piece
 boundary *in every window of text that contains it* and where no piece's match
 depends on what follows. We call such positions anchors. Reading both patterns
-(cl100k_base, o200k_base), four kinds qualify:
+(cl100k_base, o200k_base), these qualify (`_PAIRS`, `_LINE_FEED`):
 
 * a letter or number followed by whitespace or by punctuation other than an
   apostrophe (or a combining mark, a letter to o200k_base): no alternative puts
   anything but letters (cl100k_base: digits) after a letter or digit in the
   same piece, and a letter/number run stops there whether the text goes on or ends;
+  likewise an ASCII letter followed by a digit and a digit followed by a letter;
+* ASCII punctuation other than an apostrophe followed by a space, tab or digit: the
+  punctuation alternative stops there, and the letter alternative holds punctuation
+  only right before letters;
 * a line feed followed by a non-whitespace character (for o200k_base, other than
   "/", which its punctuation alternative may glue to preceding newlines): no
   piece holds a newline followed by a non-whitespace character, and the
@@ -18,7 +22,7 @@ depends on what follows. We call such positions anchors. Reading both patterns
 * two that hold only in windows holding some context around them (a search for
   them keeps that context inside the span): the end of an ASCII punctuation run
   that a space opens and a letter or digit follows, and a line feed before an
-  indented line (see `_AFTER_SPACED_PUNCTUATION` and `_BEFORE_INDENT`).
+  indented line (see `_AFTER_SPACED_PUNCTUATION` and `_LINE_FEED`).
 
 Both patterns' context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
 and optional quantifiers) only look at whitespace runs or letter/digit runs,
@@ -54,42 +58,46 @@ _FRAGMENTS_KEPT = 100_000
 # a span shorter than this is encoded directly: the two anchor lookups would cost more
 DIRECT_BELOW = 96
 
+_PUNCT = r"!-&(-/:-@\[-`{-~"  # ASCII punctuation but the apostrophe (which may open "'s")
 # What may follow a letter or number at an anchor: whitespace, or punctuation that no
-# pattern glues to a letter run (ASCII except the apostrophe of "'s", and CJK/fullwidth
-# punctuation; no marks, which o200k_base counts as letters).
-_AFTER_WORD = (r"[ \t\r\n!-&(-/:-@\[-`{-~\u3001-\u3003\u3008-\u3011\u3014-\u301f"
-               r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65]")
+# pattern glues to a letter run (ASCII but the apostrophe, and CJK/fullwidth punctuation;
+# no marks, which o200k_base counts as letters).
+_AFTER_WORD = (rf" \t\r\n{_PUNCT}\u3001-\u3003\u3008-\u3011\u3014-\u301f"
+               r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65")
+# Anchors read from the character before them and the one after, as one-character matches:
+# a letter or number followed by _AFTER_WORD (`[^\W_\x00-\x7f]`: a non-ASCII one, str.isalnum),
+# and three ASCII pairs: a letter and a digit either way round (no piece holds both), and
+# punctuation followed by a space, tab or digit (the punctuation piece stops there, and a letter
+# piece takes a punctuation mark only right before its letters). ASCII letters and digits come
+# first, each with one lookahead: most characters of a search are letters.
+_PAIRS = (rf"[A-Za-z](?=[{_AFTER_WORD}0-9])|[0-9](?=[{_AFTER_WORD}A-Za-z])|[{_PUNCT}](?=[ \t0-9])"
+          rf"|[^\W_\x00-\x7f](?=[{_AFTER_WORD}])")
+# A line feed followed by a non-whitespace character (for o200k_base, other than "/", which
+# its punctuation alternative may glue to preceding newlines), or by spaces or tabs and a
+# non-space (an indented line): the line feed ends its piece (no newline follows to extend it)
+# and the indent starts one. The indent rule holds only when the window holds the non-space and
+# one more character: ending inside the indent, the window's last whitespace run would be one
+# piece (`\s++$`); the extra character keeps it inside a window a last-anchor search reads one
+# character past.
+_LINE_FEED = {"cl100k_base": r"\n(?=\S|[ \t]+\S[\s\S])", "o200k_base": r"\n(?=[^\s/]|[ \t]+\S[\s\S])"}
 # A space, a run of ASCII punctuation (no apostrophe) and then an ASCII letter or digit: both
 # patterns start a piece at the space (neither lets a space prefix punctuation in a letter
 # piece), take the whole run in it, and start the next piece at the letter. The anchor is the
 # run's end, but only in windows that hold the space: without it the run may prefix the letters.
-_AFTER_SPACED_PUNCTUATION = r" [!-&(-/:-@\[-`{-~]+(?=[A-Za-z0-9])"
-# A line feed followed by spaces or tabs and a non-space (an indented line): the line feed ends
-# its piece (no newline follows to extend it) and the indent starts one. Only when the window
-# holds the non-space and one more character: ending inside the indent, the window's last
-# whitespace run would be one piece (`\s++$`); the extra character keeps the rule inside a
-# window that a last-anchor search reads one character past.
-_BEFORE_INDENT = r"\n(?=[ \t]+\S[\s\S])"
-# `[^\W_]` is a letter or number (str.isalnum); `\S` excludes str.isspace, a superset of the
-# White_Space set tiktoken's regex uses, so both only ever under-report anchors
-_ANCHOR_PATTERNS = {
-    "cl100k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=\S)|{_AFTER_SPACED_PUNCTUATION}|{_BEFORE_INDENT}"),
-    "o200k_base": re.compile(rf"[^\W_](?={_AFTER_WORD})|\n(?=[^\s/])|{_AFTER_SPACED_PUNCTUATION}|{_BEFORE_INDENT}"),
-}
-# the last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
-# rightmost place the anchor rule matches (its end is the anchor); else the empty match at
-# the window's start (an anchor is the end of a one-character match, never a window's start)
-_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{p.pattern})|") for name, p in _ANCHOR_PATTERNS.items()}
-# the first anchor of a window, else its end
-_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{p.pattern}|\Z") for name, p in _ANCHOR_PATTERNS.items()}
+_AFTER_SPACED_PUNCTUATION = rf" [{_PUNCT}]+(?=[A-Za-z0-9])"
+# `\S` excludes str.isspace, a superset of the White_Space set tiktoken's regex uses, so the
+# rules only ever under-report anchors.
+# The first anchor of a window [s, e), searched from s - 1 (where the pairs read the character
+# before s), else e (`\Z`). The spaced rule there must not start at s - 1, whose space the window
+# does not hold: it opens with a non-space character.
+_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_PAIRS}|{nl}|[^ ]{_AFTER_SPACED_PUNCTUATION}|\Z")
+                          for name, nl in _LINE_FEED.items()}
+# The last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
+# rightmost place an anchor rule matches (its end is the anchor); else the empty match at
+# the window's start (an anchor is the end of a match, never a window's start).
+_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{_PAIRS}|{nl}|{_AFTER_SPACED_PUNCTUATION})|")
+                         for name, nl in _LINE_FEED.items()}
 _match_end = re.Match.end
-
-
-def _search_from(text: str, s: int) -> int:
-    """Where to look for the first anchor of a window starting at s: one character before it,
-    which the first two rules read, unless that is a space, which would lend the third rule a
-    space the window does not hold (and the first two never match at a space)."""
-    return s if s and text[s - 1] == " " else s - 1
 
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
 # mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
@@ -123,13 +131,12 @@ class TokenIndex:
     """One document encoded once; `count(s, e)` is exact for any span of it."""
 
     def __init__(self, text: str, name: str, encoding):
-        if name not in _ANCHOR_PATTERNS:
+        if name not in _LINE_FEED:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
         self.name = name
         self._encode = encoding._core_bpe.encode_ordinary
         self._encoding = encoding
-        self._anchor = _ANCHOR_PATTERNS[name]
         self._last_anchor_in = _LAST_ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
         self._first_anchor_in = _FIRST_ANCHOR_PATTERNS[name].search
@@ -200,12 +207,8 @@ class TokenIndex:
         anchors a1 and a2 (none when a1 == a2, for a span encoded whole)."""
         text = self.text
         if e - s >= DIRECT_BELOW:
-            if s:
-                m = self._anchor.search(text, _search_from(text, s), e)
-                a1 = m.end() if m is not None else -1
-            else:
-                a1 = 0
-            if a1 >= 0 and (a2 := self._last_anchor(a1, e)) > a1:
+            a1 = self._first_anchor_in(text, s - 1, e).end() if s else 0
+            if a1 < e and (a2 := self._last_anchor(a1, e)) > a1:
                 fragments = self._fragments  # heads and tails recur: most are a dict lookup
                 head, tail = text[s:a1], text[a2:e]
                 n_head, n_tail = fragments.get(head), fragments.get(tail)
@@ -259,7 +262,7 @@ class TokenIndex:
         ends = [e for _, e in spans]
         text = self.text
         # the first anchor after each start, or the span's end when there is none (`\Z`)
-        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(_search_from, repeat(text), starts), ends)))
+        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(sub, starts, repeat(1)), ends)))
         # the last anchor in a short window before each end (where it nearly always is), or the
         # window's start when there is none (the empty alternative); e + 1: the rule reads the
         # character after the anchor
