@@ -48,9 +48,10 @@ from collections import OrderedDict
 from array import array
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, is_, not_, sub
+from operator import add, is_, not_, rshift, sub
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
+_BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _SEARCH_BACK = 64
 _FRAGMENT_MAX = 48
@@ -150,6 +151,12 @@ class TokenIndex:
                               for i in range(0, len(ids), _ENDS_SLICE * 8))
         del ids
         self._ends = self._sum_ends(self._lead)
+        # tokens ending before each block of 512 characters: a span's bisects search one block's
+        # tokens, in memory close together, instead of the whole document's (about 0.6x of their
+        # cost at 1 MB, less at 10 MB; building it costs about 0.01x of the encode pass)
+        block = 1 << _BLOCK_SHIFT
+        self._block_first = array("I", map(partial(bisect_right, self._ends), range(0, len(text) + 2 * block, block)))
+        self._block_last = self._block_first[1:]
 
     def _token_ids(self, text: str) -> str:
         """The text's tokens as a str, one character per token id: tiktoken's packed buffer read
@@ -248,13 +255,18 @@ class TokenIndex:
         counts.update(zip(others, map(len, map(self._encode_text, others))))
         return counts
 
+    def _tokens_before_each(self, offsets: list[int]):
+        """tokens_before of each offset, each bisect within the block that holds it."""
+        blocks = list(map(rshift, offsets, repeat(_BLOCK_SHIFT)))
+        return map(bisect_right, repeat(self._ends), offsets,
+                   map(self._block_first.__getitem__, blocks), map(self._block_last.__getitem__, blocks))
+
     def count_spans(self, spans) -> list[int]:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
         spans a Python loop per span cost as much as the counting): every span's first and last
         anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
         the document's tokens between the anchors; the rare span with no anchors, or too short
         for them to pay, is counted on its own."""
-        before = partial(bisect_right, self._ends)
         spans = list(spans)  # read twice below
         starts = [s for s, _ in spans]
         if not starts:
@@ -287,7 +299,7 @@ class TokenIndex:
         own = list(map(add, map(counts.__getitem__, heads), map(counts.__getitem__, tails)))
         for i in whole:
             own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
-        return list(map(add, own, map(sub, map(before, a2s), map(before, a1s))))
+        return list(map(add, own, map(sub, self._tokens_before_each(a2s), self._tokens_before_each(a1s))))
 
 
 def cached_index(text: str, name: str) -> TokenIndex | None:
