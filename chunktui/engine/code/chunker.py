@@ -25,7 +25,7 @@ from .parse import ParsedFile, parse
 from .scope import ScopeTree
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
-_ASCII_IDENT = re.compile(r"[A-Za-z_$][\w$]*", re.ASCII)  # the same tokens on ASCII text, found sooner
+_ASCII_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # the same tokens on ASCII text, found sooner
 _NON_WS = re.compile(r"\S")
 _SIBLINGS_EACH_SIDE = 3
 _JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
@@ -234,10 +234,10 @@ class CodeChunker:
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
         self._importers: dict[str, set[int]] = {}
-        self._used_by_names: dict[frozenset, tuple[list[str], tuple[str, ...]]] = {}
+        self._used_by_names: dict[frozenset, list[str]] = {}
         self._import_signatures = [i.signature for i in self.imports]
         comment = self.pf.grammar.spec.comment
-        self._uses_lines = [f"\n{comment} Uses: {i.signature}" for i in self.imports]
+        self._uses_prefix = f"\n{comment} Uses: "
         first_with: dict[str, int] = {}  # `import os` in ten functions is listed once, as its first copy
         for k, imp in enumerate(self.imports):
             k = first_with.setdefault(imp.signature, k)
@@ -354,7 +354,7 @@ class CodeChunker:
         defined = self.tree.defined_in(core_s, core_e)
         lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
         local_imports = self.imports[lo:hi]
-        used_signatures, uses_lines = self._used_imports(start, core_e)
+        used_signatures = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined)
         split = e2 > s2 and self._splits(s2, e2, head)
         if chain:
@@ -375,30 +375,29 @@ class CodeChunker:
         }
         if oversized:
             meta["oversized"] = True
-        context = self._context(chain, scope_label, defined, siblings, uses_lines, text[start:core_e])
+        context = self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e])
         return Span(start, core_e, btype, label, metadata=meta, context_text=context)
 
-    def _used_imports(self, s: int, e: int) -> tuple[list[str], tuple[str, ...]]:
-        """Signatures of the imports whose names [s, e) uses, and their `Uses:` context lines.
+    def _used_imports(self, s: int, e: int) -> list[str]:
+        """Signatures of the imports whose names [s, e) uses.
 
-        Made once per set of names and per-import strings made once: in a long file the same
-        imports (os, re, typing...) come back in chunk after chunk. The lines stay apart until
-        the context text joins them with the rest: a name many imports bind lists them all, and
-        those lines can outweigh the code (one copy of them, not two).
+        Made once per set of names: in a long file the same imports (os, re, typing...) come back
+        in chunk after chunk. The first chunk gets the list made for it and later ones a copy
+        (each chunk's list is its own; the cache ends with the run).
         """
         if not self._importers:
-            return [], ()
+            return []
         body = self._uses_text[s:e]
         names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
         if not names:
-            return [], ()
+            return []
         key = frozenset(names)
         found = self._used_by_names.get(key)
-        if found is None:
-            used = sorted(set().union(*map(self._importers.__getitem__, names)))
-            found = self._used_by_names[key] = (list(map(self._import_signatures.__getitem__, used)),
-                                                tuple(map(self._uses_lines.__getitem__, used)))
-        return found[0].copy(), found[1]
+        if found is not None:
+            return found.copy()
+        used = sorted(set().union(*map(self._importers.__getitem__, names)))
+        found = self._used_by_names[key] = list(map(self._import_signatures.__getitem__, used))
+        return found
 
     def _scope_names(self, scope) -> tuple[tuple[str, ...], str]:
         """A scope's chain of names and their `A > b` form, made once per scope (many chunks share one)."""
@@ -449,7 +448,7 @@ class CodeChunker:
         first_line = text[s2:nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
-    def _context(self, chain, scope_label, defined, siblings, uses_lines: tuple[str, ...], code: str) -> str | None:
+    def _context(self, chain, scope_label, defined, siblings, uses: list[str], code: str) -> str | None:
         mode = self._context_mode
         if mode == "none":
             return None
@@ -465,7 +464,8 @@ class CodeChunker:
                 parts.append(f"\n{c} Defines: " + "; ".join(sigs))
             if siblings:
                 parts.append(f"\n{c} Siblings: " + "; ".join(siblings))
-            parts += uses_lines
+            if uses:  # one join: a name many imports bind lists them all, and they can outweigh the code
+                return self._uses_prefix.join(["".join(parts), *uses[:-1], f"{uses[-1]}\n\n{code}"])
         parts.append("\n\n")
         parts.append(code)
         return "".join(parts)
