@@ -89,9 +89,9 @@ _AFTER_SPACED_PUNCTUATION = rf" [{_PUNCT}]+(?=[A-Za-z0-9])"
 # `\S` excludes str.isspace, a superset of the White_Space set tiktoken's regex uses, so the
 # rules only ever under-report anchors.
 # The first anchor of a window [s, e), searched from s - 1 (where the pairs read the character
-# before s), else e (`\Z`). The spaced rule there must not start at s - 1, whose space the window
-# does not hold: it opens with a non-space character.
-_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_PAIRS}|{nl}|[^ ]{_AFTER_SPACED_PUNCTUATION}|\Z")
+# before s), else e (`\Z`). The spaced rule there opens with the character before its space, so
+# that its space is never s - 1, which the window does not hold.
+_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_PAIRS}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z")
                           for name, nl in _LINE_FEED.items()}
 # The last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost place an anchor rule matches (its end is the anchor); else the empty match at
