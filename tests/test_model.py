@@ -168,3 +168,25 @@ def test_a_run_leaves_its_chunks_old_and_a_frozen_heap_frozen():
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_built_chunks_behave_as_the_chunk_dataclass():
+    """Built chunks hold their fields in a tuple (see model._Held); to callers they are Chunks:
+    frozen, replaceable, copyable, compared and shown like a Chunk made with every field."""
+    import dataclasses
+
+    import pytest
+
+    doc = Document.from_text("héllo\nwörld\n" * 20)
+    cs = build_chunkset(doc, [Span(s, s + 30, "size", "s", metadata={"n": s}) for s in range(0, 200, 20)],
+                        strategy="t", params={}, tokenizer="chars")
+    chunk = cs.chunks[3]
+    whole = Chunk(**{f.name: getattr(chunk, f.name) for f in dataclasses.fields(Chunk)})
+    assert isinstance(chunk, Chunk) and chunk == whole
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        chunk.start = 0
+    with pytest.raises(TypeError):
+        chunk.metadata["n"] = 1
+    assert dataclasses.replace(chunk, boundary_label="moved") == dataclasses.replace(whole, boundary_label="moved")
+    assert copy.copy(chunk) == chunk
+    assert repr(chunk) == repr(whole)

@@ -15,7 +15,7 @@ from bisect import bisect_left, bisect_right
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, gt, le, lt, sub
+from operator import attrgetter, gt, itemgetter, le, lt, sub
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
@@ -155,14 +155,14 @@ class _Derived:
     def __get__(self, chunk, owner=None):
         if chunk is None:
             return self
-        fields_ = chunk.__dict__
         source = type(chunk)._source
         batch = source.batch()
         if batch is not None:
             batch.fill(self.fill)
-        if self.name not in fields_:  # a copy, or its ChunkSet is gone: this chunk alone
-            self.fill(source.doc, [fields_])
-        return fields_[self.name]
+        derived = chunk.__dict__
+        if self.name not in derived:  # a copy, or its ChunkSet is gone: this chunk alone
+            self.fill(source.doc, [chunk])
+        return derived[self.name]
 
 
 class _Source:
@@ -174,51 +174,75 @@ class _Source:
         self.doc, self.batch = doc, weakref.ref(batch)
 
 
+class _Held(Chunk, tuple):
+    """A built chunk: the fields a build has for every chunk are held in a tuple, so that
+    build_chunkset makes all its chunks in one C-level pass (`tuple.__new__` over the zipped
+    columns) rather than a Python step and a field dict per chunk; derived fields go to the
+    instance dict when first read. Chunk comes first in the method order, so equality, hash,
+    repr and frozenness are Chunk's."""
+
+    __slots__ = ()
+
+    def __new__(cls, *args, **kwargs):
+        """What `dataclasses.replace` and the like call: a Chunk made with every field."""
+        return Chunk(*args, **kwargs)
+
+    def __reduce__(self):
+        """Copies and pickles are Chunks made with every field (no document needed to derive them)."""
+        return Chunk, _chunk_fields(self)
+
+
+_HELD = ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label",
+         "overlap_prev_chars", "overlap_next_chars", "metadata", "context_text")
+for _i, _name in enumerate(_HELD):
+    setattr(_Held, _name, property(itemgetter(_i)))
+
+
 class _Batch:
     """One build's chunks, so that a derived field read on one chunk is computed for all of
     them in one pass (a table reads every chunk's end line at once). The ChunkSet holds it;
     chunks reach it through a weak reference, so no reference cycle keeps a discarded
-    chunking alive.
+    chunking alive. Its chunks are of a subclass of `_Held` of this build's own, which holds
+    the source."""
 
-    The chunks are made of a subclass of Chunk of this build's own that holds the source: a
-    chunk's field dict then holds only numbers and strings, which the garbage collector does
-    not track, so each collection after a big run walks half the objects."""
-
-    def __init__(self, doc: Document, chunks: list["Chunk"]):
-        self.doc, self.chunks, self.done = doc, chunks, set()
-        self.chunk_class = type("Chunk", (Chunk,), {
+    def __init__(self, doc: Document):
+        self.doc, self.chunks, self.done = doc, [], set()
+        self.chunk_class = type("Chunk", (_Held,), {
             "__slots__": (), "__module__": __name__, "__qualname__": "Chunk", "_source": _Source(doc, self)})
 
     def fill(self, fill) -> None:
         if fill not in self.done:
             # the ChunkSet's list, less any chunk a caller put there from another build (it may hold none)
             cls = self.chunk_class
-            dicts = [c.__dict__ for c in self.chunks if type(c) is cls]
-            if dicts:
-                fill(self.doc, dicts)
+            chunks = [c for c in self.chunks if type(c) is cls]
+            if chunks:
+                fill(self.doc, chunks)
             self.done.add(fill)
 
 
-def _fill_lines(doc: Document, dicts: list[dict]) -> None:
+_line_inputs = attrgetter("start", "end", "overlap_prev_chars", "overlap_next_chars")
+
+
+def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
     """start/end lines and the lines of the overlaps, from the document's line starts."""
     line_starts = doc.line_starts
-    for f in dicts:  # an overlap of 0 is the class default, left out of the dict
-        start, end = f["start"], f["end"]
-        ov_prev, ov_next = f.get("overlap_prev_chars", 0), f.get("overlap_next_chars", 0)
+    for chunk, (start, end, ov_prev, ov_next) in zip(chunks, map(_line_inputs, chunks)):
+        f = chunk.__dict__
         f["start_line"] = start_line = bisect_right(line_starts, start)
         f["end_line"] = end_line = bisect_right(line_starts, end - 1)
         f["overlap_prev_lines"] = bisect_right(line_starts, start + ov_prev - 1) - start_line + 1 if ov_prev else 0
         f["overlap_next_lines"] = end_line - bisect_right(line_starts, end - ov_next) + 1 if ov_next else 0
 
 
-def _fill_bytes(doc: Document, dicts: list[dict]) -> None:
+def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
     """sha256 and byte offsets, which share each chunk's UTF-8 encoding."""
     sha256 = hashlib.sha256
     # many chunks: one pass over the text; one chunk: from the nearest checkpoint, not from 0
-    starts = [f["start"] for f in dicts]
+    starts = [c.start for c in chunks]
     start_bytes = doc.byte_offsets(starts) if len(starts) > 1 else [doc.byte_offset(starts[0])]
-    for f, start_byte in zip(dicts, start_bytes):
-        data = f["text"].encode("utf-8", "surrogatepass")
+    for chunk, start_byte in zip(chunks, start_bytes):
+        f = chunk.__dict__
+        data = chunk.text.encode("utf-8", "surrogatepass")
         f["sha256"] = sha256(data).hexdigest()
         f["start_byte"] = start_byte
         f["end_byte"] = start_byte + len(data)
@@ -229,7 +253,6 @@ for _name in ("start_line", "end_line", "overlap_prev_lines", "overlap_next_line
     setattr(Chunk, _name, _Derived(_name, _fill_lines))
 for _name in ("sha256", "start_byte", "end_byte"):
     setattr(Chunk, _name, _Derived(_name, _fill_bytes))
-Chunk.metadata = _NO_METADATA  # what a built chunk without metadata reads (the others hold their own)
 
 
 _gc_switch = threading.Lock()
@@ -357,7 +380,7 @@ def build_chunkset(
     if isinstance(spans, SpanTable) and all(map(lt, spans.starts, spans.ends)) \
             and all(map(lt, spans.starts, spans.starts[1:])):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels
-        metadata = repeat(None) if spans.metadata is None else spans.metadata
+        metadata = spans.metadata
         contexts = repeat(None)
     else:
         spans = [s for s in spans if s.end > s.start]
@@ -382,34 +405,16 @@ def build_chunkset(
         ov_prev = [0, *ov_next[:-1]]
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    chunks: list[Chunk] = []
-    append = chunks.append
-    batch = _Batch(doc, chunks)
-    chunk_class = batch.chunk_class
-    # a frozen dataclass's __init__ sets each field through object.__setattr__; giving the
-    # instance its field dict at once makes the same Chunk about 5x faster. Fields equal to
-    # the class's defaults (no overlap, no metadata, no context) stay out of it: a dict of
-    # ten keys or fewer is half the size of one of fourteen, and quicker to make and free
-    new_chunk, set_field = object.__new__, object.__setattr__
-    # the loop makes only objects that stay reachable, so a garbage collection during it finds
+    batch = _Batch(doc)
+    # a strategy's metadata dict is its span's alone and done with: wrapped, not copied
+    metadata = repeat(_NO_METADATA) if metadata is None else [
+        (MappingProxyType(m if type(m) is dict else dict(m)) if m else _NO_METADATA) for m in metadata]
+    texts = map(text.__getitem__, map(slice, starts, ends))
+    # made only objects that stay reachable, so a garbage collection meanwhile would find
     # nothing, yet on a big input it would run many times over a growing heap
     with gc_paused():
-        for i, start, end, n_tokens, prev, nxt, btype, label, meta, context in zip(
-                count(), starts, ends, token_counts, ov_prev, ov_next, types, labels, metadata, contexts):
-            chunk = new_chunk(chunk_class)
-            set_field(chunk, "__dict__", fields_ := {
-                "index": i, "start": start, "end": end, "text": text[start:end], "tokens": n_tokens,
-                "boundary_type": btype, "boundary_label": label,
-            })
-            if prev:
-                fields_["overlap_prev_chars"] = prev
-            if nxt:
-                fields_["overlap_next_chars"] = nxt
-            if meta:  # a strategy's dict is its span's alone and done with: wrapped, not copied
-                fields_["metadata"] = MappingProxyType(meta if type(meta) is dict else dict(meta))
-            if context is not None:
-                fields_["context_text"] = context
-            append(chunk)
+        batch.chunks = chunks = list(map(tuple.__new__, repeat(batch.chunk_class), zip(
+            count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata, contexts)))
     gaps = find_gaps(doc, starts, ends, declared_gaps)
     cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
                   chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))
