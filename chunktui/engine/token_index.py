@@ -4,7 +4,7 @@ tiktoken splits text with a pre-tokenizer pattern and BPE-encodes each piece on
 its own, so a span's count is additive across any position that is a piece
 boundary *in every window of text that contains it* and where no piece's match
 depends on what follows. We call such positions anchors. Reading both patterns
-(cl100k_base, o200k_base), these qualify (`_PAIRS`, `_LINE_FEED`):
+(cl100k_base, o200k_base), these qualify (`_pairs`, `_LINE_FEED`):
 
 * a letter or number followed by whitespace or by punctuation other than an
   apostrophe (or a combining mark, a letter to o200k_base): no alternative puts
@@ -65,14 +65,21 @@ _PUNCT = r"!-&(-/:-@\[-`{-~"  # ASCII punctuation but the apostrophe (which may 
 # no marks, which o200k_base counts as letters).
 _AFTER_WORD = (rf" \t\r\n{_PUNCT}\u3001-\u3003\u3008-\u3011\u3014-\u301f"
                r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65")
-# Anchors read from the character before them and the one after, as one-character matches:
-# a letter or number followed by _AFTER_WORD (`[^\W_\x00-\x7f]`: a non-ASCII one, str.isalnum),
-# and three ASCII pairs: a letter and a digit either way round (no piece holds both), and
-# punctuation followed by a space, tab or digit (the punctuation piece stops there, and a letter
-# piece takes a punctuation mark only right before its letters). ASCII letters and digits come
-# first, each with one lookahead: most characters of a search are letters.
-_PAIRS = (rf"[A-Za-z](?=[{_AFTER_WORD}0-9])|[0-9](?=[{_AFTER_WORD}A-Za-z])|[{_PUNCT}](?=[ \t0-9])"
-          rf"|[^\W_\x00-\x7f](?=[{_AFTER_WORD}])")
+
+
+def _pairs(run: str) -> str:
+    """Anchors read from the character before them and the one after (the anchor is the end of
+    the match): a letter or number followed by _AFTER_WORD (`[^\\W_\\x00-\\x7f]`: a non-ASCII one,
+    str.isalnum), and three ASCII pairs: a letter and a digit either way round (no piece holds
+    both), and punctuation followed by a space, tab or digit (the punctuation piece stops there,
+    and a letter piece takes a punctuation mark only right before its letters). ASCII letters
+    and digits come first, each with one lookahead: most characters searched are letters.
+    `run` "++" takes a whole letter or digit run in one step (a forward search: one try for the
+    rest of a cut word), "" one character (a backward search, which meets the run's end first)."""
+    return (rf"[A-Za-z]{run}(?=[{_AFTER_WORD}0-9])|[0-9]{run}(?=[{_AFTER_WORD}A-Za-z])"
+            rf"|[{_PUNCT}](?=[ \t0-9])|[^\W_\x00-\x7f]{run}(?=[{_AFTER_WORD}])")
+
+
 # A line feed followed by a non-whitespace character (for o200k_base, other than "/", which
 # its punctuation alternative may glue to preceding newlines), or by spaces or tabs and a
 # non-space (an indented line): the line feed ends its piece (no newline follows to extend it)
@@ -91,12 +98,12 @@ _AFTER_SPACED_PUNCTUATION = rf" [{_PUNCT}]+(?=[A-Za-z0-9])"
 # The first anchor of a window [s, e), searched from s - 1 (where the pairs read the character
 # before s), else e (`\Z`). The spaced rule there opens with the character before its space, so
 # that its space is never s - 1, which the window does not hold.
-_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_PAIRS}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z")
+_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_pairs('++')}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z")
                           for name, nl in _LINE_FEED.items()}
 # The last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost place an anchor rule matches (its end is the anchor); else the empty match at
 # the window's start (an anchor is the end of a match, never a window's start).
-_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{_PAIRS}|{nl}|{_AFTER_SPACED_PUNCTUATION})|")
+_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{_pairs('')}|{nl}|{_AFTER_SPACED_PUNCTUATION})|")
                          for name, nl in _LINE_FEED.items()}
 _match_end = re.Match.end
 
