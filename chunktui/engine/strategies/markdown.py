@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from functools import cached_property
+from functools import cached_property, lru_cache
 from itertools import chain
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
@@ -265,31 +265,38 @@ class _Cuts:
 _LEVEL_NAMES = ("paragraph", "line", "word", "char")
 
 
-def _cut_pattern(max_char: int) -> re.Pattern:
+@lru_cache(maxsize=64)
+def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     """Matched at a piece's start, ends at its cut: after the last paragraph break, else line break,
     else before the last word in the window's second half, else `max_char` characters on; the group
     that matched names the level. A greedy count backs off from the window's end, so each level's
     first match is its last position; with a literal right after the count, the engine skips every
-    position without that character. Only a blank line's spaces can run past the window (_split checks)."""
+    position without that character. Only a blank line's spaces can run past the window (_split checks).
+
+    With `overlap`, the group before the level's ends at the first line or word start at most `overlap` characters
+    before the cut (a look-behind of that width holding a look-ahead), where the next piece starts."""
     half = max_char // 2
-    levels = [rf".{{{half},{max_char - 1}}}\n(?P<line>)", rf".{{{half},{max_char - 1}}}\s(?P<word>)(?=\S)", f".{{{max_char}}}"]
+    back = rf"(?:(?<=(?=\S*+[^\S\n]*+(?:\n|(?=\S))()).{{{overlap + 1}}})|)" if overlap else ""
+    levels = [rf".{{{half},{max_char - 1}}}\n{back}(?P<line>)", rf".{{{half},{max_char - 1}}}\s{back}(?P<word>)(?=\S)",
+              f".{{{max_char}}}{back}(?P<char>)"]
     if max_char - 2 >= half:  # room for a blank line in the second half
-        levels.insert(0, rf".{{{half},{max_char - 2}}}\n[ \t\r]*\n(?P<paragraph>)")
-    return re.compile("(?s)" + "|".join(levels))
+        levels.insert(0, rf".{{{half},{max_char - 2}}}\n[ \t\r]*\n{back}(?P<paragraph>)")
+    return re.compile(f"(?s){'|'.join(levels)}")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx):
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, ctx):
     """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
-    the _Cuts of its fences (None without any). `cut_at` is _cut_pattern(max_char).match.
+    the _Cuts of its fences (None without any).
 
-    Its answer is the cut unless it falls inside a fence kept whole or past the window (rare: only
-    then does _Cuts search again, before the fence), so most pieces cost one regex match."""
+    A piece's cut, and with overlap the next piece's start, is one regex match; only where the cut
+    falls inside a fence kept whole or past the window (rare) does _Cuts search again, before the fence."""
     cuts = _Cuts(text, fences, max_char) if fences else None
     kept_starts, kept = (cuts.fence_starts, cuts.fences) if cuts else ((), ())
     starts: list[int] = []
     ends: list[int] = []
     kinds: list[str] = []
     half, next_start, check = max_char // 2, _NEXT_START.search, ctx.check
+    cut_at = _cut_pattern(max_char, overlap).match
     while True:
         check()
         starts.append(start)
@@ -299,25 +306,31 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
             ends.append(sec_end)
             return starts, ends, kinds, cuts
         m = cut_at(text, start, sec_end)
-        cut, kind = m.end(), m.lastgroup or "char"
+        cut, kind = m.end(), m.lastgroup
         if kind == "char" and text[cut - 1:cut + 1] == "\r\n":
             cut -= 1
+            m = None
         if cut > limit or cut <= start + half or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
                 and kept[k][0] < cut < kept[k][1]:
             cut, level = _cut(cuts or _Cuts(text, (), max_char), start, limit, half)
             kind = _LEVEL_NAMES[level]
+            m = None
         ends.append(cut)
         if not overlap:
             start = cut
             continue
         lo = cut - overlap
-        if lo <= start:
-            lo = start + 1
-        if lo < cut and (m := next_start(text, lo - 1, cut)) is not None and (word := m.end()) < cut:
-            if kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 and kept[k][0] < word < kept[k][1]:
-                word = cuts.first(kept[k][1], cut)
+        if m is not None and lo > start and (word := m.end(m.lastindex - 1)) >= 0:
+            if word >= cut:  # the look-behind's answer: the first line or word start from `lo` on
+                word = None
         else:
-            word = None
+            if lo <= start:
+                lo = start + 1
+            if not (lo < cut and (m := next_start(text, lo - 1, cut)) is not None and (word := m.end()) < cut):
+                word = None
+        if word is not None and kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
+                and kept[k][0] < word < kept[k][1]:
+            word = cuts.first(kept[k][1], cut)
         if word is not None:
             start = word
         elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
@@ -354,7 +367,6 @@ def run(doc, params, ctx) -> Proposal:
     metas: list[dict] = []
     total = max(1, len(text))
     check, progress = ctx.check, ctx.progress
-    cut_at = _cut_pattern(max_char).match
     parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
     for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
         check()
@@ -368,7 +380,7 @@ def run(doc, params, ctx) -> Proposal:
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
             continue
         inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
-        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx)
+        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, ctx)
         n = len(piece_starts)
         starts += piece_starts
         ends += piece_ends
