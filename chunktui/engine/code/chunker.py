@@ -19,7 +19,7 @@ from itertools import accumulate
 from ..derived import derived
 from ..model import Span
 from ..strategies import Proposal
-from .entities import extract
+from .entities import Entity, extract
 from .languages import MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
 from .parse import ParsedFile, parse
 from .scope import ScopeTree
@@ -27,6 +27,7 @@ from .scope import ScopeTree
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 _ASCII_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # the same tokens on ASCII text, found sooner
 _NON_WS = re.compile(r"\S")
+_to_dict = Entity.to_dict
 _SIBLINGS_EACH_SIDE = 3
 _JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
                         "function_expression", "function", "generator_function", "expression_statement"}
@@ -143,6 +144,18 @@ class _Atomizer:
         if pos < text_end:
             out.append(Atom(pos, text_end, False, True))
         return out
+
+
+def _cuts(chain: list, s2: int, e2: int) -> bool:
+    """Does [s2, e2) hold part, but not all, of a definition of `chain` other than a class-like scope?
+
+    Classes, impls, traits and namespaces are cut between their members all the
+    time; a cut inside a function, type, enum or interface is what users must see.
+    """
+    for e in chain:
+        if e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2):
+            return True
+    return False
 
 
 def _runs(atoms: list[Atom], filter_imports: bool):
@@ -336,46 +349,52 @@ class CodeChunker:
         return spans
 
     def describe(self, index: int, start: int, core_s: int, core_e: int, oversized: bool) -> Span:
-        doc, text = self.doc, self.doc.text
+        text = self.doc.text
         m = _NON_WS.search(text, core_s, core_e)
         s2 = m.start() if m else core_s
         e2 = core_e
         while e2 > s2 and text[e2 - 1].isspace():
             e2 -= 1
+        tree = self.tree
         if e2 > s2:
             # what holds the first character; what holds [s2, e2) is a prefix of it (nested
             # definitions end no later than their parents)
-            head = self.tree.chain_for(s2, s2 + 1)
-            chain = head.copy()
-            while chain and chain[-1].end < e2:
-                chain.pop()
+            head = tree.chain_for(s2, s2 + 1)
+            k = len(head)
+            while k and head[k - 1].end < e2:
+                k -= 1
+            chain = head[:k]
+            # a cut in what holds the first character, or else the last (asked only then)
+            split = _cuts(head, s2, e2) or _cuts(tree.chain_for(e2 - 1, e2), s2, e2)
         else:
-            chain = []
-        defined = self.tree.defined_in(core_s, core_e)
-        lo, hi = bisect_left(self._import_starts, core_s), bisect_left(self._import_starts, core_e)
-        local_imports = self.imports[lo:hi]
+            chain, split = [], False
+        defined = tree.defined_in(core_s, core_e)
+        starts = self._import_starts
+        local_imports = self.imports[bisect_left(starts, core_s):bisect_left(starts, core_e)]
         used_signatures = self._used_imports(start, core_e)
-        siblings = self._siblings(chain, defined)
-        split = e2 > s2 and self._splits(s2, e2, head)
+        siblings = self._siblings(chain, defined) if self._sibling_detail != "none" else []
         if chain:
             names, scope_label = self._scope_names(chain[-1])
             scope_chain = list(names)
         else:
             scope_chain, scope_label = [], None
-        btype, label = self._boundary(index, s2, scope_label, defined, local_imports, split)
+        btype, label = self._boundary(index, s2, scope_label, defined, local_imports)
+        line_starts = self.doc.line_starts
         meta = {
             "language": self.language,
             "scope_chain": scope_chain,
-            "entities": [d.to_dict() for d in defined] + [i.to_dict() for i in local_imports],
+            "entities": list(map(_to_dict, defined)) + list(map(_to_dict, local_imports)) if local_imports
+            else list(map(_to_dict, defined)),
             "siblings": siblings,
             "imports": used_signatures,
             "split_entity": split,
-            "core_start_line": bisect_right(doc.line_starts, core_s),  # doc.line_range(core_s, core_e)
-            "core_end_line": bisect_right(doc.line_starts, max(core_s, core_e - 1)),
+            "core_start_line": bisect_right(line_starts, core_s),  # doc.line_range(core_s, core_e)
+            "core_end_line": bisect_right(line_starts, max(core_s, core_e - 1)),
         }
         if oversized:
             meta["oversized"] = True
-        context = self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e])
+        context = self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e]) \
+            if self._context_mode != "none" else None
         return Span(start, core_e, btype, label, metadata=meta, context_text=context)
 
     def _used_imports(self, s: int, e: int) -> list[str]:
@@ -408,9 +427,8 @@ class CodeChunker:
         return found
 
     def _siblings(self, chain, defined) -> list[str]:
+        """Up to three definitions each side of what the chunk holds, at its level (not for detail "none")."""
         detail = self._sibling_detail
-        if detail == "none":
-            return []
         scope = chain[-1] if chain else None
         focus = [d for d in defined if d.parent is scope]
         if not focus and scope is not None:
@@ -422,20 +440,7 @@ class CodeChunker:
         picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
         return [x.name if detail == "names" else x.signature for x in picked]
 
-    def _splits(self, s2: int, e2: int, head: list) -> bool:
-        """Does this chunk hold part, but not all, of a definition other than a class-like scope?
-
-        Classes, impls, traits and namespaces are cut between their members all the
-        time; a cut inside a function, type, enum or interface is what users must see.
-        """
-        # `head` holds the first character, the tail chain the last (asked only when head has no cut);
-        # the chain of [s2, e2) is a prefix of both
-        def cut(e) -> bool:
-            return e.kind not in MEMBER_SCOPES and not (s2 <= e.extent_start and e.end <= e2)
-
-        return any(map(cut, head)) or any(map(cut, self.tree.chain_for(e2 - 1, e2)))
-
-    def _boundary(self, index, s2, scope_label, defined, local_imports, split) -> tuple[str, str]:
+    def _boundary(self, index, s2, scope_label, defined, local_imports) -> tuple[str, str]:
         for d in defined:
             if d.extent_start <= s2 <= d.start or d.start == s2:
                 return _BOUNDARY.get(d.kind, "entity"), d.signature
@@ -448,10 +453,9 @@ class CodeChunker:
         first_line = text[s2:nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), first_line.strip()[:80]
 
-    def _context(self, chain, scope_label, defined, siblings, uses: list[str], code: str) -> str | None:
+    def _context(self, chain, scope_label, defined, siblings, uses: list[str], code: str) -> str:
+        """The text for an embedding model (not for context mode "none")."""
         mode = self._context_mode
-        if mode == "none":
-            return None
         c = self.pf.grammar.spec.comment
         parts = [self._context_head]  # joined once: the code and the imports can be long
         if chain:

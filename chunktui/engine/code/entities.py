@@ -62,13 +62,14 @@ class Entity:
                 "end_byte": self.end_byte, "parent": self.parent.name if self.parent else self.owner}
 
 
-def find_nodes(pf: ParsedFile) -> tuple[list, list]:
-    """Definition and import nodes, in no particular order.
+def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
+    """Definition and import nodes, and whether each list is in file order already.
 
-    A query visits every node of the tree. Where definitions and imports can only be
-    statements (Python) and the tree parsed without errors, walking the statement
-    containers finds the same nodes while visiting a fraction of them (a third of the
-    query's time); an ERROR node can hold anything, so a broken file takes the query.
+    A query visits every node of the tree, and its captures come in no particular order.
+    Where definitions and imports can only be statements (Python) and the tree parsed
+    without errors, walking the statement containers in order finds the same nodes, in
+    file order, while visiting a fraction of them (a third of the query's time); an ERROR
+    node can hold anything, so a broken file takes the query.
     """
     from tree_sitter import QueryCursor
 
@@ -76,43 +77,50 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list]:
     containers = g.spec.statement_containers
     if not containers or pf.root.has_error:
         captures = QueryCursor(g.query).captures(pf.root)
-        return captures.get("entity", []), captures.get("import", [])
+        return captures.get("entity", []), captures.get("import", []), False
     entity_types, import_types = g.spec.entities.keys(), set(g.spec.import_items or g.spec.imports)
     entities, imports = [], []
-    stack = [pf.root]
+    stack = [iter(pf.root.children)]  # pre-order: a definition comes before those in its body
     while stack:
-        for c in stack.pop().children:
+        for c in stack[-1]:
             t = c.type
             if t in import_types:
                 imports.append(c)
-                continue
-            if t in entity_types:
+            elif t in entity_types:
                 entities.append(c)
                 body = c.child_by_field_name("body")  # a definition holds statements only there
                 if body is not None:
-                    stack.append(body)
+                    stack.append(iter(body.children))
+                    break
             elif t in containers:
-                stack.append(c)
-    return entities, imports
+                stack.append(iter(c.children))
+                break
+        else:
+            stack.pop()
+    return entities, imports, True
 
 
 def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     """(definitions nested into a scope tree, imports), both in file order."""
     g = pf.grammar
-    nodes, import_nodes = find_nodes(pf)
-    seen, defs = set(), []
-    for node in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte)):
-        if node.id in seen:
-            continue
-        seen.add(node.id)
+    nodes, import_nodes, ordered = find_nodes(pf)
+    if not ordered:  # a query's captures: sorted, and a node two patterns match taken once
+        seen = set()
+        nodes = [n for n in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
+                 if n.id not in seen and not seen.add(n.id)]
+        import_nodes = sorted(import_nodes, key=lambda n: n.start_byte)
+    kinds, extra = g.spec.entities, EXTRA_KINDS
+    defs = []
+    for node in nodes:
         t = node.type
-        defs.append(_entity(pf, node, t, g.spec.entities.get(t) or EXTRA_KINDS.get(t, "function")))
+        defs.append(_entity(pf, node, t, kinds.get(t) or extra.get(t, "function")))
     nest(defs)
     imports = []
-    for node in sorted(import_nodes, key=lambda n: n.start_byte):
+    items = g.spec.import_items
+    for node in import_nodes:
         t = node.type
         e = _entity(pf, node, t, "import")
-        if t in g.spec.import_items:
+        if t in items:
             e.signature = f"import {e.signature}"  # a Go import spec, listed on its own
         e.name = e.signature
         e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
@@ -124,20 +132,23 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
     """`t` is node.type, read once by the caller: each read makes a new string."""
     outer = _outer(pf, node, t)
     leading = _leading_comments(outer)
-    start = pf.char_at(outer.start_point)
+    start_point, end_point = outer.start_point, outer.end_point
+    start = pf.char_at(start_point)
     extent = pf.char_at(leading[0].start_point) if leading else start
     if t == "function_definition" and pf.grammar.spec.name == "cpp":  # `void Cls::f()`
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
             kind = "method"
     body = node.child_by_field_name("body")
+    end_row, end_col = end_point
     return Entity(
         owner=_receiver(pf, node) if t == "method_declaration" else None,
         name=_name(pf, node, t) if kind != "import" else "",  # extract names an import by its signature
         kind=kind, signature=_signature(pf, node, t, body),
         docstring=_docstring(pf, leading, body),
-        start=start, end=pf.char_at(outer.end_point), extent_start=extent,
-        start_line=outer.start_point[0] + 1, end_line=last_row(outer) + 1,
+        start=start, end=pf.char_at(end_point), extent_start=extent,
+        start_line=start_point[0] + 1,
+        end_line=(end_row if end_col == 0 and end_row > start_point[0] else end_row + 1),  # last_row(outer) + 1
         start_byte=outer.start_byte, end_byte=outer.end_byte,
     )
 
