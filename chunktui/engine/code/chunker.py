@@ -20,7 +20,7 @@ from ..derived import derived
 from ..model import Span
 from ..strategies import Proposal
 from .entities import Entity, extract
-from .languages import MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
+from .languages import COMMENT_LIKE, MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
 from .parse import ParsedFile, parse
 from .scope import ScopeTree
 
@@ -48,20 +48,18 @@ class Atom:
     opens: bool = False  # the header of a definition too big for one chunk
 
 
-_COMMENT_LIKE = ("attribute_item", "decorator")
-
-
 def _is_comment(node) -> bool:
     t = node.type
-    return "comment" in t or t in _COMMENT_LIKE
+    return "comment" in t or t in COMMENT_LIKE
 
 
-def _groups(nodes, import_types=frozenset()) -> list[list]:
+def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset()) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
     Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
     statement of the file). `imports` is True for import statements and comments only, told here
-    where the node types are read anyway (None while only comments were seen).
+    where the node kinds are read anyway (None while only comments were seen). Kinds are
+    compared by id (`Grammar.comment_ids`, `import_ids`): reading a type name makes a string.
     """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
@@ -70,17 +68,17 @@ def _groups(nodes, import_types=frozenset()) -> list[list]:
         row = n.start_point[0]
         end_row, end_col = n.end_point
         last = end_row - 1 if end_col == 0 and end_row > row else end_row
-        t = n.type
-        comment = "comment" in t or t in _COMMENT_LIKE  # _is_comment(n)
+        kind = n.kind_id
+        comment = kind in comment_ids  # _is_comment(n)
         if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
             group = out[-1]
             group[1] = last
             group[2].append(n)
             if group[3] is not False and not comment:
-                group[3] = t in import_types
+                group[3] = kind in import_ids
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n], None if comment else t in import_types])
+            out.append([row, last, [n], None if comment else kind in import_ids])
             own_line = True
         prev_last, prev_comment = last, comment
     return out
@@ -89,8 +87,8 @@ def _groups(nodes, import_types=frozenset()) -> list[list]:
 class _Atomizer:
     """Turns the tree into atoms no bigger than the limit where the syntax allows."""
 
-    def __init__(self, pf: ParsedFile, fits, imports: set[str], bounds: list[int]):
-        self.pf, self.fits, self.imports, self.bounds = pf, fits, imports, bounds
+    def __init__(self, pf: ParsedFile, fits, bounds: list[int]):
+        self.pf, self.fits, self.bounds = pf, fits, bounds
         spec = pf.grammar.spec
         self.blocks = set(pf.grammar.known) - set(spec.entities)
         self.entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
@@ -107,8 +105,8 @@ class _Atomizer:
                                             or any(c.type in self.blocks for c in n.children))
 
     def split(self, nodes) -> None:
-        rows, fits = self.rows, self.fits
-        for first, last, g, imports in _groups(nodes, self.imports):
+        rows, fits, grammar = self.rows, self.fits, self.pf.grammar
+        for first, last, g, imports in _groups(nodes, grammar.comment_ids, grammar.import_ids):
             if fits(first, last):
                 rows.append((first, last, False, imports is True, False))
                 continue
@@ -303,7 +301,7 @@ class CodeChunker:
             rows_fit = lambda a, b: bounds[b + 1] - bounds[a] <= limit  # noqa: E731
         else:
             rows_fit = lambda a, b: fits(bounds[a], bounds[b + 1])  # noqa: E731
-        return _Atomizer(self.pf, rows_fit, set(self.pf.grammar.spec.imports), bounds).atoms()
+        return _Atomizer(self.pf, rows_fit, bounds).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
         limit = self.params["max_chunk_size"]
@@ -319,7 +317,7 @@ class CodeChunker:
         """One chunk per top-level definition; the preamble joins the first one."""
         doc = self.doc
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
-        groups = _groups(self.pf.root.children) if self.pf.root.child_count else []
+        groups = _groups(self.pf.root.children, self.pf.grammar.comment_ids) if self.pf.root.child_count else []
         starts, seen_first = [], False
         for first, last, g, _ in groups:
             if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):

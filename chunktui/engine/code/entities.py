@@ -78,21 +78,23 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     if not containers or pf.root.has_error:
         captures = QueryCursor(g.query).captures(pf.root)
         return captures.get("entity", []), captures.get("import", []), False
-    entity_types, import_types = g.spec.entities.keys(), set(g.spec.import_items or g.spec.imports)
+    # kinds compared by id: reading a node's type name makes a string
+    entity_ids, import_ids = g.kind_ids(g.spec.entities), g.kind_ids(g.spec.import_items or g.spec.imports)
+    container_ids = g.kind_ids(containers)
     entities, imports = [], []
     stack = [iter(pf.root.children)]  # pre-order: a definition comes before those in its body
     while stack:
         for c in stack[-1]:
-            t = c.type
-            if t in import_types:
+            k = c.kind_id
+            if k in import_ids:
                 imports.append(c)
-            elif t in entity_types:
+            elif k in entity_ids:
                 entities.append(c)
                 body = c.child_by_field_name("body")  # a definition holds statements only there
                 if body is not None:
                     stack.append(iter(body.children))
                     break
-            elif t in containers:
+            elif k in container_ids:
                 stack.append(iter(c.children))
                 break
         else:

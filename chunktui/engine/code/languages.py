@@ -168,6 +168,7 @@ LANGUAGE_NAMES = tuple(SPECS)
 SCOPE_KINDS = frozenset({"function", "method", "class", "interface", "struct", "enum", "trait", "impl",
                          "module", "namespace", "type", "macro", "property"})
 MEMBER_SCOPES = frozenset({"class", "impl", "trait", "module", "namespace"})  # bodies made of definitions
+COMMENT_LIKE = ("attribute_item", "decorator")  # bind to the line below as a comment does
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "trait", "impl", "enum", "module", "namespace"})
 
 
@@ -202,6 +203,14 @@ class Grammar:
     query: object  # captures @entity and @import in one pass over the tree
     error_query: object
     known: set = field(default_factory=set)
+    # node kind ids (cheaper to read than a type name: that makes a string) of comments and what
+    # binds like one (decorators, Rust attributes), and of import statements
+    comment_ids: frozenset = frozenset()
+    import_ids: frozenset = frozenset()
+
+    def kind_ids(self, names) -> frozenset:
+        """The ids of the node kinds named `names` (a name can have several: named and anonymous)."""
+        return frozenset(i for i in range(self.language.node_kind_count) if self.language.node_kind_for_id(i) in names)
 
 
 @lru_cache(maxsize=None)
@@ -220,5 +229,9 @@ def load_grammar(name: str) -> Grammar:
     imports = [t for t in (spec.import_items or spec.imports) if known(t)]
     if imports:
         source += "\n[" + " ".join(f"({t})" for t in imports) + "] @import"
-    return Grammar(spec, lang, ts.Query(lang, source), ts.Query(lang, "(ERROR) @error"),
-                   known={t for t in (*spec.entities, *spec.blocks, *spec.wrappers) if known(t)})
+    grammar = Grammar(spec, lang, ts.Query(lang, source), ts.Query(lang, "(ERROR) @error"),
+                      known={t for t in (*spec.entities, *spec.blocks, *spec.wrappers) if known(t)})
+    grammar.comment_ids = frozenset(i for i in range(lang.node_kind_count)
+                                    if "comment" in (lang.node_kind_for_id(i) or "")) | grammar.kind_ids(COMMENT_LIKE)
+    grammar.import_ids = grammar.kind_ids(spec.imports)
+    return grammar
