@@ -154,55 +154,6 @@ def heading_label(level: int, title: str) -> str:
     return "#" * level + (" " + title if title else "")
 
 
-_NONES = (None, (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
-
-
-def _groups(text: str, scan: MarkdownScan, min_char: int, max_char: int):
-    """(start, end, header path, label, fused headings or None) of each chunk-to-be.
-
-    A section runs from one H1-H3 heading to the next (the text before the first one is a section
-    without heading); a short running group or a short next section is joined if it fits. Only
-    offsets are looked at per section; header paths and labels are built for a group's sections.
-    """
-    heads = [h for h in scan.heads if h[1] <= 3]
-    bounds = [h[0] for h in heads]
-    if not bounds or bounds[0] > 0:
-        bounds.insert(0, 0)
-        heads.insert(0, None)
-    bounds.append(len(text))
-    if bounds[0] == bounds[-1]:
-        return
-    titles = (None, None, None)  # the title in force at each level
-    i, n = 0, len(bounds) - 1
-    while i < n:
-        start, j = bounds[i], i + 1
-        end = bounds[j]
-        while j < n:
-            size, nxt = end - start, bounds[j + 1] - end
-            if (size < min_char or nxt < min_char) and size + nxt <= max_char:
-                j += 1
-                end = bounds[j]
-            else:
-                break
-        head = heads[i]
-        if head is None:
-            path, label = [], ""
-        else:
-            _, level, title = head
-            titles = titles[:level - 1] + (title,) + _NONES[level]
-            path = [t for t in titles if t is not None]
-            label = heading_label(level, title)
-        if j == i + 1:
-            yield start, end, path, label, None
-        else:
-            fused = [label] if head is not None else []
-            for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
-                titles = titles[:level - 1] + (title,) + _NONES[level]
-                fused.append(heading_label(level, title))
-            yield start, end, path, label, fused
-        i = j
-
-
 class _Cuts:
     """Allowed cut positions of one section, found by searching only the window asked about."""
 
@@ -284,9 +235,9 @@ def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     return re.compile(f"(?s){'|'.join(levels)}")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, ctx):
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx):
     """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
-    the _Cuts of its fences (None without any).
+    the _Cuts of its fences (None without any). `cut_at` is _cut_pattern(max_char, overlap).match.
 
     A piece's cut, and with overlap the next piece's start, is one regex match; only where the cut
     falls inside a fence kept whole or past the window (rare) does _Cuts search again, before the fence."""
@@ -296,15 +247,12 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
     ends: list[int] = []
     kinds: list[str] = []
     half, next_start, check = max_char // 2, _NEXT_START.search, ctx.check
-    cut_at = _cut_pattern(max_char, overlap).match
-    while True:
-        check()
-        starts.append(start)
-        kinds.append(kind)
-        limit = start + max_char
-        if limit >= sec_end:
-            ends.append(sec_end)
-            return starts, ends, kinds, cuts
+    add_start, add_end, add_kind = starts.append, ends.append, kinds.append
+    while (limit := start + max_char) < sec_end:
+        if not len(starts) & 255:
+            check()
+        add_start(start)
+        add_kind(kind)
         m = cut_at(text, start, sec_end)
         cut, kind = m.end(), m.lastgroup
         if kind == "char" and text[cut - 1:cut + 1] == "\r\n":
@@ -315,7 +263,7 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
             cut, level = _cut(cuts or _Cuts(text, (), max_char), start, limit, half)
             kind = _LEVEL_NAMES[level]
             m = None
-        ends.append(cut)
+        add_end(cut)
         if not overlap:
             start = cut
             continue
@@ -337,6 +285,10 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
             start = lo
         else:
             start = cut
+    add_start(start)
+    add_kind(kind)
+    add_end(sec_end)
+    return starts, ends, kinds, cuts
 
 
 def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
@@ -350,16 +302,36 @@ def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
     return limit, 3  # cannot happen while `start` is never inside a kept fence; cut hard rather than loop
 
 
-def _cuts_big(a: int, b: int, big) -> bool:
-    return any(fa < b and a < fb and (a > fa or b < fb) for fa, fb in big)
+def _cutting_big(starts: list[int], ends: list[int], big, max_char: int) -> set[int]:
+    """Indexes of the pieces that hold part, not all, of a fence longer than max_char. Piece starts
+    rise and a piece is at most max_char long, so only pieces starting in (fa - max_char, fb) are looked at."""
+    found = set()
+    for fa, fb in big:
+        for k in range(bisect_right(starts, fa - max_char), bisect_left(starts, fb)):
+            a, b = starts[k], ends[k]
+            if fa < b and (a > fa or b < fb):
+                found.add(k)
+    return found
+
+
+_HASHES = ("", "# ", "## ", "### ")
 
 
 def run(doc, params, ctx) -> Proposal:
+    """A section runs from one H1-H3 heading to the next (the text before the first one is a section
+    without heading); a short running group or a short next section is joined if it fits. Header
+    paths and labels are built per chunk-to-be, not per section; a long group is split."""
     min_char, max_char, overlap = params["min_char"], params["max_char"], params["chunk_overlap"]
     text = doc.text
     scan = scan_markdown(doc)
     fences = scan.fence_spans
     fence_starts = [a for a, _ in fences]
+    heads = [h for h in scan.heads if h[1] <= 3]
+    bounds = [h[0] for h in heads]
+    if not bounds or bounds[0] > 0:
+        bounds.insert(0, 0)
+        heads.insert(0, None)
+    bounds.append(len(text))
     starts: list[int] = []
     ends: list[int] = []
     types: list[str] = []
@@ -367,34 +339,65 @@ def run(doc, params, ctx) -> Proposal:
     metas: list[dict] = []
     total = max(1, len(text))
     check, progress = ctx.check, ctx.progress
+    cut_at = _cut_pattern(max_char, overlap).match
     parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
-    for start, end, path, label, fused in _groups(text, scan, min_char, max_char):
+    h1 = h2 = h3 = None  # the title in force at each level
+    i, n = 0, len(bounds) - 1 if bounds[-1] else 0  # an empty text has no section
+    while i < n:
         check()
+        start, j = bounds[i], i + 1
+        end = bounds[j]
         progress(start / total)
-        btype = "heading" if label else "start"
-        if end - start <= max_char:
-            meta = {"header_path": path}
-            if fused is not None:
-                meta["fused_headings"] = fused
-                meta["sections"] = len(fused) + (label == "")
+        while j < n:
+            after = bounds[j + 1]
+            if (end - start < min_char or after - end < min_char) and after - start <= max_char:
+                j += 1
+                end = after
+            else:
+                break
+        head = heads[i]
+        if head is None:
+            path, label, btype = [], "", "start"
+        else:
+            _, level, title = head
+            if level == 1:
+                h1, h2, h3 = title, None, None
+            elif level == 2:
+                h2, h3 = title, None
+            else:
+                h3 = title
+            path = [t for t in (h1, h2, h3) if t is not None]
+            label, btype = _HASHES[level] + title if title else "#" * level, "heading"
+        if j > i + 1:  # fused: fits max_char
+            fused = [label] if head is not None else []
+            for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
+                if level == 1:
+                    h1, h2, h3 = title, None, None
+                elif level == 2:
+                    h2, h3 = title, None
+                else:
+                    h3 = title
+                fused.append(_HASHES[level] + title if title else "#" * level)
+            meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
-            continue
-        inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
-        piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, ctx)
-        n = len(piece_starts)
-        starts += piece_starts
-        ends += piece_ends
-        types += kinds
-        labels.append(label)
-        base = label or "start"
-        tails = parts.get(n) or parts.setdefault(n, [f" (part {k}/{n})" for k in range(2, n + 1)])
-        labels += [base + tail for tail in tails]
-        first = len(metas)
-        metas += [{"header_path": path, "part": k, "parts": n} for k in range(1, n + 1)]  # never fused: too long
-        if cuts is not None and cuts.big:
-            for k, (a, b) in enumerate(zip(piece_starts, piece_ends), first):
-                if _cuts_big(a, b, cuts.big):
-                    metas[k]["cut_code_block"] = True
+        elif end - start <= max_char:
+            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append({"header_path": path})
+        else:
+            inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
+            piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx)
+            k = len(piece_starts)
+            starts += piece_starts
+            ends += piece_ends
+            types += kinds
+            labels.append(label)
+            tails = parts.get(k) or parts.setdefault(k, [f" (part {p}/{k})" for p in range(2, k + 1)])
+            labels += map((label or "start").__add__, tails)
+            first = len(metas)
+            metas += [{"header_path": path, "part": p, "parts": k} for p in range(1, k + 1)]  # never fused: too long
+            if cuts is not None and cuts.big:
+                for p in _cutting_big(piece_starts, piece_ends, cuts.big, max_char):
+                    metas[first + p]["cut_code_block"] = True
+        i = j
     return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
 
 
