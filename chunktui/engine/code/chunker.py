@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
 from itertools import accumulate
 
 from ..derived import derived
@@ -36,16 +35,9 @@ _BOUNDARY = {"function": "function", "method": "method", "import": "import", "cl
              "namespace": "class"}
 
 
-@dataclass(slots=True)
-class Atom:
-    """An indivisible run of whole lines [start, end) in characters."""
-
-    start: int
-    end: int
-    oversized: bool = False
-    blank: bool = False
-    imports_only: bool = False
-    opens: bool = False  # the header of a definition too big for one chunk
+# An atom is an indivisible run of whole lines, a tuple (start, end, oversized, blank, imports_only,
+# opens) in characters; `opens`: the header of a definition too big for one chunk. Tuples, not
+# objects: a big file makes a hundred thousand of them.
 
 
 def _is_comment(node) -> bool:
@@ -125,22 +117,23 @@ class _Atomizer:
             else:
                 self.rows.append((first, last, True, imports is True, False))
 
-    def atoms(self) -> list[Atom]:
+    def atoms(self) -> list[tuple]:
         text_end = len(self.pf.doc.text)
         root = self.pf.root
         if root.child_count:
             self.split(root.children)
-        out: list[Atom] = []
+        out: list[tuple] = []
+        append = out.append
         pos = 0
         bounds = self.bounds
         for first, last, oversized, imports_only, opens in self.rows:
-            s, e = bounds[first], bounds[last + 1]
+            s = bounds[first]
             if s > pos:
-                out.append(Atom(pos, s, False, True))
-            out.append(Atom(s, e, oversized, False, imports_only, opens))
-            pos = e
+                append((pos, s, False, True, False, False))
+            pos = bounds[last + 1]
+            append((s, pos, oversized, False, imports_only, opens))
         if pos < text_end:
-            out.append(Atom(pos, text_end, False, True))
+            append((pos, text_end, False, True, False, False))
         return out
 
 
@@ -156,20 +149,23 @@ def _cuts(chain: list, s2: int, e2: int) -> bool:
     return False
 
 
-def _runs(atoms: list[Atom], filter_imports: bool):
+def _runs(atoms: list[tuple], filter_imports: bool):
     """Contiguous runs of atoms to chunk, and the import ranges left out as declared gaps."""
+    if not filter_imports:
+        return ([atoms] if atoms else []), []
     runs, gaps, cur = [], [], []
     for a in atoms:
-        if filter_imports and a.imports_only:
+        start, end, _, blank, imports_only, _ = a
+        if imports_only:
             if cur:
                 runs.append(cur)
             cur = []
-            if gaps and gaps[-1][1] == a.start:
-                gaps[-1] = (gaps[-1][0], a.end, gaps[-1][2])
+            if gaps and gaps[-1][1] == start:
+                gaps[-1] = (gaps[-1][0], end, gaps[-1][2])
             else:
-                gaps.append((a.start, a.end, "imports (filtered; listed in each chunk's imports)"))
-        elif filter_imports and a.blank and gaps and gaps[-1][1] == a.start and not cur:
-            gaps[-1] = (gaps[-1][0], a.end, gaps[-1][2])
+                gaps.append((start, end, "imports (filtered; listed in each chunk's imports)"))
+        elif blank and gaps and gaps[-1][1] == start and not cur:
+            gaps[-1] = (gaps[-1][0], end, gaps[-1][2])
         else:
             cur.append(a)
     if cur:
@@ -177,7 +173,7 @@ def _runs(atoms: list[Atom], filter_imports: bool):
     return runs, gaps
 
 
-def _merge(run: list[Atom], fits_span, half_full) -> list[tuple[int, int, bool]]:
+def _merge(run: list[tuple], fits_span, half_full) -> list[tuple[int, int, bool]]:
     """Greedy merge of adjacent atoms while the result fits; blank lines join a neighbour.
 
     A definition that has to be split starts a fresh chunk unless the current one is
@@ -185,25 +181,25 @@ def _merge(run: list[Atom], fits_span, half_full) -> list[tuple[int, int, bool]]
     after unrelated code.
     """
     out: list[list] = []  # [start, end, oversized]
-    pending: Atom | None = None  # blank lines the previous chunk had no room for
-    for a in run:
-        if pending is None and out and not out[-1][2] and not a.oversized and fits_span(out[-1][0], a.end) \
-                and not (a.opens and half_full(out[-1][0], out[-1][1])):
-            out[-1][1] = a.end
-        elif a.blank and out and out[-1][2]:
-            out[-1][1] = a.end  # an oversized chunk may as well keep the blank lines after it
-        elif a.blank:
-            pending = a if pending is None else Atom(pending.start, a.end, blank=True)
-        elif pending is not None and (a.oversized or fits_span(pending.start, a.end)):
-            out.append([pending.start, a.end, a.oversized])
+    pending: tuple[int, int] | None = None  # blank lines the previous chunk had no room for
+    for start, end, oversized, blank, _, opens in run:
+        if pending is None and out and not out[-1][2] and not oversized and fits_span(out[-1][0], end) \
+                and not (opens and half_full(out[-1][0], out[-1][1])):
+            out[-1][1] = end
+        elif blank and out and out[-1][2]:
+            out[-1][1] = end  # an oversized chunk may as well keep the blank lines after it
+        elif blank:
+            pending = (start, end) if pending is None else (pending[0], end)
+        elif pending is not None and (oversized or fits_span(pending[0], end)):
+            out.append([pending[0], end, oversized])
             pending = None
         else:
             if pending is not None:
-                out.append([pending.start, pending.end, False])
+                out.append([pending[0], pending[1], False])
                 pending = None
-            out.append([a.start, a.end, a.oversized])
+            out.append([start, end, oversized])
     if pending is not None:
-        out.append([pending.start, pending.end, False])
+        out.append([pending[0], pending[1], False])
     return [(s, e, o) for s, e, o in out]
 
 
@@ -294,7 +290,7 @@ class CodeChunker:
             return lambda s, e: e - s <= limit
         return lambda s, e: self.fits(s, e, limit)
 
-    def atoms(self, limit: int) -> list[Atom]:
+    def atoms(self, limit: int) -> list[tuple]:
         bounds = self.pf.row_starts  # bounds[r]: where 0-based row r starts; one more ends the last
         fits = self.span_fits(limit)
         if self._plain:
