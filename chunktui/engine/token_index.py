@@ -53,7 +53,6 @@ from operator import add, is_, not_, rshift, sub
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
 _CONTINUATION = bytes(range(0x80, 0xC0))
-_SEARCH_BACK = 64
 _FRAGMENT_MAX = 48
 _FRAGMENTS_KEPT = 100_000
 # a span shorter than this is encoded directly: the two anchor lookups would cost more
@@ -95,16 +94,17 @@ _LINE_FEED = {"cl100k_base": r"\n(?=\S|[ \t]+\S[\s\S])", "o200k_base": r"\n(?=[^
 _AFTER_SPACED_PUNCTUATION = rf" [{_PUNCT}]+(?=[A-Za-z0-9])"
 # `\S` excludes str.isspace, a superset of the White_Space set tiktoken's regex uses, so the
 # rules only ever under-report anchors.
-# The first anchor of a window [s, e), searched from s - 1 (where the pairs read the character
-# before s), else e (`\Z`). The spaced rule there opens with the character before its space, so
-# that its space is never s - 1, which the window does not hold.
-_FIRST_ANCHOR_PATTERNS = {name: re.compile(rf"{_pairs('++')}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z")
-                          for name, nl in _LINE_FEED.items()}
-# The last anchor of a window: a greedy `.*` runs to the window's end and backs off to the
-# rightmost place an anchor rule matches (its end is the anchor); else the empty match at
-# the window's start (an anchor is the end of a match, never a window's start).
-_LAST_ANCHOR_PATTERNS = {name: re.compile(rf"(?s).*(?:{_pairs('')}|{nl}|{_AFTER_SPACED_PUNCTUATION})|")
-                         for name, nl in _LINE_FEED.items()}
+# A window [s, e)'s first and last anchors, in one match from s - 1 (where the pairs read the
+# character before s) to e + 1 (where they read the one after e). Group 1 runs lazily to the
+# first anchor, else to the end (`\Z`); its spaced rule opens with the character before its
+# space, so that the space is never s - 1, which the window does not hold. Then a greedy `.*`
+# runs to the end and backs off to the rightmost place an anchor rule matches; when there is
+# none the optional group matches nothing, and the match ends where group 1 does.
+_ANCHOR_PATTERNS = {
+    name: re.compile(rf"(?s)(.*?(?:{_pairs('++')}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z))"
+                     rf"(?:.*(?:{_pairs('')}|{nl}|{_AFTER_SPACED_PUNCTUATION}))?")
+    for name, nl in _LINE_FEED.items()
+}
 _match_end = re.Match.end
 
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
@@ -145,9 +145,8 @@ class TokenIndex:
         self.name = name
         self._encode = encoding._core_bpe.encode_ordinary
         self._encoding = encoding
-        self._last_anchor_in = _LAST_ANCHOR_PATTERNS[name].match
+        self._anchors_in = _ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
-        self._first_anchor_in = _FIRST_ANCHOR_PATTERNS[name].search
         self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
         ids = self._token_ids(text)
         self.total_tokens = len(ids)
@@ -204,25 +203,16 @@ class TokenIndex:
         """How many document tokens end at or before character `offset` (an anchor)."""
         return bisect_right(self._ends, offset)
 
-    def _last_anchor(self, lo: int, e: int) -> int:
-        """The last anchor in (lo, e], or -1; the window's tail first, where it nearly always is."""
-        if e == len(self.text):
-            return e
-        last = self._last_anchor_in
-        # e + 1: the rule reads the character after the anchor; none of the match lies before lo
-        start = max(lo, e - _SEARCH_BACK)
-        a = last(self.text, start, e + 1).end()
-        if a == start and start > lo:
-            a = last(self.text, lo, e + 1).end()
-        return a if a > lo else -1
-
     def _parts(self, s: int, e: int) -> tuple[int, int, int]:
         """(n, a1, a2): text[s:e] holds n tokens of its own plus the document's tokens between
-        anchors a1 and a2 (none when a1 == a2, for a span encoded whole)."""
+        anchors a1 and a2 (none when a1 == a2, for a span encoded whole). The text's start and
+        end are anchors too."""
         text = self.text
         if e - s >= DIRECT_BELOW:
-            a1 = self._first_anchor_in(text, s - 1, e).end() if s else 0
-            if a1 < e and (a2 := self._last_anchor(a1, e)) > a1:
+            m = self._anchors_in(text, s - 1, e + 1)
+            a1 = m.end(1) if s else 0
+            a2 = e if e == len(text) else m.end()
+            if a1 < a2 <= e:  # not the end of the search (`\Z` at e + 1)
                 fragments = self._fragments  # heads and tails recur: most are a dict lookup
                 head, tail = text[s:a1], text[a2:e]
                 n_head, n_tail = fragments.get(head), fragments.get(tail)
@@ -280,15 +270,13 @@ class TokenIndex:
             return []
         ends = [e for _, e in spans]
         text = self.text
-        # the first anchor after each start, or the span's end when there is none (`\Z`)
-        a1s = list(map(_match_end, map(self._first_anchor_in, repeat(text), map(sub, starts, repeat(1)), ends)))
-        # the last anchor in a short window before each end (where it nearly always is), or the
-        # window's start when there is none (the empty alternative); e + 1: the rule reads the
-        # character after the anchor
-        windows = list(map(max, a1s, map(sub, ends, repeat(_SEARCH_BACK))))
-        a2s = list(map(_match_end, map(self._last_anchor_in, repeat(text), windows, map(add, ends, repeat(1)))))
-        whole = [i for i, s, e, a1, a2, lo in zip(count(), starts, ends, a1s, a2s, windows)
-                 if a2 == lo or a1 >= e or e - s < DIRECT_BELOW]
+        # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one,
+        # or too short for the lookups to pay, is counted whole
+        matches = list(map(self._anchors_in, repeat(text), map(sub, starts, repeat(1)), map(add, ends, repeat(1))))
+        a1s = list(map(_match_end, matches, repeat(1)))
+        a2s = list(map(_match_end, matches))
+        del matches
+        whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1 or e - s < DIRECT_BELOW]
         for i in whole:  # their own fragments are counted below; none here
             a1s[i], a2s[i] = starts[i], ends[i]
         heads = list(map(text.__getitem__, map(slice, starts, a1s)))
