@@ -235,17 +235,16 @@ def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     return re.compile(f"(?s){'|'.join(levels)}")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx):
-    """Starts, ends and boundary types (the first one `kind`) of the pieces of one long section, and
-    the _Cuts of its fences (None without any). `cut_at` is _cut_pattern(max_char, overlap).match.
+def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx,
+           starts: list[int], ends: list[int], kinds: list[str]):
+    """Appends the starts, ends and boundary types (the first one `kind`) of the pieces of one long
+    section to the lists given; returns the _Cuts of its fences (None without any).
+    `cut_at` is _cut_pattern(max_char, overlap).match.
 
     A piece's cut, and with overlap the next piece's start, is one regex match; only where the cut
     falls inside a fence kept whole or past the window (rare) does _Cuts search again, before the fence."""
     cuts = _Cuts(text, fences, max_char) if fences else None
     kept_starts, kept = (cuts.fence_starts, cuts.fences) if cuts else ((), ())
-    starts: list[int] = []
-    ends: list[int] = []
-    kinds: list[str] = []
     half, next_start, check = max_char // 2, _NEXT_START.search, ctx.check
     add_start, add_end, add_kind = starts.append, ends.append, kinds.append
     while (limit := start + max_char) < sec_end:
@@ -288,7 +287,7 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
     add_start(start)
     add_kind(kind)
     add_end(sec_end)
-    return starts, ends, kinds, cuts
+    return cuts
 
 
 def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
@@ -384,18 +383,15 @@ def run(doc, params, ctx) -> Proposal:
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append({"header_path": path})
         else:
             inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
-            piece_starts, piece_ends, kinds, cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx)
-            k = len(piece_starts)
-            starts += piece_starts
-            ends += piece_ends
-            types += kinds
+            first = len(starts)
+            cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx, starts, ends, types)
+            k = len(starts) - first
             labels.append(label)
             tails = parts.get(k) or parts.setdefault(k, [f" (part {p}/{k})" for p in range(2, k + 1)])
             labels += map((label or "start").__add__, tails)
-            first = len(metas)
             metas += [{"header_path": path, "part": p, "parts": k} for p in range(1, k + 1)]  # never fused: too long
             if cuts is not None and cuts.big:
-                for p in _cutting_big(piece_starts, piece_ends, cuts.big, max_char):
+                for p in _cutting_big(starts[first:], ends[first:], cuts.big, max_char):
                     metas[first + p]["cut_code_block"] = True
         i = j
     return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
