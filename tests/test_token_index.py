@@ -265,3 +265,17 @@ def test_spans_ending_between_any_two_kinds_of_character_match_direct_encoding(n
     index = TokenIndex(text, name, get_encoding(name))
     spans = [(a, b) for a in range(len(text)) for b in range(a + 1, min(len(text), a + 7) + 1)]
     assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
+JSON_LIKE = '{\n  "a": [\n\n    1,\n    2\n  ],\n/x,\n\n\t "b": "c",   \n  \n  /y\n}\n'
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_spans_starting_or_ending_inside_an_indent_match_direct_encoding(name):
+    """A span that starts inside an indent counts its spaces apart from the line's text, and one
+    that ends inside an indent after punctuation and line feeds counts them apart from it (blank
+    lines, trailing spaces and "/" after line feeds are where either would go wrong)."""
+    text = "   /" + JSON_LIKE * 3
+    index = TokenIndex(text, name, get_encoding(name))
+    spans = [(a, b) for a in range(len(text)) for b in range(a, len(text) + 1)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]

@@ -92,17 +92,31 @@ _LINE_FEED = {"cl100k_base": r"\n(?=\S|[ \t]+\S[\s\S])", "o200k_base": r"\n(?=[^
 # piece), take the whole run in it, and start the next piece at the letter. The anchor is the
 # run's end, but only in windows that hold the space: without it the run may prefix the letters.
 _AFTER_SPACED_PUNCTUATION = rf" [{_PUNCT}]+(?=[A-Za-z0-9])"
+# Two rules for a window that starts or ends inside an indent (JSON and code cut mid-line),
+# whose whitespace would otherwise be encoded with the text next to it each time:
+# * at the window's start, in a run of spaces that a space and a non-space end: both patterns
+#   end a piece before that last space (`\s+(?!\S)`), in the document (after any line feed in
+#   the run, which `\s*[\r\n]` ends) and in the window, whose run holds no line feed. Only after
+#   a space or tab: after anything else the pair or line feed rules anchor at the window's start.
+#   The non-space and one more character are read (as in _LINE_FEED) so that the window holds the
+#   non-space even where this anchor is its last (a span at the text's start).
+_INDENT_START = r"[ \t] +(?= \S[\s\S])"
+# * at the window's end, after punctuation and line feeds followed by spaces or tabs up to the
+#   window's end (the match reads one character past it) or, right at it, by anything but a line
+#   feed or "/": the punctuation piece takes the line feeds (`[\r\n]*+`, `[\r\n/]*`) and ends there.
+_INDENT_END = rf"[{_PUNCT}]\n+(?=[ \t]+[\s\S]\Z|[^\r\n/]\Z)"
 # `\S` excludes str.isspace, a superset of the White_Space set tiktoken's regex uses, so the
 # rules only ever under-report anchors.
 # A window [s, e)'s first and last anchors, in one match from s - 1 (where the pairs read the
-# character before s) to e + 1 (where they read the one after e). Group 1 runs lazily to the
-# first anchor, else to the end (`\Z`); its spaced rule opens with the character before its
-# space, so that the space is never s - 1, which the window does not hold. Then a greedy `.*`
-# runs to the end and backs off to the rightmost place an anchor rule matches; when there is
-# none the optional group matches nothing, and the match ends where group 1 does.
+# character before s) to e + 1 (where they read the one after e). Group 1 is the indent rule at
+# the start, or runs lazily to the first anchor, else to the end (`\Z`); its spaced rule opens
+# with the character before its space, so that the space is never s - 1, which the window does
+# not hold. Then a greedy `.*` runs to the end and backs off to the rightmost place an anchor
+# rule matches; when there is none the optional group matches nothing, and the match ends
+# where group 1 does.
 _ANCHOR_PATTERNS = {
-    name: re.compile(rf"(?s)(.*?(?:{_pairs('++')}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z))"
-                     rf"(?:.*(?:{_pairs('')}|{nl}|{_AFTER_SPACED_PUNCTUATION}))?")
+    name: re.compile(rf"(?s)({_INDENT_START}|.*?(?:{_pairs('++')}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z))"
+                     rf"(?:.*(?:{_pairs('')}|{nl}|{_AFTER_SPACED_PUNCTUATION}|{_INDENT_END}))?")
     for name, nl in _LINE_FEED.items()
 }
 _match_end = re.Match.end
