@@ -94,13 +94,26 @@ def test_spans_whose_ends_are_far_from_any_anchor_match_direct_encoding(name):
 @pytest.mark.parametrize("name", ENCODINGS)
 @settings(max_examples=300, deadline=None)
 @given(fragment=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), min_size=1, max_size=12)
-       | st.from_regex(r"[ (_'-]?[A-Za-z0-9]{1,10}", fullmatch=True))
+       | st.from_regex(r"[ (_'-]?[A-Za-z0-9]{1,10}| {1,40}", fullmatch=True))
 def test_fragments_read_as_one_piece_encode_as_tiktoken_does(name, fragment):
     """The fast path for a head or tail that is one pre-tokenizer piece: same tokens as tiktoken's."""
     index = TokenIndex("x", name, get_encoding(name))
     if index._one_piece(fragment):
         bpe = get_encoding(name)._core_bpe
         assert bpe.encode_single_piece(fragment.encode()) == get_encoding(name).encode_ordinary(fragment)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_runs_of_digits_are_counted_as_tiktoken_does(name):
+    """A head or tail that is only digits is counted without encoding it: every run of 1 to 40
+    digits, cut from a longer number at every offset, against direct encoding."""
+    assert all(str(i).zfill(w).encode() in get_encoding(name)._mergeable_ranks for w in (1, 2, 3) for i in range(10**w))
+    text = "x " + "31415926535897932384626433832795028841971" * 2 + ", 7\n"
+    index = TokenIndex(text, name, get_encoding(name))
+    counts = index._count_fragments([text[a:b] for a in range(2, 45) for b in range(a + 1, a + 41)])
+    assert all(n == direct(name, fragment) for fragment, n in counts.items())
+    spans = [(a, b) for a in range(len(text)) for b in range(a, len(text) + 1)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
 
 
 INDENTED = (
