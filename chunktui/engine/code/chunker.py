@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from itertools import accumulate, starmap
 
 from ..derived import derived
 from ..model import Span
@@ -326,7 +326,7 @@ class CodeChunker:
     # -- spans -------------------------------------------------------------------------
     def spans(self, cores, overlap_lines: int = 0, limit: int | None = None) -> list[Span]:
         doc = self.doc
-        spans = []
+        described = []
         fits = self.span_fits(limit) if limit is not None else None
         for i, (s, e, oversized) in enumerate(cores):
             self.ctx.check()
@@ -337,12 +337,16 @@ class CodeChunker:
                 while lo < first and limit is not None and not self.fits(doc.line_start(lo), e, limit):
                     lo += 1
                 start = doc.line_start(lo)
-            spans.append(self.describe(i, start, s, e, fits is not None and not fits(s, e)))
+            described.append(self.describe(i, start, s, e, fits is not None and not fits(s, e)))
             if i % 64 == 0:
                 self.ctx.progress(0.5 + 0.5 * i / max(1, len(cores)))
-        return spans
+        # the Spans made together, after their metadata and context texts: side by side in memory,
+        # the passes build_chunkset makes over them run several times faster than over Spans
+        # scattered among tens of megabytes of context text (10 MB: ~100 -> ~50 ms)
+        return list(starmap(Span, described))
 
-    def describe(self, index: int, start: int, core_s: int, core_e: int, oversized: bool) -> Span:
+    def describe(self, index: int, start: int, core_s: int, core_e: int, oversized: bool) -> tuple:
+        """A Span's arguments for the chunk [start, core_e) whose own lines (no overlap) start at core_s."""
         text = self.doc.text
         m = _NON_WS.search(text, core_s, core_e)
         s2 = m.start() if m else core_s
@@ -389,7 +393,7 @@ class CodeChunker:
             meta["oversized"] = True
         context = self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e]) \
             if self._context_mode != "none" else None
-        return Span(start, core_e, btype, label, metadata=meta, context_text=context)
+        return start, core_e, btype, label, meta, context
 
     def _used_imports(self, s: int, e: int) -> list[str]:
         """Signatures of the imports whose names [s, e) uses.
