@@ -33,3 +33,14 @@ def test_an_overlap_never_starts_inside_a_crlf():
     pieces = chunks(text, max_char=100, chunk_overlap=1)
     assert len(pieces) > 2
     assert all(c.overlap_prev_chars == 0 and text[c.start - 2:c.start] == "\r\n" for c in pieces[1:])
+
+
+def test_long_runs_of_letters_or_spaces_overlap_by_chunk_overlap():
+    """No line or word start within reach: each piece is cut at max_char and the next one starts
+    chunk_overlap before (the search for a start stays within the overlap, so a long run costs
+    no more than a short one)."""
+    for filler in ("z", " "):
+        text = "# X\n" + "a" + filler * 20_000 + "b\n"
+        pieces = chunks(text, max_char=512, chunk_overlap=51)
+        assert all(c.chars == 512 for c in pieces[:-1]) and pieces[-1].end == len(text)
+        assert all(c.overlap_prev_chars == 51 for c in pieces[1:])

@@ -227,8 +227,9 @@ def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     With `overlap`, the group before the level's ends at the first line or word start at most `overlap` characters
     before the cut (a look-behind of that width holding a look-ahead), where the next piece starts."""
     half = max_char // 2
-    back = rf"(?:(?<=(?=\S*+[^\S\n]*+(?:\n|(?=\S))()).{{{overlap + 1}}})|)" if overlap else ""
-    levels = [rf".{{{half},{max_char - 1}}}\n{back}(?P<line>)", rf".{{{half},{max_char - 1}}}\s{back}(?P<word>)(?=\S)",
+    n = overlap + 1  # a run of spaces or of other characters past that is no start before the cut
+    back = rf"(?:(?<=(?=\S{{0,{n}}}+[^\S\n]{{0,{n}}}+(?:\n|(?=\S))()).{{{n}}})|)" if overlap else ""
+    levels = [rf".{{{half},{max_char - 1}}}\n{back}(?P<line>)", rf".{{{half},{max_char - 1}}}\s(?=\S){back}(?P<word>)",
               f".{{{max_char}}}{back}(?P<char>)"]
     if max_char - 2 >= half:  # room for a blank line in the second half
         levels.insert(0, rf".{{{half},{max_char - 2}}}\n[ \t\r]*\n{back}(?P<paragraph>)")
