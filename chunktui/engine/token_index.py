@@ -22,7 +22,9 @@ depends on what follows. We call such positions anchors. Reading both patterns
 * two that hold only in windows holding some context around them (a search for
   them keeps that context inside the span): the end of an ASCII punctuation run
   that a space opens and a letter or digit follows, and a line feed before an
-  indented line (see `_AFTER_SPACED_PUNCTUATION` and `_LINE_FEED`).
+  indented line (see `_AFTER_SPACED_PUNCTUATION` and `_LINE_FEED`);
+* two for a window that starts or ends inside an indent, which hold only at its
+  start or its end (`_INDENT_START`, `_INDENT_END`).
 
 Both patterns' context-dependent parts (`\\s++$`, `\\s+(?!\\S)`, the possessive
 and optional quantifiers) only look at whitespace runs or letter/digit runs,
@@ -35,7 +37,8 @@ in tests/test_token_index.py checks it against direct encoding.
 
 The index keeps, per document token, the character offset where it ends (summed
 from its count of UTF-8 lead bytes, so a token that splits a character is still
-placed exactly), so the count of tokens ending by character a is one bisect.
+placed exactly), so the count of tokens ending by character a is one bisect, among
+the tokens of a's block of 512 characters.
 """
 
 from __future__ import annotations
