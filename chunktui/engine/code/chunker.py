@@ -203,24 +203,24 @@ def _merge(run: list[tuple], fits_span, half_full) -> list[tuple[int, int, bool]
     return [(s, e, o) for s, e, o in out]
 
 
-def _parsed(doc, language: str) -> tuple[ParsedFile, list, list, str]:
+def _parsed(doc, language: str) -> tuple[ParsedFile, list, list]:
     pf = parse(doc, language)
     defs, imports = extract(pf)
-    return pf, defs, imports, _without_imports(doc.text, imports)
+    return pf, defs, imports
 
 
-def _without_imports(text: str, imports: list) -> str:
-    """`text` with its import statements blanked (same length): an import does not "use" the
-    names it binds, and one copy serves every chunk instead of each blanking its own."""
-    parts, pos = [], 0
+def _without_imports(text: str, s: int, e: int, imports: list) -> str:
+    """text[s:e] with the parts of `imports` (sorted by start) inside it blanked (same length):
+    an import does not "use" the names it binds."""
+    parts, pos = [], s
     for imp in imports:
-        if imp.end > pos:
-            a = max(imp.start, pos)
-            parts += (text[pos:a], " " * (imp.end - a))
-            pos = imp.end
+        a, b = max(imp.start, pos), min(imp.end, e)
+        if b > a:
+            parts += (text[pos:a], " " * (b - a))
+            pos = b
     if not parts:
-        return text
-    parts.append(text[pos:])
+        return text[s:e]
+    parts.append(text[pos:e])
     return "".join(parts)
 
 
@@ -236,10 +236,10 @@ class CodeChunker:
             self.language = doc.language if doc.language in SPECS else detect_language(doc.path)
         # parse and entities do not depend on the parameters: a re-chunk of the same Document
         # (the app's size keys, a sweep's cells) reuses them (read-only from here on)
-        self.pf, self.defs, self.imports, self._uses_text = derived(doc, ("code", self.language),
-                                                                  lambda: _parsed(doc, self.language))
+        self.pf, self.defs, self.imports = derived(doc, ("code", self.language), lambda: _parsed(doc, self.language))
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
+        self._import_reach = list(accumulate((i.end for i in self.imports), max))  # how far imports 0..k reach
         self._importers: dict[str, set[int]] = {}
         self._used_by_names: dict[frozenset, list[str]] = {}
         self._import_signatures = [i.signature for i in self.imports]
@@ -404,7 +404,9 @@ class CodeChunker:
         """
         if not self._importers:
             return []
-        body = self._uses_text[s:e]
+        # only the imports that reach into [s, e) are blanked: most chunks hold none
+        lo, hi = bisect_right(self._import_reach, s), bisect_left(self._import_starts, e)
+        body = self.doc.text[s:e] if lo >= hi else _without_imports(self.doc.text, s, e, self.imports[lo:hi])
         names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
         if not names:
             return []
