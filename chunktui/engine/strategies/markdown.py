@@ -224,8 +224,9 @@ def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     first match is its last position; with a literal right after the count, the engine skips every
     position without that character. Only a blank line's spaces can run past the window (_split checks).
 
-    With `overlap`, the group before the level's ends at the first line or word start at most `overlap` characters
-    before the cut (a look-behind of that width holding a look-ahead), where the next piece starts."""
+    With `overlap`, the group before the level's ends at the first line or word start at most
+    `overlap` characters before the cut (a look-behind of that width holding a look-ahead): where
+    the next piece starts, found in the same match."""
     half = max_char // 2
     n = overlap + 1  # a run of spaces or of other characters past that is no start before the cut
     back = rf"(?:(?<=(?=\S{{0,{n}}}+[^\S\n]{{0,{n}}}+(?:\n|(?=\S))()).{{{n}}})|)" if overlap else ""
@@ -381,7 +382,8 @@ def run(doc, params, ctx) -> Proposal:
             meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
         elif end - start <= max_char:
-            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append({"header_path": path})
+            meta = {"header_path": path}
+            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
         else:
             inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
             first = len(starts)
