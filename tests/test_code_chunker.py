@@ -323,3 +323,22 @@ def test_an_import_repeated_in_several_functions_is_listed_once_per_chunk():
     assert "return os.sep" in last.text
     assert last.metadata["imports"] == ["import sys", "import os"]
     assert last.context_text.count("Uses: import os") == 1
+
+
+def test_each_chunk_owns_its_metadata_lists_even_where_chunks_share_imports_and_neighbours():
+    """Lists made once per set of names (imports) or per place are handed out as copies:
+    a caller changing one chunk's list changes no other chunk, nor a later run of the same file."""
+    body = "".join(f"def f{i}(path: Any) -> Any:\n    return os.path.join(path, '{i}')\n\n\n" for i in range(12))
+    doc = Document.from_text("import os\nfrom typing import Any\n\n\n" + body, path="m.py")
+    params = {"max_chunk_size": 120, "unit": "chars", "overlap_lines": 0}
+    cs = chunk_document(doc, "code", params)
+    uses = ["import os", "from typing import Any"]
+    assert len(cs.chunks) >= 3 and all(c.metadata["imports"] == uses for c in cs.chunks)
+    for key in ("imports", "siblings", "scope_chain", "entities"):
+        assert len({id(c.metadata[key]) for c in cs.chunks}) == len(cs.chunks), key
+    before = [(c.metadata["imports"].copy(), c.metadata["siblings"].copy()) for c in cs.chunks]
+    cs.chunks[0].metadata["imports"].append("import sys")
+    cs.chunks[0].metadata["siblings"].clear()
+    assert [(c.metadata["imports"], c.metadata["siblings"]) for c in cs.chunks[1:]] == before[1:]
+    again = chunk_document(doc, "code", params)  # the same Document: its parse is reused
+    assert [(c.metadata["imports"], c.metadata["siblings"]) for c in again.chunks] == before
