@@ -250,10 +250,10 @@ class CodeChunker:
             k = first_with.setdefault(imp.signature, k)
             for name in imp.bound:
                 self._importers.setdefault(name, set()).add(k)
-        self._level_index = {id(e): k for level in [self.tree.roots] + [d.children for d in self.defs]
-                             for k, e in enumerate(level)}
+        self._level_index = {e: k for level in [self.tree.roots] + [d.children for d in self.defs]
+                             for k, e in enumerate(level)}  # entities hash by identity
         self._sibling_detail = params.get("sibling_detail", "signatures")
-        self._scopes: dict[int, tuple[tuple[str, ...], str]] = {}
+        self._scopes: dict = {}  # scope entity -> (names, label)
         self._context_head = f"{comment} {doc.path or '<text>'}"
         self._context_mode = params.get("context_mode", "full")
         unit = params.get("unit", "bytes")
@@ -420,25 +420,32 @@ class CodeChunker:
 
     def _scope_names(self, scope) -> tuple[tuple[str, ...], str]:
         """A scope's chain of names and their `A > b` form, made once per scope (many chunks share one)."""
-        found = self._scopes.get(id(scope))
+        found = self._scopes.get(scope)
         if found is None:
             names = tuple(scope.chain)
-            found = self._scopes[id(scope)] = (names, " > ".join(names))
+            found = self._scopes[scope] = (names, " > ".join(names))
         return found
 
     def _siblings(self, chain, defined) -> list[str]:
         """Up to three definitions each side of what the chunk holds, at its level (not for detail "none")."""
-        detail = self._sibling_detail
         scope = chain[-1] if chain else None
-        focus = [d for d in defined if d.parent is scope]
-        if not focus and scope is not None:
-            focus, scope = [scope], scope.parent
+        first = last = None  # the first and last definitions the chunk holds at that level
+        for d in defined:
+            if d.parent is scope:
+                last = d
+                if first is None:
+                    first = d
+        if first is None:
+            if scope is None:
+                return []
+            first = last = scope
+            scope = scope.parent
         level = scope.children if scope is not None else self.tree.roots
-        if not focus or not level:
+        if not level:
             return []
-        a, b = self._level_index[id(focus[0])], self._level_index[id(focus[-1])]
+        a, b = self._level_index[first], self._level_index[last]
         picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
-        return [x.name if detail == "names" else x.signature for x in picked]
+        return [x.name for x in picked] if self._sibling_detail == "names" else [x.signature for x in picked]
 
     def _boundary(self, index, s2, scope_label, defined, local_imports) -> tuple[str, str]:
         for d in defined:
