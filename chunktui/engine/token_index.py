@@ -57,6 +57,9 @@ _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
 _CONTINUATION = bytes(range(0x80, 0xC0))
 _FRAGMENT_MAX = 48
+# spans whose regex matches are held at once: fewer than the garbage collector's first threshold
+# (700 new objects), or a 1 MB text's 2,000 matches set off collections that walk them all
+_MATCHES_HELD = 512
 _FRAGMENTS_KEPT = 100_000
 # a span shorter than this is encoded directly: the two anchor lookups would cost more
 DIRECT_BELOW = 96
@@ -270,7 +273,7 @@ class TokenIndex:
         """Each fragment's count. Most are a word's end or a space and a word's start, one
         pre-tokenizer piece, which tiktoken encodes about 3x faster without its regex; a run of
         digits needs no encoding (see _DIGIT_RUN)."""
-        one_piece = list(map(self._one_piece, fragments))  # a match or None
+        one_piece = list(map(bool, map(self._one_piece, fragments)))
         pieces = list(compress(fragments, one_piece))
         counts = dict(zip(pieces, map(len, map(self._encoding._core_bpe.encode_single_piece, map(str.encode, pieces)))))
         others = list(compress(fragments, map(not_, one_piece)))
@@ -301,10 +304,12 @@ class TokenIndex:
         text = self.text
         # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one,
         # or too short for the lookups to pay, is counted whole
-        matches = list(map(self._anchors_in, repeat(text), map(sub, starts, repeat(1)), map(add, ends, repeat(1))))
-        a1s = list(map(_match_end, matches, repeat(1)))
-        a2s = list(map(_match_end, matches))
-        del matches
+        a1s, a2s = [], []
+        for i in range(0, len(starts), _MATCHES_HELD):
+            matches = list(map(self._anchors_in, repeat(text), map(sub, starts[i:i + _MATCHES_HELD], repeat(1)),
+                               map(add, ends[i:i + _MATCHES_HELD], repeat(1))))
+            a1s += map(_match_end, matches, repeat(1))
+            a2s += map(_match_end, matches)
         whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1 or e - s < DIRECT_BELOW]
         for i in whole:  # their own fragments are counted below; none here
             a1s[i], a2s[i] = starts[i], ends[i]
