@@ -130,10 +130,11 @@ _match_end = re.Match.end
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
 # mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
 # lowercase letter from the capital after it ("camelCase" is two pieces); or only spaces (the
-# whitespace alternatives take a run to the text's end whole)
+# whitespace alternatives take a run to the text's end whole); or punctuation after at most one
+# space (the punctuation alternative takes it all: no letter follows to make "'s" or a prefix)
 _ONE_PIECE_PATTERNS = {
-    "cl100k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?[A-Za-z]+| +"),
-    "o200k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?(?:[A-Z]*[a-z]+|[A-Z]+[a-z]*)| +"),
+    "cl100k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?[A-Za-z]+| +| ?[!-/:-@\[-`{-~]+"),
+    "o200k_base": re.compile(r"[ !-&(-/:-@\[-`{-~]?(?:[A-Z]*[a-z]+|[A-Z]+[a-z]*)| +| ?[!-/:-@\[-`{-~]+"),
 }
 # A run of ASCII digits is pieces of three digits from its start, and in both encodings every
 # string of one to three digits is one token: n digits are (n + 2) // 3 tokens.
