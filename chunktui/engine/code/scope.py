@@ -31,15 +31,15 @@ class ScopeTree:
         self.defs = defs
         self.roots = [e for e in defs if e.parent is None]
         self._starts = [e.start for e in defs]
-        self._level_starts: dict[int, list[int]] = {}
+        self._level_starts: dict = {}  # scope entity (None: the top level) -> its children's starts
 
     def chain_for(self, start: int, end: int) -> list:
         """Entities (outermost first) whose extent holds all of [start, end)."""
         chain, owner, level = [], None, self.roots
         while level:
-            starts = self._level_starts.get(id(owner))
+            starts = self._level_starts.get(owner)  # entities hash by identity
             if starts is None:
-                starts = self._level_starts[id(owner)] = [e.extent_start for e in level]
+                starts = self._level_starts[owner] = [e.extent_start for e in level]
             i = bisect_right(starts, start) - 1  # siblings never overlap: only this one can hold start
             if i < 0 or not (end <= level[i].end and level[i].kind in SCOPE_KINDS):
                 break
