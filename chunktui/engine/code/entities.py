@@ -135,8 +135,8 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
     outer = _outer(pf, node, t)
     leading = _leading_comments(outer)
     start_point, end_point = outer.start_point, outer.end_point
-    start = pf.char_at(start_point)
-    extent = pf.char_at(leading[0].start_point) if leading else start
+    start = pf.char_at(start_point, outer.start_byte)
+    extent = pf.start(leading[0]) if leading else start
     if t == "function_definition" and pf.grammar.spec.name == "cpp":  # `void Cls::f()`
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
@@ -146,7 +146,7 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
     return Entity(  # by position (a keyword call costs more, once per definition): see the fields above
         _name(pf, node, t) if kind != "import" else "",  # extract names an import by its signature
         kind, _signature(pf, node, t, body), _docstring(pf, leading, body),
-        start, pf.char_at(end_point), extent,
+        start, pf.char_at(end_point, outer.end_byte), extent,
         start_point[0] + 1, end_row if end_col == 0 and end_row > start_point[0] else end_row + 1,  # last_row + 1
         outer.start_byte, outer.end_byte,
         None, (), (), _receiver(pf, node) if t == "method_declaration" else None,

@@ -28,22 +28,22 @@ class ParsedFile:
     def root(self):
         return self.tree.root_node
 
-    def char_at(self, point) -> int:
-        """Character offset of a tree-sitter (row, byte column) point."""
+    def char_at(self, point, byte: int) -> int:
+        """Character offset of a tree-sitter (row, byte column) point at byte offset `byte`."""
         row, col = point
         base = self.row_starts[row]
         if col == 0 or self.doc._ascii:
             return base + col
-        line = self.doc.text[base:self.row_starts[row + 1]]
-        if line.isascii():
+        head = self.source[byte - col:byte]  # the row up to the point, in bytes
+        if head.isascii():
             return base + col
-        return base + len(line.encode("utf-8", "surrogatepass")[:col].decode("utf-8", "ignore"))
+        return base + len(head.decode("utf-8", "ignore"))
 
     def start(self, node) -> int:
-        return self.char_at(node.start_point)
+        return self.char_at(node.start_point, node.start_byte)
 
     def end(self, node) -> int:
-        return self.char_at(node.end_point)
+        return self.char_at(node.end_point, node.end_byte)
 
     def text(self, node) -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
