@@ -81,20 +81,28 @@ class _Atomizer:
 
     def __init__(self, pf: ParsedFile, fits, bounds: list[int]):
         self.pf, self.fits, self.bounds = pf, fits, bounds
-        spec = pf.grammar.spec
-        self.blocks = set(pf.grammar.known) - set(spec.entities)
-        self.entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
-        self.openable = self.blocks | {"ERROR"}
+        grammar = pf.grammar
+        spec = grammar.spec
+        blocks = set(grammar.known) - set(spec.entities)
+        entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
+        openable = blocks | {"ERROR"}
         if spec.name in ("javascript", "typescript", "tsx"):
-            self.openable |= _JS_FUNCTION_HOLDERS
+            openable |= _JS_FUNCTION_HOLDERS
+        # node kinds by id (reading a type name makes a string); ERROR's id is outside the kind count
+        lang = grammar.language
+        named = [(i, lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)] + [(0xFFFF, "ERROR")]
+        self.block_ids = frozenset(i for i, t in named if t in blocks)
+        self.entity_ids = frozenset(i for i, t in named if t in entities)
+        self.openable_ids = frozenset(i for i, t in named if t in openable or is_control(t))
         self.rows: list[tuple[int, int, bool, bool, bool]] = []  # first row, last row, oversized, imports only, opens
 
     def can_open(self, n) -> bool:
         """Bodies, compound statements, and definitions that have a body (not `type X = A | B`)."""
-        if n.type in self.openable or is_control(n.type):
+        kind = n.kind_id
+        if kind in self.openable_ids:
             return True
-        return n.type in self.entities and (n.child_by_field_name("body") is not None
-                                            or any(c.type in self.blocks for c in n.children))
+        return kind in self.entity_ids and (n.child_by_field_name("body") is not None
+                                            or any(c.kind_id in self.block_ids for c in n.children))
 
     def split(self, nodes) -> None:
         rows, fits, grammar = self.rows, self.fits, self.pf.grammar
@@ -110,12 +118,12 @@ class _Atomizer:
                 else:
                     opened.append(n)
             if changed:
-                k = len(self.rows)
+                k = len(rows)
                 self.split(opened)
-                if k < len(self.rows) and any(n.type in self.entities for n in g):
-                    self.rows[k] = (*self.rows[k][:4], True)
+                if k < len(rows) and any(n.kind_id in self.entity_ids for n in g):
+                    rows[k] = (*rows[k][:4], True)
             else:
-                self.rows.append((first, last, True, imports is True, False))
+                rows.append((first, last, True, imports is True, False))
 
     def atoms(self) -> list[tuple]:
         text_end = len(self.pf.doc.text)
