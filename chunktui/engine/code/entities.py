@@ -62,6 +62,9 @@ class Entity:
                 "end_byte": self.end_byte, "parent": self.parent.name if self.parent else self.owner}
 
 
+_IMPORT, _ENTITY, _CONTAINER = "import", "entity", "container"  # a node's role in the statement walk
+
+
 def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     """Definition and import nodes, and whether each list is in file order already.
 
@@ -78,23 +81,27 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     if not containers or pf.root.has_error:
         captures = QueryCursor(g.query).captures(pf.root)
         return captures.get("entity", []), captures.get("import", []), False
-    # kinds compared by id: reading a node's type name makes a string
-    entity_ids, import_ids = g.kind_ids(g.spec.entities), g.kind_ids(g.spec.import_items or g.spec.imports)
-    container_ids = g.kind_ids(containers)
+    # kinds told by id (reading a node's type name makes a string), one lookup for the many
+    # statements that are none of the three
+    role = dict.fromkeys(g.kind_ids(containers), _CONTAINER)
+    role.update(dict.fromkeys(g.kind_ids(g.spec.entities), _ENTITY))
+    role.update(dict.fromkeys(g.kind_ids(g.spec.import_items or g.spec.imports), _IMPORT))
     entities, imports = [], []
     stack = [iter(pf.root.children)]  # pre-order: a definition comes before those in its body
     while stack:
         for c in stack[-1]:
-            k = c.kind_id
-            if k in import_ids:
+            r = role.get(c.kind_id)
+            if r is None:
+                continue
+            if r is _IMPORT:
                 imports.append(c)
-            elif k in entity_ids:
+            elif r is _ENTITY:
                 entities.append(c)
                 body = c.child_by_field_name("body")  # a definition holds statements only there
                 if body is not None:
                     stack.append(iter(body.children))
                     break
-            elif k in container_ids:
+            else:
                 stack.append(iter(c.children))
                 break
         else:
