@@ -20,13 +20,13 @@ class ParsedFile:
     tree: object
     source: bytes
     row_starts: list[int] = field(init=False, repr=False)  # where each row starts, then the text's end
+    # one root node object: a node keeps the list of children it made, so the walk for entities
+    # and the one for atoms share the top level's (tens of thousands of nodes in a big file)
+    root: object = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.row_starts = self.doc.line_starts + [len(self.doc.text)]
-
-    @property
-    def root(self):
-        return self.tree.root_node
+        self.root = self.tree.root_node
 
     def char_at(self, point, byte: int) -> int:
         """Character offset of a tree-sitter (row, byte column) point at byte offset `byte`."""
