@@ -210,7 +210,8 @@ class Grammar:
 
     def kind_ids(self, names) -> frozenset:
         """The ids of the node kinds named `names` (a name can have several: named and anonymous)."""
-        return frozenset(i for i in range(self.language.node_kind_count) if self.language.node_kind_for_id(i) in names)
+        lang = self.language
+        return frozenset(i for i in range(lang.node_kind_count) if lang.node_kind_for_id(i) in names)
 
 
 @lru_cache(maxsize=None)
