@@ -252,9 +252,13 @@ def render_tokens(rows: list[dict]) -> list[str]:
 
 
 def write_benchmarks(data) -> None:
-    """BENCHMARKS.md: the engine modes rendered from results.json, then the app section kept by hand."""
-    app = ROOT / "bench" / "APP_BENCHMARKS.md"
-    text = render(data) + ("\n" + app.read_text() if app.exists() else "")
+    """BENCHMARKS.md: the engine modes rendered from results.json, then the sections kept by hand
+    (why the missed targets miss, the app)."""
+    text = render(data)
+    for name in ("MISSED.md", "APP_BENCHMARKS.md"):
+        kept = ROOT / "bench" / name
+        if kept.exists():
+            text += "\n" + kept.read_text()
     (ROOT / "BENCHMARKS.md").write_text(text)
 
 
