@@ -316,6 +316,7 @@ def _cutting_big(starts: list[int], ends: list[int], big, max_char: int) -> set[
 
 
 _HASHES = ("", "# ", "## ", "### ")
+_NONES = (None, (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -342,7 +343,7 @@ def run(doc, params, ctx) -> Proposal:
     check, progress = ctx.check, ctx.progress
     cut_at = _cut_pattern(max_char, overlap).match
     parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
-    h1 = h2 = h3 = None  # the title in force at each level
+    titles = (None, None, None)  # the title in force at each level
     i, n = 0, len(bounds) - 1 if bounds[-1] else 0  # an empty text has no section
     while i < n:
         check()
@@ -361,23 +362,13 @@ def run(doc, params, ctx) -> Proposal:
             path, label, btype = [], "", "start"
         else:
             _, level, title = head
-            if level == 1:
-                h1, h2, h3 = title, None, None
-            elif level == 2:
-                h2, h3 = title, None
-            else:
-                h3 = title
-            path = [t for t in (h1, h2, h3) if t is not None]
+            titles = titles[:level - 1] + (title,) + _NONES[level]
+            path = [t for t in titles if t is not None]
             label, btype = _HASHES[level] + title if title else "#" * level, "heading"
         if j > i + 1:  # fused: fits max_char
             fused = [label] if head is not None else []
             for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
-                if level == 1:
-                    h1, h2, h3 = title, None, None
-                elif level == 2:
-                    h2, h3 = title, None
-                else:
-                    h3 = title
+                titles = titles[:level - 1] + (title,) + _NONES[level]
                 fused.append(_HASHES[level] + title if title else "#" * level)
             meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
