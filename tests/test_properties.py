@@ -10,6 +10,7 @@ precise meaning also get their overlap contract checked.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -147,9 +148,25 @@ def check_invariants(cs):
         flat = [c for c in chunks if "parent_chunk_id" not in c.metadata and "child_chunk_ids" not in c.metadata]
         assert all(b.start >= a.end for a, b in zip(flat, flat[1:]))
 
+    # each chunk's metadata is its own: no list or dict in it is another chunk's too, so a caller
+    # changing one chunk's metadata changes no other
+    owner: dict[int, int] = {}
+    for c in chunks:
+        for value in held_containers(c.metadata):
+            assert owner.setdefault(id(value), c.index) == c.index, (c.index, owner[id(value)], value)
+
     contract = CONTRACTS.get(strategy.name)
     if contract is not None:
         contract(cs, values)
+
+
+def held_containers(value):
+    """The lists and dicts inside a metadata value (the read-only mapping itself excluded)."""
+    items = value.values() if isinstance(value, Mapping) else value if isinstance(value, list) else ()
+    for item in items:
+        if isinstance(item, (list, dict)):
+            yield item
+        yield from held_containers(item)
 
 
 def fixed_contract(cs, p):

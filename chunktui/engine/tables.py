@@ -41,6 +41,11 @@ class Table:
     def dialect_info(self) -> dict:
         return {"delimiter": self.delimiter, "quotechar": self.quotechar, "sniffed": self.sniffed}
 
+    def chunk_metadata(self, **more) -> dict:
+        """What each chunk of the table says about it, made afresh per chunk: its lists and dicts
+        are its own, so a caller changing one chunk's metadata changes no other chunk."""
+        return {"columns": self.columns, "rows_total": len(self.rows), "dialect": self.dialect_info(), **more}
+
 
 def sniff(doc: Document) -> tuple[type[csv.Dialect], bool]:
     """The dialect: tab for .tsv, else csv.Sniffer on the first lines, else plain CSV."""

@@ -25,9 +25,7 @@ def run(doc, params, ctx) -> Proposal:
         return Proposal([], notes=["data: no rows"])
     text = doc.text
     header_text = text[table.header.start:table.header.end]
-    columns = table.columns
-    base = {"columns": columns, "rows_total": len(table.rows), "dialect": table.dialect_info()}
-    spans = [Span(0, table.header.end, "row", "header", {**base, "row_numbers": [], "section": "header"})]
+    spans = [Span(0, table.header.end, "row", "header", table.chunk_metadata(row_numbers=[], section="header"))]
     picked = sample_indexes(len(table.rows), params["rows"])
     runs: list[list[int]] = []
     for i in picked:
@@ -40,7 +38,7 @@ def run(doc, params, ctx) -> Proposal:
         numbers = [i + 1 for i in run_]
         label = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {numbers[0]}-{numbers[-1]}"
         body = text[first.start:last.end]
-        spans.append(Span(first.start, last.end, "sample", label, {**base, "row_numbers": numbers, "section": "sample"},
+        spans.append(Span(first.start, last.end, "sample", label, table.chunk_metadata(row_numbers=numbers, section="sample"),
                           context_text=header_text + body))
     gaps = sampled_out_gaps(spans, len(text))
     step = max(1, len(table.rows) // params["rows"])

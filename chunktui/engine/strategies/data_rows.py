@@ -24,7 +24,6 @@ def run(doc, params, ctx) -> Proposal:
     text = doc.text
     size, max_chars = params["size"], params["max_chars"] or sys.maxsize
     header_text = text[table.header.start:table.header.end]
-    base = {"columns": table.columns, "rows_total": len(table.rows), "dialect": table.dialect_info()}
     # each group is [start offset, first row index, last row index]; the first holds the header
     groups: list[list[int]] = []
     start, first = 0, 0
@@ -42,13 +41,13 @@ def run(doc, params, ctx) -> Proposal:
     spans = []
     for k, (s, a, b) in enumerate(groups):
         end = rows[groups[k + 1][1]].start if k + 1 < len(groups) else len(text)
-        meta = {**base, "row_numbers": list(range(a + 1, b + 2))}
+        meta = table.chunk_metadata(row_numbers=list(range(a + 1, b + 2)))
         if a == b and end - s > max_chars:
             meta["oversized"] = True
         label = f"rows {a + 1}-{b + 1}" if b > a else f"row {a + 1}"
         spans.append(Span(s, end, "row", label, meta, context_text=None if k == 0 else header_text + text[s:end]))
     if not spans:  # a header and no rows
-        meta = {**base, "row_numbers": []}
+        meta = table.chunk_metadata(row_numbers=[])
         if len(text) > max_chars:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))

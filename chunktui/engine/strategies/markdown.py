@@ -383,7 +383,8 @@ def run(doc, params, ctx) -> Proposal:
             labels.append(label)
             tails = parts.get(k) or parts.setdefault(k, [f" (part {p}/{k})" for p in range(2, k + 1)])
             labels += map((label or "start").__add__, tails)
-            metas += [{"header_path": path, "part": p, "parts": k} for p in range(1, k + 1)]  # never fused: too long
+            # never fused (too long); each piece its own header path, as every chunk's metadata is its own
+            metas += [{"header_path": path.copy(), "part": p, "parts": k} for p in range(1, k + 1)]
             if cuts is not None and cuts.big:
                 for p in _cutting_big(starts[first:], ends[first:], cuts.big, max_char):
                     metas[first + p]["cut_code_block"] = True
