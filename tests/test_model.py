@@ -172,7 +172,8 @@ def test_a_run_leaves_its_chunks_old_and_a_frozen_heap_frozen():
 
 def test_built_chunks_behave_as_the_chunk_dataclass():
     """Built chunks hold their fields in a tuple (see model._Held); to callers they are Chunks:
-    frozen, replaceable, copyable, compared and shown like a Chunk made with every field."""
+    frozen, replaceable, copyable, compared and shown like a Chunk made with every field, and no
+    more of a sequence than it."""
     import dataclasses
 
     import pytest
@@ -189,4 +190,8 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
         chunk.metadata["n"] = 1
     assert dataclasses.replace(chunk, boundary_label="moved") == dataclasses.replace(whole, boundary_label="moved")
     assert copy.copy(chunk) == chunk
-    assert repr(chunk) == repr(whole)
+    assert repr(chunk) == repr(whole) and bool(chunk)
+    for use in (len, list, lambda c: c[0], lambda c: c < c, lambda c: c + (), lambda c: 3 in c):
+        for one in (chunk, whole):  # what a Chunk refuses, a built one refuses too (no tuple behind it shows)
+            with pytest.raises(TypeError):
+                use(one)

@@ -12,10 +12,11 @@ import hashlib
 import threading
 import weakref
 from bisect import bisect_left, bisect_right
+from collections import namedtuple
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, gt, itemgetter, le, lt, sub
+from operator import attrgetter, gt, le, lt, sub
 from types import MappingProxyType
 from typing import Any, Mapping, Sequence
 
@@ -179,7 +180,8 @@ class _Held(Chunk, tuple):
     build_chunkset makes all its chunks in one C-level pass (`tuple.__new__` over the zipped
     columns) rather than a Python step and a field dict per chunk; derived fields go to the
     instance dict when first read. Chunk comes first in the method order, so equality, hash,
-    repr and frozenness are Chunk's."""
+    repr and frozenness are Chunk's; the tuple's own behaviour (length, items, iteration,
+    ordering, concatenation) is closed off, so a built chunk does what a Chunk does and no more."""
 
     __slots__ = ()
 
@@ -191,11 +193,29 @@ class _Held(Chunk, tuple):
         """Copies and pickles are Chunks made with every field (no document needed to derive them)."""
         return Chunk, _chunk_fields(self)
 
+    def __bool__(self) -> bool:
+        return True
 
-_HELD = ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label",
-         "overlap_prev_chars", "overlap_next_chars", "metadata", "context_text")
-for _i, _name in enumerate(_HELD):
-    setattr(_Held, _name, property(itemgetter(_i)))
+    def __len__(self):
+        raise TypeError("object of type 'Chunk' has no len()")
+
+    def __getitem__(self, key):
+        raise TypeError("'Chunk' object is not subscriptable")
+
+    def __add__(self, other):
+        return NotImplemented
+
+    __mul__ = __rmul__ = __add__
+    __iter__ = __contains__ = None  # not iterable, not a container
+    __lt__, __le__, __gt__, __ge__ = object.__lt__, object.__le__, object.__gt__, object.__ge__
+
+
+# The fields' descriptors are a namedtuple's: they read the tuple's item directly (C level),
+# past the closed-off __getitem__, and faster than a property would
+_HELD = namedtuple("_HeldFields", ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label",
+                                   "overlap_prev_chars", "overlap_next_chars", "metadata", "context_text"))
+for _name in _HELD._fields:
+    setattr(_Held, _name, vars(_HELD)[_name])
 
 
 class _Batch:
