@@ -212,8 +212,9 @@ class _Held(Chunk, tuple):
 
 # The fields' descriptors are a namedtuple's: they read the tuple's item directly (C level),
 # past the closed-off __getitem__, and faster than a property would
-_HeldFields = namedtuple("_HeldFields", ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label",
-                                   "overlap_prev_chars", "overlap_next_chars", "metadata", "context_text"))
+_HeldFields = namedtuple("_HeldFields", ("index", "start", "end", "text", "tokens", "boundary_type",
+                                         "boundary_label", "overlap_prev_chars", "overlap_next_chars",
+                                         "metadata", "context_text"))
 for _name in _HeldFields._fields:
     setattr(_Held, _name, vars(_HeldFields)[_name])
 
