@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import gc
 import hashlib
+import pickle
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -172,14 +173,14 @@ def test_a_run_leaves_its_chunks_old_and_a_frozen_heap_frozen():
 
 def test_built_chunks_behave_as_the_chunk_dataclass():
     """Built chunks hold their fields in a tuple (see model._Held); to callers they are Chunks:
-    frozen, replaceable, copyable, compared and shown like a Chunk made with every field, and no
-    more of a sequence than it."""
+    frozen, replaceable, copyable (deeply too), picklable, compared and shown like a Chunk made with
+    every field, and no more of a sequence than it."""
     import dataclasses
 
     import pytest
 
     doc = Document.from_text("héllo\nwörld\n" * 20)
-    cs = build_chunkset(doc, [Span(s, s + 30, "size", "s", metadata={"n": s}) for s in range(0, 200, 20)],
+    cs = build_chunkset(doc, [Span(s, s + 30, "size", "s", metadata={"n": s} if s else {}) for s in range(0, 200, 20)],
                         strategy="t", params={}, tokenizer="chars")
     chunk = cs.chunks[3]
     whole = Chunk(**{f.name: getattr(chunk, f.name) for f in dataclasses.fields(Chunk)})
@@ -190,6 +191,9 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
         chunk.metadata["n"] = 1
     assert dataclasses.replace(chunk, boundary_label="moved") == dataclasses.replace(whole, boundary_label="moved")
     assert copy.copy(chunk) == chunk
+    for chunk_ in (chunk, whole, cs.chunks[0]):  # with and without metadata
+        for twin in (copy.deepcopy(chunk_), pickle.loads(pickle.dumps(chunk_))):
+            assert twin == chunk_ and type(twin) is Chunk
     assert repr(chunk) == repr(whole) and bool(chunk)
     for use in (len, list, lambda c: c[0], lambda c: c < c, lambda c: c + (), lambda c: 3 in c):
         for one in (chunk, whole):  # what a Chunk refuses, a built one refuses too (no tuple behind it shows)

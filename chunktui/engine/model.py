@@ -115,6 +115,13 @@ class Chunk:
             return _chunk_fields(self) == _chunk_fields(other)
         return NotImplemented
 
+    def __reduce__(self):
+        """Copies, deep copies and pickles: a Chunk made with every field, its metadata passed as a
+        dict (the read-only mapping can be neither deep-copied nor pickled) and wrapped again."""
+        values = list(_chunk_fields(self))
+        values[_METADATA_AT] = dict(values[_METADATA_AT])
+        return _chunk_of, tuple(values)
+
     @property
     def id(self) -> str:
         return chunk_id(self.index)
@@ -138,6 +145,14 @@ class Chunk:
 
 
 _chunk_fields = attrgetter(*Chunk.__dataclass_fields__)
+_METADATA_AT = list(Chunk.__dataclass_fields__).index("metadata")
+
+
+def _chunk_of(*values) -> Chunk:
+    """A Chunk from every field's value in order, metadata as a dict (see Chunk.__reduce__)."""
+    values = list(values)
+    values[_METADATA_AT] = MappingProxyType(values[_METADATA_AT])
+    return Chunk(*values)
 _NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
 
 
@@ -180,18 +195,15 @@ class _Held(Chunk, tuple):
     build_chunkset makes all its chunks in one C-level pass (`tuple.__new__` over the zipped
     columns) rather than a Python step and a field dict per chunk; derived fields go to the
     instance dict when first read. Chunk comes first in the method order, so equality, hash,
-    repr and frozenness are Chunk's; the tuple's own behaviour (length, items, iteration,
-    ordering, concatenation) is closed off, so a built chunk does what a Chunk does and no more."""
+    repr, frozenness, copies and pickles are Chunk's; the tuple's own behaviour (length, items,
+    iteration, ordering, concatenation) is closed off. What cannot be closed off (README, Python
+    API): `%`-formatting and JSON encoders read it as a tuple, and it cannot be weakly referenced."""
 
     __slots__ = ()
 
     def __new__(cls, *args, **kwargs):
         """What `dataclasses.replace` and the like call: a Chunk made with every field."""
         return Chunk(*args, **kwargs)
-
-    def __reduce__(self):
-        """Copies and pickles are Chunks made with every field (no document needed to derive them)."""
-        return Chunk, _chunk_fields(self)
 
     def __bool__(self) -> bool:
         return True
