@@ -292,3 +292,14 @@ def test_spans_starting_or_ending_inside_an_indent_match_direct_encoding(name):
     index = TokenIndex(text, name, get_encoding(name))
     spans = [(a, b) for a in range(len(text)) for b in range(a, len(text) + 1)]
     assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_a_text_holding_surrogate_pairs_counts_as_direct_encoding_does(name):
+    """A str may hold a character beyond U+FFFF as two surrogate code units (API callers decoding
+    UTF-16 with surrogatepass); tiktoken joins each pair into the one character, which must not
+    shift the token ends after it. Lone surrogates too."""
+    text = "ab, cd " * 4 + "\ud83d\ude00" + ", x, y. z! " * 4 + "q\ud83d\ude00\ud83d\ude00\n  \ud83d w \ude00 end"
+    index = TokenIndex(text, name, get_encoding(name))
+    spans = [(a, b) for a in range(len(text)) for b in range(a, len(text) + 1)]
+    assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
