@@ -389,8 +389,7 @@ class CodeChunker:
         meta = {
             "language": self.language,
             "scope_chain": scope_chain,
-            "entities": list(map(_to_dict, defined)) + list(map(_to_dict, local_imports)) if local_imports
-            else list(map(_to_dict, defined)),
+            "entities": [*map(_to_dict, defined), *map(_to_dict, local_imports)],
             "siblings": siblings,
             "imports": used_signatures,
             "split_entity": split,
@@ -483,8 +482,8 @@ class CodeChunker:
                 parts.append(f"\n{c} Defines: " + "; ".join(sigs))
             if siblings:
                 parts.append(f"\n{c} Siblings: " + "; ".join(siblings))
-            if uses:  # one join: a name many imports bind lists them all, and they can outweigh the code
-                return self._uses_prefix.join(["".join(parts), *uses[:-1], f"{uses[-1]}\n\n{code}"])
+            if uses:  # a name many imports bind lists them all: they can outweigh the code
+                parts += (self._uses_prefix, self._uses_prefix.join(uses))
         parts.append("\n\n")
         parts.append(code)
         return "".join(parts)
