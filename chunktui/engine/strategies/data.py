@@ -38,8 +38,8 @@ def run(doc, params, ctx) -> Proposal:
         numbers = [i + 1 for i in run_]
         label = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {numbers[0]}-{numbers[-1]}"
         body = text[first.start:last.end]
-        spans.append(Span(first.start, last.end, "sample", label, table.chunk_metadata(row_numbers=numbers, section="sample"),
-                          context_text=header_text + body))
+        meta = table.chunk_metadata(row_numbers=numbers, section="sample")
+        spans.append(Span(first.start, last.end, "sample", label, meta, context_text=header_text + body))
     gaps = sampled_out_gaps(spans, len(text))
     step = max(1, len(table.rows) // params["rows"])
     notes = [f"data: header + {len(picked)} of {len(table.rows)} rows (step {step}), "
