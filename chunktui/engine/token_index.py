@@ -51,7 +51,7 @@ from collections import OrderedDict
 from array import array
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
-from operator import add, floordiv, is_, not_, rshift, sub
+from operator import add, is_, not_, rshift, sub
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
@@ -283,8 +283,7 @@ class TokenIndex:
         counts = dict(zip(pieces, map(len, map(self._encoding._core_bpe.encode_single_piece, map(str.encode, pieces)))))
         others = list(compress(fragments, map(not_, one_piece)))
         numbers = list(map(_DIGIT_RUN, others))
-        counts.update(zip(compress(others, numbers),
-                          map(floordiv, map(add, map(len, compress(others, numbers)), repeat(2)), repeat(3))))
+        counts.update((digits, (len(digits) + 2) // 3) for digits in compress(others, numbers))
         others = list(compress(others, map(not_, numbers)))
         counts.update(zip(others, map(len, map(self._encode_text, others))))
         return counts
