@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test fuzz bench venv clean snapshots
+.PHONY: run test test-fast fuzz bench venv clean snapshots
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -24,6 +24,10 @@ run: $(VENV)/.installed
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 tests
+
+# Everything but the tests that drive the Textual app (marked `ui` in tests/conftest.py).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -m "not ui" tests
 
 fuzz: $(STAMP)
 	CHUNKTUI_FUZZ=1 $(BIN)/python -m pytest -n 2 tests/test_fuzz.py

@@ -2,6 +2,8 @@
 
 import gc
 
+import pytest
+
 
 def pytest_unconfigure(config):
     """pytest ends every xdist worker with five full garbage collections (to surface unraisable
@@ -10,3 +12,11 @@ def pytest_unconfigure(config):
     has landed in a gc callback, after the results were in). Frozen objects are not scanned, so
     the final collections only look at what is created from here on."""
     gc.freeze()
+
+
+def pytest_collection_modifyitems(items):
+    """Every test of a `test_ui_*` module drives the Textual app: mark it `ui`, so that
+    `make test-fast` (`-m "not ui"`) runs the engine, formats and CLI tests alone."""
+    for item in items:
+        if item.path.name.startswith("test_ui_"):
+            item.add_marker(pytest.mark.ui)

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from chunktui.engine import chunk_document, load_document
@@ -36,6 +37,7 @@ def test_no_panel_without_entities():
     assert scope_panel(cs.chunks[0], cs) is None
 
 
+@pytest.mark.ui
 def test_app_falls_back_to_semantic_for_a_file_without_grammar():
     import asyncio
 
