@@ -82,11 +82,46 @@ async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
         assert app.screen is dialog
         assert str(dialog.query_one("#export-error").content)
         dialog.query_one("#export-overwrite", Switch).value = True
+        dialog.query_one("#export-format", Select).value = "text"  # it offered the last one, json
         await pilot.click("#export-go")
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert app.screen is not dialog
         assert len(list(out.glob("chunk-*.txt"))) == count
+
+
+@run
+async def test_export_worker_finishes_and_the_dialog_remembers_the_last_format_and_folder(tmp_path, monkeypatch):
+    """Closing the dialog cancels its workers; the export's worker must have finished by then
+    (before, it closed the dialog from inside itself and was cancelled mid-call, intermittently
+    failing the export under load)."""
+    from textual.worker import Worker
+
+    cancelled = []
+    real_cancel = Worker.cancel
+    monkeypatch.setattr(Worker, "cancel", lambda self: (cancelled.append(self.group), real_cancel(self)))
+    async with opened(SAMPLES / "inventory.py") as (app, pilot):
+        await pilot.press("e")
+        await pilot.pause()
+        app.screen.query_one("#export-dir", Input).value = str(tmp_path / "out")
+        await pilot.click("#export-go")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportScreen)
+        assert (tmp_path / "out" / "manifest.json").is_file()
+        assert "export" not in cancelled
+
+        await pilot.press("e")  # the dialog offers the format and folder of the last export again
+        await pilot.pause()
+        assert app.screen.query_one("#export-dir", Input).value == str(tmp_path / "out")
+        app.screen.query_one("#export-format", Select).value = "jsonl"
+        app.screen.query_one("#export-overwrite", Switch).value = True
+        await pilot.click("#export-go")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen.query_one("#export-format", Select).value == "jsonl"
 
 
 @run

@@ -152,6 +152,7 @@ class ChunktuiApp(QualityMixin, App):
         self.unit = "tokens"
         self.demo_dir: Path | None = None
         self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
+        self.last_export = None  # the export dialog offers the last format and folder again
         self._timer: Timer | None = None
         self._launched: tuple | None = None
         self._remembered: dict[str, dict] = {}
@@ -747,12 +748,15 @@ class ChunktuiApp(QualityMixin, App):
             self.notify("Nothing to export yet.", severity="warning")
             return
 
+        screen = ExportScreen(self.chunkset, self.last_export)
+
         def done(result) -> None:
             if result is not None:
+                self.last_export = screen.last
                 self.notify(f"{len(result.files)} files written; manifest: {result.manifest_path}",
                             title="Exported", timeout=10)
 
-        self.push_screen(ExportScreen(self.chunkset), done)
+        self.push_screen(screen, done)
 
     def action_save_profile(self) -> None:
         from .screens.profile import SaveProfileScreen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import work
@@ -9,6 +10,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static, Switch
+from textual.worker import Worker, WorkerState
 
 from ...engine import ChunkSet, ChunktuiError
 from .dialog import FormDialog
@@ -21,6 +23,15 @@ def export_formats() -> list[str]:
     return list(export.writer_names())
 
 
+@dataclass(frozen=True)
+class ExportChoice:
+    """What the last export used, so that the dialog offers it again."""
+
+    fmt: str
+    out_dir: Path
+    source: object
+
+
 class ExportScreen(FormDialog):
     """Dismisses with the ExportResult on success; errors stay in the dialog."""
 
@@ -29,20 +40,26 @@ class ExportScreen(FormDialog):
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
     ]
 
-    def __init__(self, chunkset: ChunkSet) -> None:
+    def __init__(self, chunkset: ChunkSet, last: ExportChoice | None = None) -> None:
         super().__init__()
         self.chunkset = chunkset
+        self.last = last
 
     def compose(self) -> ComposeResult:
         from ...formats.export import default_output_dir
 
         doc = self.chunkset.document
         out = default_output_dir(doc.path or doc.name)
+        fmt = "text"
+        if self.last is not None and self.last.fmt in export_formats():
+            fmt = self.last.fmt
+            # the same document goes back where it went; another one beside it, under its own name
+            out = self.last.out_dir if self.last.source == doc.path else self.last.out_dir.parent / out.name
         with Vertical(id="export-box"):
             yield Static(f"[b]Export {len(self.chunkset.chunks)} chunks [/b]of {doc.name} "
                          f"({self.chunkset.strategy})", id="export-title")
             yield Label("format")
-            yield Select([(f, f) for f in export_formats()], value="text", allow_blank=False, id="export-format",
+            yield Select([(f, f) for f in export_formats()], value=fmt, allow_blank=False, id="export-format",
                          compact=True)
             yield Label("output folder")
             yield Input(str(out), id="export-dir", compact=True)
@@ -68,16 +85,27 @@ class ExportScreen(FormDialog):
     def show_error(self, message: str) -> None:
         self.query_one("#export-error", Static).update(message)
 
-    @work(thread=True, exclusive=True, group="export")
-    def run_export(self, out_dir: Path, fmt: str, force: bool) -> None:
+    @work(thread=True, exclusive=True, group="export", exit_on_error=False)
+    def run_export(self, out_dir: Path, fmt: str, force: bool):
+        """The export's result is handed back by the worker's state change, not by a call from this
+        thread: dismissing the dialog unmounts it, which cancels its workers, so a dismissal made
+        from inside the worker cancelled the very worker that was making it."""
         from ...formats.export import export_chunkset
 
-        try:
-            result = export_chunkset(self.chunkset, out_dir=out_dir, fmt=fmt, force=force)
-        except (ChunktuiError, OSError) as exc:
-            self.app.call_from_thread(self._failed, str(exc))
-        else:
-            self.app.call_from_thread(self.dismiss, result)
+        return export_chunkset(self.chunkset, out_dir=out_dir, fmt=fmt, force=force)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "export":
+            return
+        if event.state == WorkerState.SUCCESS:
+            result = event.worker.result
+            self.last = ExportChoice(str(self.query_one("#export-format", Select).value), result.out_dir,
+                                     self.chunkset.document.path)
+            self.dismiss(result)
+        elif event.state == WorkerState.ERROR:
+            error = event.worker.error
+            known = isinstance(error, (ChunktuiError, OSError))
+            self._failed(str(error) if known else f"internal error: {error!r}")
 
     def _failed(self, message: str) -> None:
         self.show_error(message)
