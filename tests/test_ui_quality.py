@@ -12,7 +12,7 @@ from chunktui.engine import chunk_document, load_document
 from chunktui.engine.compare import compare
 from chunktui.engine.facts import check_facts
 from chunktui.engine.quality import assess
-from chunktui.engine.sweep import sweep
+from chunktui.engine.sweep import SMALL_WORK, sweep
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.screens.compare import CompareScreen
 from chunktui.ui.screens.facts import FactsScreen
@@ -117,6 +117,30 @@ async def test_sweep_screen_lists_the_engine_cells_and_applies_the_chosen_one():
         shown = app.chunkset
         assert [(c.start, c.end) for c in shown.chunks] == \
             [(c.start, c.end) for c in engine({"size": chosen.size, "overlap": chosen.overlap}).chunks]
+
+
+@run
+async def test_sweep_screen_runs_the_grid_in_worker_processes(tmp_path):
+    """A document big enough for the sweep to farm its cells out to processes (Node's fs.md did;
+    it failed with "bad value(s) in fds_to_keep": Textual's stand-in stderr has no file number,
+    and multiprocessing passes stderr's to the helper process it starts)."""
+    big = tmp_path / "big.md"
+    big.write_text(GUIDE.read_text(encoding="utf-8") * 40, encoding="utf-8")
+    sizes, overlaps = [20, 40, 60], [0, 2]
+    assert len(big.read_text()) * len(sizes) * len(overlaps) >= SMALL_WORK  # the pool path, not in-process
+    app = ChunktuiApp(big, strategy="lines", params=PARAMS)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("w")
+        await pilot.pause()
+        screen = app.screen
+        screen.query_one("#sweep-sizes", Input).value = ",".join(map(str, sizes))
+        screen.query_one("#sweep-overlaps", Input).value = ",".join(map(str, overlaps))
+        await pilot.click("#sweep-run")
+        await settle(pilot, screen)
+        assert "error" not in str(screen.query_one("#sweep-status").content)
+        expected = sweep(load_document(big), ["lines"], sizes, overlaps, budget=app.budget, workers=1)
+        assert screen.result.cells == expected.cells
 
 
 @run

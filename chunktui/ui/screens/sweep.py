@@ -7,6 +7,8 @@ screen with that configuration so the app re-chunks with it.
 
 from __future__ import annotations
 
+import sys
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -150,6 +152,7 @@ class SweepScreen(ModalScreen["dict | None"]):
             return
         self._status(f"running {', '.join(names)} over {len(sizes)} sizes x {len(overlaps)} overlaps…")
         self.query_one("#sweep-progress", ProgressBar).update(total=None, progress=0)
+        start_resource_tracker()
         self.run_grid(names, sizes, overlaps)
 
     @work(thread=True, exclusive=True, group="sweep", exit_on_error=False)
@@ -215,6 +218,21 @@ class SweepScreen(ModalScreen["dict | None"]):
     def action_close(self) -> None:
         self.workers.cancel_group(self, "sweep")
         self.dismiss(None)
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with the real stderr, before the grid's worker
+    processes need it. The tracker hands stderr's file number to the process it starts; inside the
+    app `sys.stderr` is Textual's print capture, whose `fileno()` is -1, so every process start of
+    the sweep failed with "bad value(s) in fds_to_keep". Once running, the tracker is reused."""
+    from multiprocessing import resource_tracker
+
+    captured = sys.stderr
+    sys.stderr = sys.__stderr__
+    try:
+        resource_tracker.ensure_running()
+    finally:
+        sys.stderr = captured
 
 
 def _cell(value) -> str:
