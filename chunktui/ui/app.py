@@ -42,6 +42,7 @@ from ..engine.code.languages import UnsupportedLanguageError
 from ..engine.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15
+WIDE = 160  # columns from which both side panes show beside a document of at least half the width
 GC_CHECK_SECONDS = 0.5  # how often an idle app checks whether a garbage collection pass is due
 
 
@@ -122,7 +123,16 @@ class ChunktuiApp(QualityMixin, App):
         *QUALITY_BINDINGS,
         Binding("z", "toggle_detail", "Zoom", id="toggle_detail",
                 tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)"),
+        Binding("less_than_sign", "toggle_pane('left')", "Controls", key_display="<", id="toggle_left",
+                tooltip="Show or hide the left pane: strategy controls, stats and flags"),
+        Binding("greater_than_sign", "toggle_pane('right')", "Table", key_display=">", id="toggle_right",
+                tooltip="Show or hide the right pane: histogram and chunk table"),
     ]
+    # Below 160 columns the two side panes would leave the document less than half the width, so
+    # one shows at a time (< and > switch); below 40 rows the flags panel and the histogram give
+    # their rows to the controls and the table.
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-medium"), (WIDE, "-wide")]
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
@@ -153,6 +163,7 @@ class ChunktuiApp(QualityMixin, App):
         self.demo_dir: Path | None = None
         self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
         self.last_export = None  # the export dialog offers the last format and folder again
+        self._wide: bool | None = None  # room for both side panes (set by the first resize)
         self._timer: Timer | None = None
         self._launched: tuple | None = None
         self._remembered: dict[str, dict] = {}
@@ -193,6 +204,21 @@ class ChunktuiApp(QualityMixin, App):
     @property
     def table(self) -> ChunkTable:
         return self.query_one("#table", ChunkTable)
+
+    def on_resize(self, event) -> None:
+        wide = event.size.width >= WIDE
+        if wide != self._wide:
+            self._wide = wide
+            self.query_one("#left").display = True
+            self.query_one("#right").display = wide
+
+    def action_toggle_pane(self, which: str) -> None:
+        """Show or hide a side pane; where both do not fit beside half the width for the document,
+        showing one hides the other."""
+        pane, other = self.query_one(f"#{which}"), self.query_one("#right" if which == "left" else "#left")
+        pane.display = not pane.display
+        if pane.display and not self._wide:
+            other.display = False
 
     async def on_mount(self) -> None:
         self._idle = asyncio.Event()

@@ -1,0 +1,84 @@
+"""The layout at every terminal size from 80x24 up: the document keeps at least half the width,
+the side panes share what is left or take turns (< and >), and every control can be reached."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Select, Switch
+
+from chunktui.ui.app import ChunktuiApp
+from test_ui_snapshots import svg_snapshot  # noqa: F401  (fixture)
+from test_ui_support import FAST, SAMPLES, run, settle
+
+SIZES = [(80, 24), (120, 40), (200, 50)]
+
+
+def visible(app, selector: str) -> bool:
+    node = app.query_one(selector)
+    return node.display and node.region.width > 0 and node.region.height > 0
+
+
+def assert_document_has_half(app) -> None:
+    width = app.screen.size.width
+    assert app.query_one("#center").region.width * 2 >= width
+
+
+async def reach_every_control(app, pilot) -> None:
+    """Tab through the left pane: each control, once focused, is scrolled into sight."""
+    controls = [w for w in app.query("#controls *") if isinstance(w, (Input, Select, Switch))]
+    assert controls
+    for widget in controls:
+        widget.focus()
+        await pilot.pause()
+        await pilot.pause()
+        pane = app.query_one("#controls").region
+        assert widget.region.height > 0 and pane.contains_region(widget.region.intersection(pane)), widget
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@run
+async def test_document_keeps_half_the_width_and_every_pane_can_be_reached(size):
+    app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", debounce=FAST)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert_document_has_half(app)
+        assert visible(app, "#doc") and visible(app, "#left")
+        await reach_every_control(app, pilot)
+        both = size[0] >= 160
+        app.view.focus()  # single-key bindings act outside the text inputs
+        assert visible(app, "#right") == both
+        if not both:
+            await pilot.press(">")  # the table takes the left pane's place
+            await pilot.pause()
+            assert visible(app, "#right") and not visible(app, "#left")
+            assert_document_has_half(app)
+            assert app.query_one("#table").row_count == len(app.chunkset.chunks)
+            await pilot.press("<")
+            await pilot.pause()
+            assert visible(app, "#left") and not visible(app, "#right")
+        else:
+            await pilot.press("<")  # hiding a pane gives its width to the document
+            await pilot.pause()
+            assert not visible(app, "#left") and visible(app, "#right")
+
+
+@run
+async def test_help_fits_an_80_column_terminal():
+    app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", debounce=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        box = app.screen.query_one("#help-box")
+        assert box.region.right <= 80 and box.region.x >= 0
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@run
+async def test_main_screen_at_size(size, svg_snapshot):  # noqa: F811
+    app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("n")
+        await settle(pilot)
+        assert svg_snapshot == app.export_screenshot(title="chunktui")
