@@ -4,9 +4,13 @@ the side panes share what is left or take turns (< and >), and every control can
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from textual.widgets import Input, Select, Switch
 
+from chunktui.engine.model import Stats
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.widgets.stats_panel import stats_text
 from test_ui_snapshots import svg_snapshot  # noqa: F401  (fixture)
 from test_ui_support import FAST, SAMPLES, run, settle
 
@@ -82,3 +86,20 @@ async def test_main_screen_at_size(size, svg_snapshot):  # noqa: F811
         await pilot.press("n")
         await settle(pilot)
         assert svg_snapshot == app.export_screenshot(title="chunktui")
+
+
+counts = st.integers(min_value=0, max_value=10**13)
+
+
+@settings(max_examples=200, deadline=None)
+@given(counts, counts, counts, counts, counts, st.floats(0, 1), st.one_of(st.none(), counts))
+def test_stats_figures_never_touch_or_wrap(count, tokens, low, high, gap_chars, share, budget):
+    """Figures of any magnitude keep a space between them and fit the narrowest left pane (30
+    columns inside its border); seen before: `chars  4,84710,84311,47811,804`."""
+    low, high = min(low, high), max(low, high)
+    stats = Stats(count, high, tokens, low, (low + high) / 2, high, high, low, low, high, high, share, 0, share,
+                  gap_chars, count, count, budget)
+    lines = stats_text(stats).plain.splitlines()
+    assert max(len(line) for line in lines) <= 30
+    for line in lines[2:4]:  # the chars and tokens rows under min/med/p95/max
+        assert len(line.split()) == 5

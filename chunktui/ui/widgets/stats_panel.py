@@ -8,25 +8,37 @@ from textual.widgets import Static
 from ...engine import Stats
 
 
-def _n(value: float) -> str:
-    return f"{value:,.0f}"
+def compact(value: float) -> str:
+    """A count in at most five characters, so that the panel's columns can never run together:
+    `9,999`, then `12.3k`/`999k`, `1.2M`/`99M`, `1.5G`."""
+    value = round(value)
+    if abs(value) < 10_000:
+        return f"{value:,}"
+    for limit, suffix in ((1e6, "k"), (1e9, "M"), (1e12, "G")):
+        scaled = value / (limit / 1000)
+        if abs(scaled) < 999.5:
+            return f"{scaled:.1f}{suffix}" if abs(scaled) < 99.95 else f"{scaled:.0f}{suffix}"
+    return f"{value:.0e}"
 
 
 def stats_text(stats: Stats) -> Text:
-    """The stats as aligned lines of plain text (one fact a line, so tests and eyes can read them)."""
+    """The stats as a small table: a label column, then right-aligned figures at most five
+    characters wide with a space between, so figures of any size never touch or wrap at the
+    narrowest pane (30 columns)."""
     over = "red bold" if stats.over_budget else ""
     text = Text()
-    text.append(f"chunks        {stats.count:,}\n", "bold")
-    text.append(f"total tokens  {stats.total_tokens:,}\n")
+    text.append(f"{'chunks':<8}{compact(stats.count):>6} · {compact(stats.total_tokens)} tokens\n", "bold")
     text.append(f"{'':6}{'min':>6}{'med':>6}{'p95':>6}{'max':>6}\n", "dim")
     for name, values in (("chars", (stats.chars_min, stats.chars_median, stats.chars_p95, stats.chars_max)),
                          ("tokens", (stats.tokens_min, stats.tokens_median, stats.tokens_p95, stats.tokens_max))):
-        low, median, p95, high = (_n(v) for v in values)
-        text.append(f"{name:6}{low:>6}{median:>6}{p95:>6}{high:>6}\n")
-    text.append(f"over budget   {stats.over_budget:,} (> {stats.budget} tokens)\n", over)
-    text.append(f"overlap share {stats.overlap_share:.1%}\n")
-    text.append(f"coverage      {stats.coverage:.1%}\n")
-    text.append(f"gaps          {stats.gap_count:,} ({stats.gap_chars:,} chars)",
+        text.append(f"{name:6}" + "".join(f"{compact(v):>6}" for v in values) + "\n")
+    if stats.budget is None:
+        text.append(f"{'budget':<8}{'none':>6}\n")
+    else:
+        text.append(f"{'budget':<8}{compact(stats.budget):>6} · {compact(stats.over_budget)} over\n", over)
+    text.append(f"{'overlap':<8}{stats.overlap_share:>6.1%}\n")
+    text.append(f"{'covered':<8}{stats.coverage:>6.1%}\n")
+    text.append(f"{'gaps':<8}{compact(stats.gap_count):>6} · {compact(stats.gap_chars)} chars",
                 "yellow" if stats.gap_count else "")
     return text
 
