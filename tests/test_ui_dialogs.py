@@ -142,6 +142,22 @@ async def test_save_profile_writes_what_the_controls_show(tmp_path):
 
 
 @run
+async def test_save_profile_dialog_reads_like_flags_and_refuses_an_empty_or_folder_path(tmp_path):
+    async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}) as (app, pilot):
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        title = str(app.screen.query_one("#profile-title").content)
+        assert "size 400" in title and "overlap 40" in title and "{" not in title
+        error = app.screen.query_one("#profile-error")
+        for path, expected in (("", "choose a file"), (str(tmp_path), "is a folder")):
+            app.screen.query_one("#profile-path", Input).value = path
+            await pilot.click("#profile-save")
+            await pilot.pause()
+            assert expected in str(error.content) and "Errno" not in str(error.content)
+        assert list(tmp_path.iterdir()) == []
+
+
+@run
 async def test_no_file_opens_the_picker_and_help_lists_every_binding():
     app = ChunktuiApp(debounce=FAST)
     async with app.run_test(size=SIZE) as pilot:

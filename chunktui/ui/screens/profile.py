@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -11,6 +12,11 @@ from textual.widgets import Button, Input, Label, Static
 
 from ...engine import ChunktuiError
 from .dialog import FormDialog
+
+
+def describe(strategy: str, params: dict) -> str:
+    """`recursive · size 400 · overlap 40`: the parameters as their flags read, not a dict repr."""
+    return " · ".join([strategy, *(f"{name.replace('_', '-')} {value}" for name, value in params.items())])
 
 
 class SaveProfileScreen(FormDialog):
@@ -28,8 +34,8 @@ class SaveProfileScreen(FormDialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="profile-box"):
-            yield Static(f"[b]Save profile[/b]: {self.strategy} {self.params} ({self.tokenizer})",
-                         id="profile-title")
+            yield Static(Text.assemble(("Save profile", "bold"), f": {describe(self.strategy, self.params)} · "
+                                       f"tokenizer {self.tokenizer}"), id="profile-title")
             yield Label("profile file (YAML)")
             yield Input(str(self.default_path), id="profile-path", compact=True)
             yield Static("", id="profile-error")
@@ -40,7 +46,14 @@ class SaveProfileScreen(FormDialog):
     def submit(self) -> None:
         from ...formats.profiles import save_profile
 
-        path = Path(self.query_one("#profile-path", Input).value.strip()).expanduser()
+        raw = self.query_one("#profile-path", Input).value.strip()
+        path = Path(raw).expanduser()
+        problem = ("choose a file for the profile" if not raw
+                   else f"{path} is a folder: give the profile a file name, e.g. {path / 'profile.yaml'}"
+                   if path.is_dir() else None)
+        if problem:
+            self.query_one("#profile-error", Static).update(problem)
+            return
         try:
             save_profile(path, self.strategy, self.params, self.tokenizer)
         except (ChunktuiError, OSError) as exc:
