@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from chunktui.engine import Document, Span, build_chunkset
+from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets import chunk_table
-from test_ui_support import SAMPLES, engine_result, opened, run
+from test_ui_support import FAST, SAMPLES, SIZE, engine_result, opened, run, settle
 
 
 def row_text(table, row: int) -> str:
@@ -20,10 +23,18 @@ def tokens_segment(table, row: int):
     return next(s for s in table.render_line(y) if s.text.strip() == f"{chunk.tokens:,}")
 
 
+@pytest.mark.parametrize("size", [(220, 50), SIZE])
 @run
-async def test_a_row_per_chunk_with_the_engines_numbers():
-    async with opened(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}) as (app, pilot):
+async def test_a_row_per_chunk_with_the_engines_numbers(size):
+    """Wide, every column shows; in a narrower pane the type column gives its cells to the label."""
+    app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
         table, expected = app.table, engine_result(app).chunks
+        if size == SIZE:
+            header = table.render_line(0).text.split()
+            assert header == ["#", "lines", "chars", "tokens", "label"]
+            return
         assert table.row_count == len(expected)
         header = table.render_line(0).text.split()
         assert header == ["#", "lines", "chars", "tokens", "type", "label"]
@@ -139,7 +150,7 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
     labelled = []
     label = chunk_table.chunk_label
     monkeypatch.setattr(chunk_table, "chunk_label",
-                        lambda chunk, width: labelled.append(chunk.index) or label(chunk, width))
+                        lambda chunk, *args: labelled.append(chunk.index) or label(chunk, *args))
     async with opened(path, strategy="lines", params={"size": 1, "overlap": 0}) as (app, pilot):
         table = app.table
         assert table.row_count == len(app.chunkset.chunks) == 6000
@@ -149,8 +160,7 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
         await pilot.pause()
         last = app.chunkset.chunks[5999]
         assert last.text == "event 5999\n"
-        assert row_text(table, 5999).split()[:5] == ["6000", "6000-6000", f"{last.chars}", f"{last.tokens}",
-                                                      last.boundary_type]
+        assert row_text(table, 5999).split()[:4] == ["6000", "6000-6000", f"{last.chars}", f"{last.tokens}"]
         assert len(set(labelled)) <= 2 * rows
 
 
@@ -185,3 +195,29 @@ async def test_wide_character_labels_are_shown_whole(tmp_path):
             await pilot.press("right")
         await pilot.wait_for_scheduled_animations()
         assert row_text(table, 0).rstrip().endswith(label)
+
+
+def test_labels_show_the_level_that_tells_neighbours_apart_and_cut_in_the_middle():
+    releases = [["Rust releases", f"Version 1.{v}.0 (2024-07-{v - 60})", "Cargo"] for v in (81, 80, 79)]
+    label = chunk_table.distinct_label(releases[1], [releases[0], releases[2]], 60)
+    assert label == "… > Version 1.80.0 (2024-07-20) > Cargo"
+    cut = chunk_table.distinct_label(releases[1], [releases[0], releases[2]], 24)
+    assert len(cut) == 24 and cut.startswith("… > Version 1.8") and cut.endswith("Cargo")
+    section = ["fs", "Promises API", "Class: `FileHandle`"]
+    assert chunk_table.distinct_label(section, [section, section], 40, part=3, root=1) == \
+        "Promises API > Class: `FileHandle` (3)"
+    assert chunk_table.middle_cut("abcdefghij", 5) == "ab…ij"
+
+
+@run
+async def test_split_pieces_of_one_section_get_distinct_labels(tmp_path):
+    """Rows of one long section read `…: FileHandle` thirteen times in Node's fs.md; each row now
+    says which piece it is, and rows under different versions keep their version."""
+    body = "".join(f"Paragraph {i} about file handles and what they do. " * 6 + "\n\n" for i in range(12))
+    doc = "# fs\n\n## Class: FileHandle\n\n" + body + "## 1.80.0\n\n### Cargo\n\nA.\n\n## 1.79.0\n\n### Cargo\n\nB.\n"
+    path = tmp_path / "fs.md"
+    path.write_text(doc, encoding="utf-8")
+    async with opened(path, strategy="markdown", params={"max_char": 400, "min_char": 0}) as (app, pilot):
+        labels = [app.table.get_cell_at((i, 5)) for i in range(app.table.row_count)]
+        assert len(set(labels)) == len(labels), labels
+        assert any("1.80.0" in label and "Cargo" in label for label in labels)

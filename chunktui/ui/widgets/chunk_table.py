@@ -25,30 +25,77 @@ from ...engine import ChunkSet
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
+ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells
 NUMERIC = ("#", "chars", "tokens")
 PATH_KEYS = ("scope_chain", "header_path")
 CACHE_ROWS = 512
 
 
-def label_tail(parts: list[str], width: int) -> str:
-    """The most specific end of a path that fits `width` cells: `… > Install > Shell completion`.
+def middle_cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, cut in the middle (`Version 1.80…> Cargo`): a path's start
+    and its end both tell rows apart, so every label loses its middle, never one of its ends."""
+    if cell_len(text) <= width:
+        return text
+    if width <= 1:
+        return "…"[:width]
+    head, tail = "", ""
+    left, right = 0, len(text)
+    budget = width - 1
+    while left < right:  # take a character from each end in turn while it fits
+        if cell_len(head) <= cell_len(tail):
+            if cell_len(head + text[left]) + cell_len(tail) > budget:
+                break
+            head += text[left]
+            left += 1
+        else:
+            if cell_len(head) + cell_len(text[right - 1] + tail) > budget:
+                break
+            tail = text[right - 1] + tail
+            right -= 1
+    return head + "…" + tail
 
-    Every markdown path starts with the same H1 and every code chain with the same module, so the
-    end is what tells rows apart; what is cut goes at the left, marked with an ellipsis.
-    """
-    shown: list[str] = []
-    for part in reversed(parts):
-        candidate = " > ".join([part, *shown])
-        cut = len(shown) + 1 < len(parts)
-        if cell_len(candidate) + (2 if cut else 0) > width and shown:
+
+def end_cut(text: str, width: int) -> str:
+    """`text` in at most `width` cells, its end replaced by an ellipsis."""
+    if cell_len(text) <= width:
+        return text
+    while text and cell_len(text) > width - 1:
+        text = text[:-1]
+    return text + "…"
+
+
+def _common(a: list[str], b: list[str]) -> int:
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
             break
-        shown.insert(0, part)
-    text = " > ".join(shown)
-    if len(shown) < len(parts):
-        text = "…" + (" > " if cell_len(text) + 4 <= width else "") + text
-    if cell_len(text) > width:
-        text = "…" + text[-(width - 1):]
-    return text
+        n += 1
+    return n
+
+
+def distinct_label(parts: list[str], neighbours: list[list[str]], width: int, part: int = 1, root: int = 0) -> str:
+    """A path from the shallowest level at which it differs from its neighbours' paths down to its
+    end: `… > 1.80.0 (2024-07-25) > Cargo` beside `… > 1.79.0 > Cargo`, not `… > Cargo` twice.
+    Rows of one section (its split pieces) share the whole path and are told apart by their part
+    number: `Class: FileHandle (2)`. The first `root` levels, shared by every row (a document's
+    title), are left out. What does not fit is cut where it says least: the end of the level that
+    tells rows apart, then the middle."""
+    first = min((_common(parts, other) for other in neighbours), default=0)
+    first = min(first, len(parts) - 1)
+    if first == len(parts) - 1 and first - 1 >= root:
+        first -= 1  # a leaf alone (`Cargo`) recurs under many parents: show the one it is under
+    shown = parts[first:]
+    lead = "… > " if first > root else ""
+    suffix = f" ({part})" if part > 1 else ""
+    room = max(1, width - cell_len(suffix))
+    text = lead + " > ".join(shown)
+    if cell_len(text) > room and len(shown) > 1:
+        # keep the level that tells the rows apart from its start, and the path's end whole
+        tail = (" > … > " if len(shown) > 2 else " > ") + shown[-1]
+        avail = room - cell_len(lead) - cell_len(tail)
+        if avail >= 6:
+            text = lead + end_cut(shown[0], avail) + tail
+    return middle_cut(text, room) + suffix
 
 
 def _path(chunk) -> list[str] | None:
@@ -59,10 +106,20 @@ def _path(chunk) -> list[str] | None:
     return None
 
 
-def chunk_label(chunk, width: int) -> str:
-    """Scope chain or header path (its end), else the boundary label."""
+def chunk_label(chunk, width: int, neighbours: tuple = (), part: int = 1, root: int = 0) -> str:
+    """Scope chain or header path (the part that tells it from its neighbours), else the boundary
+    label (the column scrolls sideways for a long one)."""
     path = _path(chunk)
-    return label_tail(path, width) if path else chunk.boundary_label
+    if not path:
+        return chunk.boundary_label
+    return distinct_label(path, [p for p in map(_path, neighbours) if p], width, part, root)
+
+
+def shared_root(chunks) -> int:
+    """Levels every row's path starts with, judged from the first and last rows (a document's
+    title, a module's name), without a pass over all rows."""
+    first, last = (_path(chunks[0]), _path(chunks[-1])) if chunks else (None, None)
+    return _common(first, last) if first and last else 0
 
 
 def _label_width(chunks, room: int) -> int:
@@ -208,6 +265,8 @@ class ChunkTable(ScrollView, can_focus=True):
     def _measure(self) -> None:
         """Column widths from one pass of ints over the chunks (no per-row text), and the scroll size."""
         self._cache.clear()
+        self._parts: dict[int, int] = {}
+        self._root = shared_root(self.chunkset.chunks) if self.chunkset is not None else 0
         chunks = self.chunkset.chunks if self.chunkset is not None else ()
         widest = [
             len(str(len(chunks))),
@@ -222,6 +281,9 @@ class ChunkTable(ScrollView, can_focus=True):
         if len(chunks) + 1 > view.height:  # the rows will need the vertical scrollbar: the label gets less room
             width -= self.styles.scrollbar_size_vertical
         room = width - sum(fixed) - 1
+        if room < ROOMY_LABEL:  # a narrow pane: the label tells rows apart, the type is in the detail pane
+            room += fixed[COLUMNS.index("type")]
+            fixed[COLUMNS.index("type")] = 0
         self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
         self._widths = fixed + [1 + _label_width(chunks, self._room)]
         self._set_virtual_size(Size(sum(self._widths), len(chunks) + 1))
@@ -274,15 +336,30 @@ class ChunkTable(ScrollView, can_focus=True):
         """A new width gives the label new room; the cursor and scroll position stay."""
         self._measure()
 
+    def _part(self, index: int) -> int:
+        """Which piece of a run of rows with the same path this row is (1 for the first)."""
+        chunks = self.chunkset.chunks
+        path = _path(chunks[index])
+        start = index
+        while start > 0 and start not in self._parts and path and _path(chunks[start - 1]) == path:
+            start -= 1
+        part = self._parts.get(start, 1) + (index - start)
+        self._parts[index] = part
+        return part
+
     def _cells(self, chunk) -> tuple[str, str, str, str, str, str]:
         marks = _marks(chunk)
-        label = marks + chunk_label(chunk, self._room - len(marks))
+        chunks, i = self.chunkset.chunks, chunk.index
+        neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
+        label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
                 f"{chunk.tokens:,}", chunk.boundary_type, label)
 
     def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
         segments = []
         for name, text, width in zip(COLUMNS, cells, self._widths):
+            if not width:
+                continue
             if name == "tokens" and over is not None:  # the padding stays plain, only the number is red
                 segments += [Segment(" " * (width - len(text)), style), Segment(text, over)]
             elif name in NUMERIC:
@@ -313,7 +390,7 @@ class ChunkTable(ScrollView, can_focus=True):
         if row < 0:
             header = base + style_of("chunk-table--header")
             return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
-                    for name, width in zip(COLUMNS, self._widths)]
+                    for name, width in zip(COLUMNS, self._widths) if width]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
         over = None
