@@ -202,3 +202,15 @@ def test_a_library_call_leaves_the_host_collector_as_it_was(scenario):
     code = _GC_PROBE.format(root=str(ROOT), scenario=scenario, guide=str(GUIDE), inventory=str(INVENTORY))
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+def test_importing_chunktui_loads_no_engine_and_chunking_no_ui():
+    """`import chunktui` is cheap (a CLI's --version, a pipeline's import): the engine loads on first
+    use, and a library call loads neither textual nor rich."""
+    code = ("import sys, chunktui\n"
+            "print(sorted(m for m in sys.modules if m.startswith('chunktui.')))\n"
+            "chunktui.chunk('# Title\\n\\nsome words\\n'), chunktui.strategies(), chunktui.Chunk\n"
+            "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))\n")
+    proc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert proc.stdout.splitlines() == ["[]", "[]"]
