@@ -66,30 +66,35 @@ def alternated(old, new, repeat: int, collecting: bool) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
+def compare(strategy: str, kind: str, doc_kind: str, params: dict, rev: str, old_build, old_run,
+            repeat: int) -> None:
+    doc = Document.from_text(corpus(kind, 10_000_000), kind=doc_kind)
+    spec = get_strategy(strategy)
+    values = spec.validate(params)
+    spans = spec.run(doc, values, Context(tokenizer="chars")).spans
+
+    def build(fn):
+        return lambda: fn(doc, spans, strategy=strategy, params=values, tokenizer="chars")
+
+    def run(fn):
+        return lambda: fn(doc, strategy, params, tokenizer="chars")
+
+    for what, old, new, collecting in (("build", build(old_build), build(build_chunkset), True),
+                                       ("run, collector on", run(old_run), run(chunk_document), True),
+                                       ("run, collector off", run(old_run), run(chunk_document), False)):
+        o, n = alternated(old, new, repeat, collecting)
+        print(f"{strategy} 512, 10 MB, {what}: {rev} {o * 1e3:.1f} ms, this tree {n * 1e3:.1f} ms "
+              f"(CPU, median of {repeat}): {n / o:.2f}x", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("rev", help="the revision to compare with, e.g. a commit before the change")
     ap.add_argument("--repeat", type=int, default=9)
     args = ap.parse_args()
     old_build, old_run = load_revision(args.rev)
-    for strategy, kind, doc_kind, params in CASES:
-        doc = Document.from_text(corpus(kind, 10_000_000), kind=doc_kind)
-        spec = get_strategy(strategy)
-        values = spec.validate(params)
-        spans = spec.run(doc, values, Context(tokenizer="chars")).spans
-
-        def build(fn):
-            return lambda: fn(doc, spans, strategy=strategy, params=values, tokenizer="chars")
-
-        def run(fn):
-            return lambda: fn(doc, strategy, params, tokenizer="chars")
-
-        for what, old, new, collecting in (("build", build(old_build), build(build_chunkset), True),
-                                           ("run, collector on", run(old_run), run(chunk_document), True),
-                                           ("run, collector off", run(old_run), run(chunk_document), False)):
-            o, n = alternated(old, new, args.repeat, collecting)
-            print(f"{strategy} 512, 10 MB, {what}: {args.rev} {o * 1e3:.1f} ms, this tree {n * 1e3:.1f} ms "
-                  f"(CPU, median of {args.repeat}): {n / o:.2f}x", flush=True)
+    for case in CASES:
+        compare(*case, args.rev, old_build, old_run, args.repeat)
 
 
 if __name__ == "__main__":
