@@ -266,6 +266,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.formats.export import check_target, export_chunkset
     from chunktui.formats.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
+    from chunktui.ui.gc_pacing import paused as gc_paused
     from chunktui.cli_quality import facts_lines, quality_line
 
     console = Console(stderr=True)
@@ -280,8 +281,9 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
             progress.update(task, description=job.source.name, completed=i)
             try:
                 doc = load_source(job.source)
-                cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
-                                    progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
+                with gc_paused():
+                    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
+                                        progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
                 if dry_run:
                     try:
                         check_target(job.out_dir, force)

@@ -1,4 +1,5 @@
-"""Python API for code chunking, after code-chunk's `chunk`, `chunkStream`, `chunkBatch`, `createChunker`.
+"""Code chunking in the shape of code-chunk's `chunk`, `chunkBatch` and `createChunker`: a thin
+wrapper of `chunktui.Chunker` for code held in memory, named by its path.
 
     from chunktui.code import chunk, Chunker
     for c in chunk("src/user.ts", source, max_chunk_size=1200):
@@ -6,7 +7,8 @@
 
 Options are the `code` strategy's parameters (max_chunk_size, unit, overlap_lines,
 sibling_detail, filter_imports, context_mode, language) plus `tokenizer` and
-`strategy` ("code" or "code-toplevel"). Chunks are `chunktui.engine.Chunk`s.
+`strategy` ("code" or "code-toplevel"). The language comes from the path unless
+`language` names it. Chunks are `chunktui.Chunk`s.
 """
 
 from __future__ import annotations
@@ -14,16 +16,16 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable
 
-from chunktui.engine import Chunk, ChunkSet, Document, chunk_document, get_strategy
+import chunktui
+from chunktui.engine import Chunk, ChunkSet, Document
 from chunktui.engine.code.languages import UnsupportedLanguageError, detect_language
+from chunktui.engine.derived import forget
 from chunktui.engine.documents import decode_bytes
 from chunktui.engine.errors import ChunkingError, DocumentError
-from chunktui.engine.tokens import DEFAULT_TOKENIZER
 
-__all__ = ["BatchResult", "Chunker", "ChunkingError", "UnsupportedLanguageError", "chunk", "chunk_batch",
-           "chunk_stream"]
+__all__ = ["BatchResult", "Chunker", "ChunkingError", "UnsupportedLanguageError", "chunk", "chunk_batch"]
 
 
 @dataclass
@@ -40,32 +42,23 @@ class BatchResult:
 
 
 class Chunker:
-    """Options validated once, reused for many files."""
+    """Options validated once, reused for many files (a `chunktui.Chunker` of a code strategy)."""
 
-    def __init__(self, strategy: str = "code", tokenizer: str = DEFAULT_TOKENIZER, **options):
-        spec = get_strategy(strategy)
-        self.strategy = spec.name
-        self.tokenizer = tokenizer
-        self.options = spec.validate(options)
+    def __init__(self, strategy: str = "code", tokenizer: str | None = None, **options):
+        self.chunker = chunktui.Chunker(strategy, tokenizer=tokenizer, **options)
+        self.strategy, self.tokenizer, self.options = self.chunker.strategy, self.chunker.tokenizer, self.chunker.params
 
     def chunk_set(self, path, code: str) -> ChunkSet:
         """The full ChunkSet (chunks, gaps, warnings) for `code`, named `path`."""
         path = str(path)
-        language = self.options.get("language", "auto")
-        language = detect_language(path, language)  # raises UnsupportedLanguageError early
-        doc = Document(text=code, path=path, kind="code", language=language)
-        cs = chunk_document(doc, self.strategy, self.options, tokenizer=self.tokenizer)
-        # the chunks refer to their Document (lines and hashes are derived on first read), and this
-        # one is never chunked again: its parse, kept for re-chunks, would live as long as any chunk
-        doc.__dict__.pop("_derived", None)
+        language = detect_language(path, self.options.get("language", "auto"))  # raises UnsupportedLanguageError early
+        doc = Document(text=code, path=path, kind="code", language=language)  # a str source would be prose
+        cs = self.chunker.chunk(doc)
+        forget(doc)  # chunked once: its parse, kept for re-chunks, would live as long as any chunk
         return cs
 
     def chunk(self, path, code: str) -> list[Chunk]:
         return self.chunk_set(path, code).chunks
-
-    def stream(self, path, code: str) -> Iterator[Chunk]:
-        """Chunks one at a time; nothing is parsed until the first is asked for."""
-        yield from self.chunk(path, code)
 
     def chunk_batch(self, files: Iterable, concurrency: int = 4,
                     on_progress: Callable[[int, int, str, bool], None] | None = None) -> list[BatchResult]:
@@ -116,11 +109,6 @@ def _read(path: str) -> str:
 def chunk(path, code: str, **options) -> list[Chunk]:
     """Chunk `code` (the source of `path`) along its syntax tree."""
     return Chunker(**options).chunk(path, code)
-
-
-def chunk_stream(path, code: str, **options) -> Iterator[Chunk]:
-    """`chunk`, as a generator."""
-    return Chunker(**options).stream(path, code)
 
 
 def chunk_batch(files: Iterable, concurrency: int = 4, on_progress=None, **options) -> list[BatchResult]:

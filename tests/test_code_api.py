@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 import subprocess
-import types
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from chunktui.code import BatchResult, Chunker, ChunkingError, UnsupportedLanguageError, chunk, chunk_batch, chunk_stream
+from chunktui.code import BatchResult, Chunker, ChunkingError, UnsupportedLanguageError, chunk, chunk_batch
 from chunktui.engine import Document, chunk_document, load_document
 from chunktui.engine.errors import ParamError
 from chunktui.formats.brain import note_name
@@ -26,12 +25,6 @@ def test_chunk_returns_chunks_with_offsets_and_context():
     assert "".join(c.text for c in chunks) == INVENTORY
     assert all(INVENTORY[c.start:c.end] == c.text for c in chunks)
     assert all(c.context_text.startswith("# src/inventory.py\n") for c in chunks)
-
-
-def test_stream_is_a_generator_with_the_same_chunks():
-    gen = chunk_stream("a.py", INVENTORY, max_chunk_size=800)
-    assert isinstance(gen, types.GeneratorType)
-    assert [c.text for c in gen] == [c.text for c in chunk("a.py", INVENTORY, max_chunk_size=800)]
 
 
 def test_errors_are_chunking_errors():

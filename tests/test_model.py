@@ -8,6 +8,7 @@ import copy
 import gc
 import hashlib
 import pickle
+import weakref
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -99,50 +100,6 @@ def test_a_chunk_dropped_from_its_chunkset_still_derives_its_fields():
     assert dropped.start_line == doc.text.count("\n", 0, dropped.start) + 1
 
 
-def test_concurrent_runs_leave_the_garbage_collector_enabled(monkeypatch):
-    """Runs switch the collector off while they work; two threads that interleave (a batch of files
-    in a thread pool) must not leave it off for the rest of the process. X switches it off, Y sees it
-    off, X switches it back on, and only then does Y switch it off: Y never turns it on again."""
-    import threading
-    from types import SimpleNamespace
-
-    from chunktui.engine import model, run
-    from chunktui.engine.run import chunk_document
-
-    state = SimpleNamespace(on=True, x_off=threading.Event(), y_saw=threading.Event(), x_on=threading.Event())
-
-    def isenabled():
-        seen = state.on
-        if threading.current_thread().name == "Y" and not state.y_saw.is_set():
-            state.y_saw.set()
-            state.x_on.wait(0.5)  # X finishes between Y's look and Y's switch (as a thread switch can make it)
-        return seen
-
-    def disable():
-        state.on = False
-        if threading.current_thread().name == "X" and not state.x_off.is_set():
-            state.x_off.set()
-            state.y_saw.wait(0.5)
-
-    def enable():
-        state.on = True
-        if threading.current_thread().name == "X":
-            state.x_on.set()
-
-    fake = SimpleNamespace(isenabled=isenabled, disable=disable, enable=enable,
-                           get_freeze_count=lambda: 0, freeze=lambda: None, unfreeze=lambda: None)
-    monkeypatch.setattr(model, "gc", fake)
-    monkeypatch.setattr(run, "gc", fake, raising=False)
-    doc = Document.from_text("some words\n" * 40)
-    x = threading.Thread(target=chunk_document, args=(doc, "lines", {"size": 5, "overlap": 0}), name="X")
-    y = threading.Thread(target=chunk_document, args=(doc, "lines", {"size": 7, "overlap": 0}), name="Y")
-    x.start()
-    assert state.x_off.wait(5)
-    y.start()
-    x.join(10), y.join(10)
-    assert state.on
-
-
 def test_chunks_of_two_builds_of_the_same_spans_are_equal():
     """A re-run gives equal chunks (what a caller comparing two chunkings relies on), and only those."""
     doc = Document.from_text("héllo\nwörld\n" * 20)
@@ -152,29 +109,10 @@ def test_chunks_of_two_builds_of_the_same_spans_are_equal():
     assert one.chunks[1] != two.chunks[2] and one.chunks[1] != "not a chunk"
 
 
-def test_a_run_leaves_its_chunks_old_and_a_frozen_heap_frozen():
-    """The young collections after a run do not walk its chunks (they are in the oldest generation);
-    a heap frozen on purpose (a pre-fork server) is not unfrozen by a run."""
-    from chunktui.engine.run import chunk_document
-
-    doc = Document.from_text("some words\n" * 400)
-    cs = chunk_document(doc, "lines", {"size": 5, "overlap": 0})
-    assert gc.isenabled()
-    chunk = cs.chunks[7]
-    assert [any(o is chunk for o in gc.get_objects(generation=g)) for g in (0, 1, 2)] == [False, False, True]
-    gc.freeze()
-    try:
-        frozen = gc.get_freeze_count()
-        chunk_document(doc, "lines", {"size": 3, "overlap": 0})
-        assert gc.get_freeze_count() == frozen
-    finally:
-        gc.unfreeze()
-
-
 def test_built_chunks_behave_as_the_chunk_dataclass():
-    """Built chunks hold their fields in a tuple (see model._Held); to callers they are Chunks:
-    frozen, replaceable, copyable (deeply too), picklable, compared and shown like a Chunk made with
-    every field, and no more of a sequence than it."""
+    """A run's chunks (made in bulk, their lines, bytes and hashes derived when first read) are
+    Chunks like one made with every field: frozen, replaceable, copyable (deeply too), picklable,
+    compared and shown alike, and no sequence."""
     import dataclasses
 
     import pytest
@@ -195,6 +133,8 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
         for twin in (copy.deepcopy(chunk_), pickle.loads(pickle.dumps(chunk_))):
             assert twin == chunk_ and type(twin) is Chunk
     assert repr(chunk) == repr(whole) and bool(chunk)
+    assert "%s" % chunk == repr(chunk) and weakref.ref(chunk)() is chunk  # no tuple behind it
+    assert dataclasses.asdict(chunk) == chunk.to_dict() == dataclasses.asdict(whole)
     for use in (len, list, lambda c: c[0], lambda c: c < c, lambda c: c + (), lambda c: 3 in c):
         for one in (chunk, whole):  # what a Chunk refuses, a built one refuses too (no tuple behind it shows)
             with pytest.raises(TypeError):

@@ -25,3 +25,9 @@ def derived(doc, key: Hashable, compute: Callable[[], T]) -> T:
     value = compute()
     cache[key] = (text, value)
     return value
+
+
+def forget(doc) -> None:
+    """Drop what was computed for `doc`: for a document that will not be chunked again, whose
+    chunks (which refer to it) may outlive it, the scans (a code parse) would live as long."""
+    doc.__dict__.pop("_derived", None)

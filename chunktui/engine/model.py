@@ -7,17 +7,14 @@ are always derived from offsets in one place and cannot drift from the text.
 
 from __future__ import annotations
 
-import gc
+import copy
 import hashlib
-import threading
 import weakref
 from bisect import bisect_left, bisect_right
-from collections import namedtuple
-from contextlib import contextmanager
+from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
-from operator import attrgetter, gt, le, lt, sub
-from types import MappingProxyType
+from operator import add, attrgetter, gt, le, lt, sub
 from typing import Any, Mapping, Sequence
 
 from .documents import Document
@@ -85,9 +82,58 @@ class Gap:
                 "end_line": self.end_line, "chars": self.chars, "reason": self.reason}
 
 
-@dataclass(frozen=True)
-class Chunk:
-    """One chunk. Invariant: text == document.text[start:end]."""
+class Metadata(dict):
+    """A chunk's metadata: a dict to JSON, YAML, `dataclasses.asdict` and copies, which refuses
+    changes (a chunk is frozen, and what it says about itself with it)."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args, **kwargs):
+        raise TypeError("a chunk's metadata is read-only")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):
+        """Copies and pickles are made from a plain dict (item by item they would be refused)."""
+        return Metadata, (dict(self),)
+
+
+_NO_METADATA = Metadata()  # read-only, so every chunk without metadata can share it
+
+# What a build knows of every chunk; the other fields are derived from the document when first read
+_BUILT = ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label", "overlap_prev_chars",
+          "overlap_next_chars", "metadata", "context_text")
+_DERIVED = ("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines", "sha256", "start_byte",
+            "end_byte")
+
+
+class _ChunkSlots:
+    """The slots of a Chunk, and a plain initializer of the fields a build has.
+
+    A build makes tens of thousands of chunks: each is made as this class (attribute stores in a
+    Python initializer, several times faster than a frozen dataclass's `object.__setattr__` per
+    field) and then given its class, Chunk, whose layout is the same (see `_built_chunks`).
+    `_source` ties a built chunk to its build, so its derived fields can be computed when first
+    read; it is None for a Chunk made with every field."""
+
+    __slots__ = (*_BUILT, *_DERIVED, "_source", "__weakref__")
+
+    def __init__(self, index, start, end, text, tokens, boundary_type, boundary_label, overlap_prev_chars,
+                 overlap_next_chars, metadata, context_text, source):
+        self.index, self.start, self.end, self.text, self.tokens = index, start, end, text, tokens
+        self.boundary_type, self.boundary_label = boundary_type, boundary_label
+        self.overlap_prev_chars, self.overlap_next_chars = overlap_prev_chars, overlap_next_chars
+        self.metadata, self.context_text, self._source = metadata, context_text, source
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk(_ChunkSlots):
+    """One chunk. Invariant: text == document.text[start:end].
+
+    A frozen dataclass with slots: it compares, copies, pickles, converts (`to_dict`,
+    `dataclasses.asdict`) and can be weakly referenced. Its metadata is a read-only dict.
+    Lines, byte offsets and the hash of a chunk a run made are computed when first read, for
+    every chunk of that run at once (see `_Source`)."""
 
     index: int
     start: int
@@ -105,22 +151,36 @@ class Chunk:
     overlap_next_lines: int = 0
     start_byte: int = 0
     end_byte: int = 0
-    metadata: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    metadata: Mapping[str, Any] = field(default_factory=Metadata)
     context_text: str | None = None
 
-    def __eq__(self, other):
-        """Field by field, whichever build made either (each build's chunks have a class of
-        their own, see `_Batch`)."""
-        if isinstance(other, Chunk):
-            return _chunk_fields(self) == _chunk_fields(other)
-        return NotImplemented
+    def __post_init__(self):
+        if type(self.metadata) is not Metadata:
+            object.__setattr__(self, "metadata", Metadata(self.metadata) if self.metadata else _NO_METADATA)
+        object.__setattr__(self, "_source", None)
+
+    def __getattr__(self, name: str):
+        """Only called for a field a run left out and nobody has read yet (a slot not yet set)."""
+        fill = _FILLS.get(name)
+        if fill is None:
+            raise AttributeError(f"'Chunk' object has no attribute {name!r}")
+        source = self._source
+        source.fill(fill)
+        try:
+            return object.__getattribute__(self, name)
+        except AttributeError:  # its ChunkSet is gone or no longer holds it: this chunk alone
+            fill(source.doc, [self])
+            return object.__getattribute__(self, name)
 
     def __reduce__(self):
-        """Copies, deep copies and pickles: a Chunk made with every field, its metadata passed as a
-        dict (the read-only mapping can be neither deep-copied nor pickled) and wrapped again."""
-        values = list(_chunk_fields(self))
-        values[_METADATA_AT] = dict(values[_METADATA_AT])
-        return _chunk_of, tuple(values)
+        """Copies, deep copies and pickles: a Chunk made with every field."""
+        return Chunk, _chunk_fields(self)
+
+    def to_dict(self) -> dict:
+        """Every field by name, the metadata a plain dict of its own (what `json.dumps` takes)."""
+        values = dict(zip(_FIELD_NAMES, _chunk_fields(self)))
+        values["metadata"] = copy.deepcopy(dict(self.metadata))
+        return values
 
     @property
     def id(self) -> str:
@@ -144,127 +204,63 @@ class Chunk:
         return self.boundary_label
 
 
-_chunk_fields = attrgetter(*Chunk.__dataclass_fields__)
-_METADATA_AT = list(Chunk.__dataclass_fields__).index("metadata")
+_FIELD_NAMES = tuple(Chunk.__dataclass_fields__)
+_chunk_fields = attrgetter(*_FIELD_NAMES)
+_set_class = object.__setattr__
 
 
-def _chunk_of(*values) -> Chunk:
-    """A Chunk from every field's value in order, metadata as a dict (see Chunk.__reduce__)."""
-    values = list(values)
-    values[_METADATA_AT] = MappingProxyType(values[_METADATA_AT])
-    return Chunk(*values)
-_NO_METADATA = MappingProxyType({})  # read-only, so every chunk without metadata can share it
-
-
-class _Derived:
-    """A Chunk field that build_chunkset leaves out and the first read computes from the document.
-
-    At tens of thousands of chunks, hashing each one and placing it in lines and bytes cost more
-    than the chunking itself, yet most runs (a re-chunk in the app, a benchmark, the stats) read
-    none of it. A non-data descriptor: once the field is in the instance's dict, or when the
-    Chunk was made with every field (`Chunk(...)`), this is never consulted.
-    """
-
-    def __init__(self, name: str, fill):
-        self.name, self.fill = name, fill
-
-    def __get__(self, chunk, owner=None):
-        if chunk is None:
-            return self
-        source = type(chunk)._source
-        batch = source.batch()
-        if batch is not None:
-            batch.fill(self.fill)
-        derived = chunk.__dict__
-        if self.name not in derived:  # a copy, or its ChunkSet is gone: this chunk alone
-            self.fill(source.doc, [chunk])
-        return derived[self.name]
+def _built_chunks(columns, source: _Source) -> list[Chunk]:
+    """Chunks from the build's columns (see `_ChunkSlots`): made by the slots' initializer, then
+    given their class in one C-level pass (the layouts are the same, so nothing is copied)."""
+    chunks = list(map(_ChunkSlots, *columns, repeat(source)))
+    deque(map(_set_class, chunks, repeat("__class__"), repeat(Chunk)), 0)
+    return chunks
 
 
 class _Source:
-    """What every chunk of one build shares: the document and a weak reference to the batch."""
+    """What the chunks of one build share: the document, and a weak reference to their ChunkSet
+    (set once it is made), so that a derived field read on one chunk is computed for all of them
+    in one pass (a table reads every chunk's end line at once). Weak, so no reference cycle keeps
+    a discarded chunking alive. At tens of thousands of chunks, hashing each one and placing it
+    in lines and bytes cost more than the chunking itself, yet most runs (a re-chunk in the app,
+    a benchmark, the stats) read none of it."""
 
-    __slots__ = ("doc", "batch")
-
-    def __init__(self, doc: Document, batch: "_Batch"):
-        self.doc, self.batch = doc, weakref.ref(batch)
-
-
-class _Held(Chunk, tuple):
-    """A built chunk: the fields a build has for every chunk are held in a tuple, so that
-    build_chunkset makes all its chunks in one C-level pass (`tuple.__new__` over the zipped
-    columns) rather than a Python step and a field dict per chunk; derived fields go to the
-    instance dict when first read. Chunk comes first in the method order, so equality, hash,
-    repr, frozenness, copies and pickles are Chunk's; the tuple's own behaviour (length, items,
-    iteration, ordering, concatenation) is closed off. What cannot be closed off (README, Python
-    API): `%`-formatting and JSON encoders read it as a tuple, and it cannot be weakly referenced."""
-
-    __slots__ = ()
-
-    def __new__(cls, *args, **kwargs):
-        """What `dataclasses.replace` and the like call: a Chunk made with every field."""
-        return Chunk(*args, **kwargs)
-
-    def __bool__(self) -> bool:
-        return True
-
-    def __len__(self):
-        raise TypeError("object of type 'Chunk' has no len()")
-
-    def __getitem__(self, key):
-        raise TypeError("'Chunk' object is not subscriptable")
-
-    def __add__(self, other):
-        return NotImplemented
-
-    __mul__ = __rmul__ = __add__
-    __iter__ = __contains__ = None  # not iterable, not a container
-    __lt__, __le__, __gt__, __ge__ = object.__lt__, object.__le__, object.__gt__, object.__ge__
-
-
-# The fields' descriptors are a namedtuple's: they read the tuple's item directly (C level),
-# past the closed-off __getitem__, and faster than a property would
-_HeldFields = namedtuple("_HeldFields", ("index", "start", "end", "text", "tokens", "boundary_type",
-                                         "boundary_label", "overlap_prev_chars", "overlap_next_chars",
-                                         "metadata", "context_text"))
-for _name in _HeldFields._fields:
-    setattr(_Held, _name, vars(_HeldFields)[_name])
-
-
-class _Batch:
-    """One build's chunks, so that a derived field read on one chunk is computed for all of
-    them in one pass (a table reads every chunk's end line at once). The ChunkSet holds it;
-    chunks reach it through a weak reference, so no reference cycle keeps a discarded
-    chunking alive. Its chunks are of a subclass of `_Held` of this build's own, which holds
-    the source."""
+    __slots__ = ("doc", "chunkset", "done", "__weakref__")
 
     def __init__(self, doc: Document):
-        self.doc, self.chunks, self.done = doc, [], set()
-        self.chunk_class = type("Chunk", (_Held,), {
-            "__slots__": (), "__module__": __name__, "__qualname__": "Chunk", "_source": _Source(doc, self)})
+        self.doc, self.chunkset, self.done = doc, None, set()
 
     def fill(self, fill) -> None:
-        if fill not in self.done:
+        """`fill` for every chunk of this build its ChunkSet still holds, once."""
+        cs = self.chunkset() if self.chunkset is not None else None
+        if cs is not None and fill not in self.done:
+            self.done.add(fill)
             # the ChunkSet's list, less any chunk a caller put there from another build (it may hold none)
-            cls = self.chunk_class
-            chunks = [c for c in self.chunks if type(c) is cls]
+            chunks = [c for c in cs.chunks if c._source is self]
             if chunks:
                 fill(self.doc, chunks)
-            self.done.add(fill)
 
 
 _line_inputs = attrgetter("start", "end", "overlap_prev_chars", "overlap_next_chars")
 
 
+def _store(chunks: list[Chunk], name: str, values) -> None:
+    """Set a derived field of each chunk (a slot: past the frozen dataclass's __setattr__)."""
+    deque(map(getattr(_ChunkSlots, name).__set__, chunks, values), 0)
+
+
 def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
     """start/end lines and the lines of the overlaps, from the document's line starts."""
     line_starts = doc.line_starts
-    for chunk, (start, end, ov_prev, ov_next) in zip(chunks, map(_line_inputs, chunks)):
-        f = chunk.__dict__
-        f["start_line"] = start_line = bisect_right(line_starts, start)
-        f["end_line"] = end_line = bisect_right(line_starts, end - 1)
-        f["overlap_prev_lines"] = bisect_right(line_starts, start + ov_prev - 1) - start_line + 1 if ov_prev else 0
-        f["overlap_next_lines"] = end_line - bisect_right(line_starts, end - ov_next) + 1 if ov_next else 0
+    start_lines, end_lines, prev_lines, next_lines = [], [], [], []
+    for start, end, ov_prev, ov_next in map(_line_inputs, chunks):
+        start_lines.append(start_line := bisect_right(line_starts, start))
+        end_lines.append(end_line := bisect_right(line_starts, end - 1))
+        prev_lines.append(bisect_right(line_starts, start + ov_prev - 1) - start_line + 1 if ov_prev else 0)
+        next_lines.append(end_line - bisect_right(line_starts, end - ov_next) + 1 if ov_next else 0)
+    for name, values in (("start_line", start_lines), ("end_line", end_lines),
+                         ("overlap_prev_lines", prev_lines), ("overlap_next_lines", next_lines)):
+        _store(chunks, name, values)
 
 
 def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
@@ -273,47 +269,15 @@ def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
     # many chunks: one pass over the text; one chunk: from the nearest checkpoint, not from 0
     starts = [c.start for c in chunks]
     start_bytes = doc.byte_offsets(starts) if len(starts) > 1 else [doc.byte_offset(starts[0])]
-    for chunk, start_byte in zip(chunks, start_bytes):
-        f = chunk.__dict__
-        data = chunk.text.encode("utf-8", "surrogatepass")
-        f["sha256"] = sha256(data).hexdigest()
-        f["start_byte"] = start_byte
-        f["end_byte"] = start_byte + len(data)
+    data = [c.text.encode("utf-8", "surrogatepass") for c in chunks]
+    _store(chunks, "sha256", [sha256(d).hexdigest() for d in data])
+    _store(chunks, "start_byte", start_bytes)
+    _store(chunks, "end_byte", map(add, start_bytes, map(len, data)))
 
 
-# replacing the dataclass defaults of these class attributes leaves __init__'s defaults as they are
-for _name in ("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"):
-    setattr(Chunk, _name, _Derived(_name, _fill_lines))
-for _name in ("sha256", "start_byte", "end_byte"):
-    setattr(Chunk, _name, _Derived(_name, _fill_bytes))
-
-
-_gc_switch = threading.Lock()
-
-
-@contextmanager
-def gc_paused():
-    """No automatic garbage collection inside; the collector as it was after, with what was made
-    inside moved to the oldest generation.
-
-    The look and the switch are one step under a lock: runs in several threads (a batch of files)
-    could otherwise see it off, let another run turn it back on, then turn it off for good.
-    A run's chunks and their metadata outlive it, so the young collections right after it would
-    only walk them (twice, 10-30% of a markdown or code run on 10 MB) to find nothing: freezing
-    and unfreezing the heap puts every tracked object in the oldest generation without a walk.
-    Skipped when the heap is frozen on purpose (a pre-fork server, our test session)."""
-    with _gc_switch:
-        collecting = gc.isenabled()
-        gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            with _gc_switch:
-                if not gc.get_freeze_count():
-                    gc.freeze()
-                    gc.unfreeze()
-                gc.enable()
+_FILLS = {**dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
+          **dict.fromkeys(("sha256", "start_byte", "end_byte"), _fill_bytes)}
+_ONE_FIELD_PER_FILL = ("end_line", "sha256")  # reading one computes the others of its fill
 
 
 def chunk_id(index: int) -> str:
@@ -368,6 +332,14 @@ class ChunkSet:
         from .stats import compute_stats
 
         return compute_stats(self, budget)
+
+    def derive_all(self) -> None:
+        """Compute every chunk's lines, byte offsets and hash now. A run leaves them to the first
+        read, which computes them for all of its chunks at once (20-40 ms at 10 MB): a caller
+        that will show them can pay that here, in its worker thread, rather than on first use."""
+        for chunk in self.chunks:
+            for name in _ONE_FIELD_PER_FILL:
+                getattr(chunk, name)
 
     def chunk_at(self, offset: int) -> Chunk | None:
         """The chunk whose span holds `offset`; inside an overlap, the later one."""
@@ -438,20 +410,15 @@ def build_chunkset(
         ov_prev = [0, *ov_next[:-1]]
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    batch = _Batch(doc)
-    # a strategy's metadata dict is its span's alone and done with: wrapped, not copied
-    metadata = repeat(_NO_METADATA) if metadata is None else [
-        (MappingProxyType(m if type(m) is dict else dict(m)) if m else _NO_METADATA) for m in metadata]
+    metadata = repeat(_NO_METADATA) if metadata is None else [Metadata(m) if m else _NO_METADATA for m in metadata]
     texts = map(text.__getitem__, map(slice, starts, ends))
-    # made only objects that stay reachable, so a garbage collection meanwhile would find
-    # nothing, yet on a big input it would run many times over a growing heap
-    with gc_paused():
-        batch.chunks = chunks = list(map(tuple.__new__, repeat(batch.chunk_class), zip(
-            count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata, contexts)))
+    source = _Source(doc)
+    chunks = _built_chunks((count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata,
+                            contexts), source)
     gaps = find_gaps(doc, starts, ends, declared_gaps)
     cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
                   chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))
-    cs._derived = batch
+    source.chunkset = weakref.ref(cs)
     return cs
 
 

@@ -8,6 +8,7 @@ saved chunks can be reviewed even after the source moved or changed.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +19,7 @@ from chunktui.engine.documents import Document, load_document
 from chunktui.engine.errors import DocumentError
 from chunktui.engine.model import Chunk, ChunkSet, Gap
 
+from .manifest import MANIFEST_NAME
 from .records import chunk_record, to_plain
 from .yamlio import dump_yaml, read_yaml
 
@@ -82,6 +84,11 @@ def load_chunkset(path) -> LoadedChunkSet:
     data = read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
         raise DocumentError(path, "not a chunks.yaml (needs 'source' and 'chunks')")
+    return _reload(data, path)
+
+
+def _reload(data: dict, path: Path) -> LoadedChunkSet:
+    """The ChunkSet of chunks.yaml's content `data`, read from `path`."""
     src = data["source"]
     source_path = _resolve_source(src.get("path"), path.parent)
     doc = None
@@ -106,6 +113,56 @@ def load_chunkset(path) -> LoadedChunkSet:
                   tokenizer=str(data.get("tokenizer", "cl100k_base")), chunks=chunks, gaps=gaps,
                   warnings=list(data.get("warnings") or []), notes=list(data.get("notes") or []))
     return LoadedChunkSet(cs, source_path, found, matches)
+
+
+def load_saved(path) -> ChunkSet:
+    """Saved chunks from a chunks.yaml store, an export's chunks.json or manifest.json, or an export
+    folder (its chunks.yaml, chunks.json or manifest.json, in that order)."""
+    path = Path(path)
+    if path.is_dir():
+        names = (STORE_NAME, "chunks.json", MANIFEST_NAME)
+        found = [path / name for name in names if (path / name).is_file()]
+        if not found:
+            raise DocumentError(path, f"no saved chunks in this folder ({', '.join(names)})")
+        path = found[0]
+    if path.suffix.lower() in (".yaml", ".yml"):
+        return load_chunkset(path).chunkset
+    if not path.is_file():
+        raise DocumentError(path, "no such file")
+    if path.suffix.lower() != ".json":
+        raise DocumentError(path, "not a saved chunks file (chunks.yaml, chunks.json or manifest.json)")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DocumentError(path, f"not readable JSON ({exc})") from None
+    if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) \
+            or not all(isinstance(r, dict) for r in data["chunks"]):
+        raise DocumentError(path, "not a chunktui chunks.json or manifest.json (needs 'chunks')")
+    try:
+        stored = _manifest_as_stored(data, path) if "source_chars" in data else _export_as_stored(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DocumentError(path, f"malformed chunk entry ({type(exc).__name__}: {exc})") from None
+    return _reload(stored, path).chunkset
+
+
+def _export_as_stored(data: dict) -> dict:
+    """chunks.json (the json export) as chunks.yaml's content: it holds each chunk's text."""
+    return {**data, "source": {"path": data.get("source"), "sha256": data.get("source_sha256")},
+            "chunks": [{**r, "text": r["content"]} for r in data["chunks"]]}
+
+
+def _manifest_as_stored(data: dict, path: Path) -> dict:
+    """manifest.json as chunks.yaml's content, each chunk's text cut from the source file, which
+    must be there unchanged (the texts are in the export's chunk files, in any of its formats)."""
+    stored = data.get("source")
+    source_path = _resolve_source(stored, path.parent)
+    doc = load_document(source_path) if source_path is not None else None
+    if doc is None or doc.sha256 != data.get("source_sha256"):
+        raise DocumentError(path, f"its source {stored} is missing or changed; load the chunks.yaml or "
+                                  "chunks.json beside it, which hold the chunk texts")
+    return {**data, "source": {"path": stored, "sha256": doc.sha256, "kind": data.get("source_kind"),
+                               "chars": data.get("source_chars"), "lines": data.get("source_lines")},
+            "chunks": [{**r, "text": doc.text[int(r["start_char"]):int(r["end_char"])]} for r in data["chunks"]]}
 
 
 def _stored_path(source, base: Path) -> str:

@@ -1,4 +1,7 @@
-"""Garbage collection paced by the app: none while a result is computed and drawn, a full pass when idle.
+"""Garbage collection paced by the app and the command line, the only places chunktui touches the
+collector (the library leaves the host's alone): the app runs none while a result is computed and
+drawn and a full pass when idle (GCPacer); the command line runs none while a file is chunked
+and written (`paused`).
 
 CPython's automatic collector started 40-150 ms passes at whatever moment an allocation count
 crossed its threshold: in the middle of drawing a result, or in the chunking or quality thread
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import time
+from contextlib import contextmanager
 
 DUE_AFTER = 10_000  # net new container objects since the last pass before an idle pass is worth it
 QUIET_SECONDS = 1.0  # no chunking or assessment for this long: the user has stopped stepping
@@ -56,3 +60,18 @@ class GCPacer:
         if self._frozen:
             self._frozen.clear()
             gc.unfreeze()
+
+
+@contextmanager
+def paused():
+    """No automatic collection inside, the collector as it was after: for the command line, which
+    owns its process. A run makes tens of thousands of chunks, spans and metadata that all stay
+    reachable until it returns, so collections during it find nothing, yet pass over the growing
+    heap again and again (markdown 512 on 10 MB: 239 ms with the collector on, 156 ms off)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
