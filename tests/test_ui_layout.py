@@ -103,3 +103,25 @@ def test_stats_figures_never_touch_or_wrap(count, tokens, low, high, gap_chars, 
     assert max(len(line) for line in lines) <= 30
     for line in lines[2:4]:  # the chars and tokens rows under min/med/p95/max
         assert len(line.split()) == 5
+
+
+@pytest.mark.parametrize("system", ["truecolor", "256", "standard"])
+def test_overlap_stands_apart_from_every_chunk_tint_in_every_theme_and_colour_depth(system):
+    """In argparse.py the overlap and its chunk were both palette colour 52 in a 256-colour
+    terminal (textual-dark); the overlap must read differently in every theme and colour depth."""
+    from rich.color import ColorSystem
+    from textual.color import Color
+    from textual.theme import BUILTIN_THEMES
+
+    from chunktui.ui.widgets.tints import build_tints
+
+    depth = {"truecolor": ColorSystem.TRUECOLOR, "256": ColorSystem.EIGHT_BIT, "standard": ColorSystem.STANDARD}[system]
+
+    def seen(style):
+        return style.bgcolor.downgrade(depth), bool(style.underline), bool(style.reverse)
+
+    for name, theme in BUILTIN_THEMES.items():
+        colours = theme.to_color_system().generate()
+        tints = build_tints(*(Color.parse(colours[key]) for key in ("background", "foreground", "accent")))
+        for overlap in (tints.overlap, tints.overlap_selected):
+            assert all(seen(overlap) != seen(chunk) for chunk in tints.chunk + tints.chunk_selected), name

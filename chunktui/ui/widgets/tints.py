@@ -49,8 +49,10 @@ def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
     return Tints(
         chunk=tuple(tint(h, TINT) for h in CHUNK_HUES),
         chunk_selected=tuple(tint(h, SELECTED_TINT) for h in CHUNK_HUES),
-        overlap=tint(OVERLAP_HUE, OVERLAP_TINT - 0.12),
-        overlap_selected=tint(OVERLAP_HUE, OVERLAP_TINT),
+        # underlined as well as red: in a 256- or 16-colour terminal the red blend and a chunk's
+        # orange one can fall on the same palette colour (both 52 on argparse.py, textual-dark)
+        overlap=tint(OVERLAP_HUE, OVERLAP_TINT - 0.12, underline=True),
+        overlap_selected=tint(OVERLAP_HUE, OVERLAP_TINT, underline=True),
         gap=Style(color=dim_fg.rich_color, bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color,
                   italic=True),
         hatch=Style(color=background.blend(foreground, 0.18).rich_color,
