@@ -463,6 +463,11 @@ def compare(file, profile_a, profile_b, budget, as_json):
     click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json)))
 
 
+from chunktui.cli_eval import eval_command  # imported last: it builds on the names above
+
+cli.add_command(eval_command)
+
+
 def main(argv=None):
     """Console script entry point."""
     return cli.main(args=argv, prog_name="chunktui")
