@@ -47,6 +47,8 @@ def resolve_config(strategy_name, profile, tokenizer, flags) -> tuple[str, dict,
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    if prof and prof.strategy != strat.name and prof.params:
+        warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
     if strat.name != "auto":
         try:
             strat.validate(params)

@@ -68,6 +68,9 @@ def test_profile_and_flags_choose_the_configuration(tmp_path):
     assert code == 0 and (json.loads(out)["strategy"], json.loads(out)["params"]["size"]) == ("lines", 6)
     code, out, _ = run("eval", GUIDE, "--queries", GUIDE_Q, "--profile", str(profile), "--size", "9", "--json")
     assert code == 0 and json.loads(out)["params"]["size"] == 9
+    code, out, err = run("eval", GUIDE, "--queries", GUIDE_Q, "--profile", str(profile), "-s", "recursive", "--json")
+    assert code == 0 and json.loads(out)["params"]["size"] == 1000  # recursive's default, not the profile's 6
+    assert err == f"chunktui: warning: {profile}: its params are for lines, not recursive; only its tokenizer is used\n"
 
 
 def test_auto_queries_are_labelled_synthetic_everywhere():
@@ -103,6 +106,19 @@ def test_bad_input_is_one_line_and_exit_2(args, message):
     code, out, err = run("eval", GUIDE, *args)
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and err.startswith("chunktui: error: ") and message in err
+
+
+def test_auto_queries_need_sentences(tmp_path):
+    table = tmp_path / "table.txt"
+    table.write_text("a,b\n1,2\n3,4\n")
+    code, out, err = run("eval", str(table), "--auto-queries", "5", "-s", "lines")
+    assert (code, out) == (2, "")
+    assert err == "chunktui: error: --auto-queries: table.txt has no sentence of 8 to 60 words to ask about\n"
+    few = tmp_path / "few.txt"
+    few.write_text("One sentence here has more than eight words in it, surely.\n\nShort one.\n")
+    code, out, err = run("eval", str(few), "--auto-queries", "5", "-s", "lines")
+    assert code == 0 and "1 synthetic questions" in out
+    assert err == "chunktui: warning: --auto-queries: few.txt gives only 1 sentences of 8 to 60 words\n"
 
 
 def test_malformed_queries_file_names_the_query(tmp_path):

@@ -188,6 +188,10 @@ def test_jsonl_and_csv_queries_files_in_the_published_format(tmp_path):
     # Chroma's chunking_evaluation CSV: references as a JSON string, other columns ignored
     rows = 'question,references,corpus_id\n"How long is the health check?","' + json.dumps([ref]).replace('"', '""') + '",notes\n'
     assert load_queries(write(tmp_path, "q.csv", rows), NOTES) == queries[:1]
+    # a JSON array of the same objects, whatever the suffix
+    array = json.dumps([{"question": "How long is the health check?", "references": [ref]}], indent=2)
+    assert load_queries(write(tmp_path, "q.json", array), NOTES) == queries[:1]
+    assert load_queries(write(tmp_path, "q.txt", array), NOTES) == queries[:1]
 
 
 @pytest.mark.parametrize("name, content, problem", [
@@ -212,6 +216,9 @@ def test_jsonl_and_csv_queries_files_in_the_published_format(tmp_path):
      "line 2: not JSON"),
     ("bad.csv", "question,answer\nq,a\n", "the CSV header lacks references"),
     ("badrefs.csv", "question,references\nq,[oops\n", "query 1: references is not a JSON list"),
+    ("array.json", '[{"question": "q", "references": [{"content": "SQLite"}]}, "q2"]',
+     "query 2: a query is a JSON object with question and references"),
+    ("array.json", '[{"question": "q",\n "references": [}]', "line 2: not JSON"),
 ])
 def test_malformed_queries_files_name_the_query_and_the_problem(tmp_path, name, content, problem):
     p = write(tmp_path, name, content)

@@ -81,18 +81,34 @@ def load_queries(path, text: str) -> list[Query]:
         raise QueryFileError(p, "no such file") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise QueryFileError(p, f"cannot be read ({type(exc).__name__})") from None
-    rows = _jsonl_rows(p, raw) if _is_jsonl(p, raw) else _csv_rows(p, raw)
+    rows = _rows(p, raw)
     if not rows:
         raise QueryFileError(p, "no queries in the file (empty)")
     return [_query(p, n, row, text) for n, row in enumerate(rows, 1)]
 
 
-def _is_jsonl(path: Path, raw: str) -> bool:
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        return True
-    if path.suffix.lower() in (".csv", ".tsv"):
-        return False
-    return raw.lstrip().startswith("{")
+def _rows(path: Path, raw: str) -> list[dict]:
+    """CSV by its suffix; else a JSON array when the text starts with `[`, else JSON lines
+    (by suffix, or when the text starts with `{`); anything else is read as CSV."""
+    head = raw.lstrip()[:1]
+    if path.suffix.lower() == ".csv":
+        return _csv_rows(path, raw)
+    if head == "[":
+        return _json_array_rows(path, raw)
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json") or head == "{":
+        return _jsonl_rows(path, raw)
+    return _csv_rows(path, raw)
+
+
+def _json_array_rows(path: Path, raw: str) -> list[dict]:
+    try:
+        rows = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise QueryFileError(path, f"line {exc.lineno}: not JSON ({exc.msg})") from None
+    for n, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise QueryFileError(path, f"query {n}: a query is a JSON object with question and references")
+    return rows
 
 
 def _jsonl_rows(path: Path, raw: str) -> list[dict]:
