@@ -14,7 +14,8 @@ import click
 from chunktui.cli import PARAM_DEST, TOKENIZERS, StrategyParamsCommand, blame_default, default_strategy, warn_line
 from chunktui.engine.errors import ChunktuiError, ParamError, UnknownStrategyError
 
-RETRIEVER = "BM25 (SQLite FTS5 bm25(), Porter stemming) over each chunk's embedded text"
+EMBEDS = "over each chunk's embedded text"
+RETRIEVER = f"BM25 (SQLite FTS5 bm25(), Porter stemming) {EMBEDS}"
 UNITS = "recall, precision and IoU count characters of the union of retrieved spans against the references'"
 
 
@@ -87,34 +88,39 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
 @click.option("-k", "k_values", multiple=True, metavar="N[,N]", help="Ranks to report. [default: 1,3,5,10]")
 @click.option("--retrieve-tokens", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Budget of embedded tokens for the @budget metrics: top chunks until it is spent.")
+@click.option("--model", "model_path", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).")
 @click.option("--json", "as_json", is_flag=True, help="Per-query results: retrieved chunks, spans, scores, references.")
-def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, as_json,
-                 **flags):
+def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, model_path,
+                 as_json, **flags):
     """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
     from chunktui.engine import chunk_document, load_document
-    from chunktui.engine.retrieval import KS, embedded_tokens, evaluate_retrieval
+    from chunktui.engine.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
 
     ks = parse_ks(k_values) if k_values else KS
     strategy, params, tokenizer = resolve_config(strategy_name, profile, tokenizer, flags)
+    model = load_model(model_path) if model_path is not None else None  # a bad model fails before any work
     doc = load_document(file)
     queries = load_questions(doc, queries_path, auto_n, seed)
     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
     tokens = embedded_tokens(cs.chunks, cs.tokenizer)
-    report = evaluate_retrieval(cs, queries, ks, budget, tokens=tokens)
+    index = DenseIndex(cs.chunks, model) if model is not None else None
+    report = evaluate_retrieval(cs, queries, ks, budget, index=index, tokens=tokens)
+    retriever = RETRIEVER if model is None else f"dense: cosine of model2vec embeddings ({model_path}) {EMBEDS}"
     if as_json:
-        click.echo(json.dumps(report_json(cs, report, tokens), indent=2, ensure_ascii=False, default=str))
+        click.echo(json.dumps(report_json(cs, report, tokens, retriever), indent=2, ensure_ascii=False, default=str))
     else:
-        click.echo("\n".join(report_lines(cs, report, auto_n is not None, seed)))
+        click.echo("\n".join(report_lines(cs, report, auto_n is not None, seed, retriever)))
 
 
-def report_json(cs, report, tokens) -> dict:
+def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
     """Everything a reader needs to recompute each number: spans, scores, token counts, references."""
     text = cs.document.text
     chunks = cs.chunks
     synthetic = any(r.query.synthetic for r in report.results)
     return {
         "file": cs.document.path or cs.document.name, "strategy": cs.strategy, "params": cs.params,
-        "tokenizer": cs.tokenizer, "chunks": len(chunks), "retriever": RETRIEVER, "units": UNITS,
+        "tokenizer": cs.tokenizer, "chunks": len(chunks), "retriever": retriever, "units": UNITS,
         "ks": list(report.ks), "retrieve_tokens": report.budget, "synthetic": synthetic,
         "means": report.means(),
         "queries": [{
@@ -127,7 +133,7 @@ def report_json(cs, report, tokens) -> dict:
     }
 
 
-def report_lines(cs, report, synthetic: bool, seed: int) -> list[str]:
+def report_lines(cs, report, synthetic: bool, seed: int, retriever: str = RETRIEVER) -> list[str]:
     """The metrics' means as a table: one row per metric, one column per k and the budget."""
     means = report.means()
     n = len(report.results)
@@ -139,7 +145,7 @@ def report_lines(cs, report, synthetic: bool, seed: int) -> list[str]:
                      for name in ("recall", "precision", "iou", "hit")]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
     lines = [f"{cs.document.name}: {cs.strategy} ({_params(cs.params)}), {len(cs.chunks):,} chunks, {what}",
-             f"  retriever: {RETRIEVER}"]
+             f"  retriever: {retriever}"]
     lines += ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
               for r in rows]
     lines.append(f"  MRR@{max(report.ks)} {means['mrr']:.3f}")

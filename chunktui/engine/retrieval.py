@@ -7,7 +7,10 @@ retrieves a ranked list of chunks, and the metrics compare the characters those 
 cover with the reference characters, from exact offsets: recall, precision and IoU at
 k and at a budget of embedded tokens, hit@k and MRR.
 
-The retriever is SQLite's FTS5 ranked by its `bm25()`, from the standard library: no new
+Optional dense retrieval (`DenseIndex`) ranks by the cosine of model2vec embeddings from a
+local model folder, never a download.
+
+The default retriever is SQLite's FTS5 ranked by its `bm25()`, from the standard library: no new
 dependency, a C tokenizer with Porter stemming, and an index that a later SQLite export can
 share. A pure-Python BM25 (an inverted index of Counter-ed words) was tried and was no
 faster on 1 MB: splitting the words in Python cost more than FTS5's whole insert, and adding
@@ -256,6 +259,44 @@ def fts5_query(question: str) -> str:
     become plain words) and ORed."""
     words = dict.fromkeys(w.lower() for w in _WORD.findall(question))
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+
+
+class DenseIndex:
+    """Cosine similarity of model2vec embeddings (the optional `dense` extra) of the chunks'
+    embedded texts. The model is loaded from a local folder only: a name that is not a folder
+    is refused rather than looked up on the Hugging Face hub. Ties go to the earlier chunk."""
+
+    def __init__(self, chunks, model):
+        """`model`: what `load_model` gives."""
+        self.keys = [(c.start, c.end) for c in chunks]
+        self.model = model
+        self.vectors = self.model.encode([embedded_text(c) for c in chunks]) if chunks else None
+
+    def search(self, question: str) -> list[tuple[int, float]]:
+        """Every chunk, best first: a dense retriever ranks them all."""
+        if self.vectors is None:
+            return []
+        scores = (self.vectors @ self.model.encode([question])[0]).tolist()
+        keys = self.keys
+        return sorted(((i, s) for i, s in enumerate(scores)), key=lambda hit: (-hit[1], keys[hit[0]]))
+
+    def close(self) -> None:
+        pass
+
+
+def load_model(model_path):
+    """A model2vec StaticModel from a local folder (normalized vectors, so dot = cosine)."""
+    path = Path(model_path)
+    if not path.is_dir():
+        raise ChunktuiError(f"--model: {path}: no such folder (a local model2vec model; nothing is downloaded)")
+    try:
+        from model2vec import StaticModel
+    except ImportError:
+        raise ChunktuiError("--model: dense retrieval needs model2vec (pip install 'chunktui[dense]')") from None
+    try:
+        return StaticModel.from_pretrained(str(path), normalize=True)
+    except Exception as exc:  # whatever a broken folder raises (missing file, bad JSON, bad tensors)
+        raise ChunktuiError(f"--model: {path}: not a readable model2vec model ({type(exc).__name__})") from None
 
 
 # --- metrics ----------------------------------------------------------------------------------
