@@ -202,14 +202,15 @@ _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?!\s|$)|\n(?![ \t]*\n))+(?:[.!?](?=\s
 
 
 def auto_queries(text: str, n: int, seed: int = 0) -> list[Query]:
-    """`n` synthetic questions: a sentence (8 to 60 words, each used once) is the reference,
-    and the question is a seeded random half of its longer words, in order. They test
-    whether chunks keep a sentence whole and findable; they are no benchmark."""
+    """`n` synthetic questions: a sentence of 8 to 60 words (no sentence twice) is the
+    reference, and the question is a seeded random half of its words longer than three
+    letters, in order. They test whether chunks keep a sentence whole and findable; they are
+    no benchmark."""
     candidates = []
     for m in _SENTENCE.finditer(text):
-        words = _WORD.findall(m.group())
+        body = m.group()
+        words = _WORD.findall(body)
         if 8 <= len(words) <= 60:
-            body = m.group()
             lead, trail = len(body) - len(body.lstrip()), len(body) - len(body.rstrip())
             candidates.append((m.start() + lead, m.end() - trail, words))
     rng = random.Random(seed)
@@ -389,8 +390,12 @@ class RetrievalReport:
 
 def embedded_tokens(chunks, tokenizer: str) -> list[int]:
     """Each chunk's exact token count of its embedded text (the span's count where they are the same)."""
-    counter = get_counter(tokenizer)
-    return [c.tokens if c.context_text is None else counter.count(embedded_text(c)) for c in chunks]
+    count = get_counter(tokenizer).count
+    out = []
+    for c in chunks:
+        text = embedded_text(c)
+        out.append(c.tokens if text == c.text else count(text))
+    return out
 
 
 def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | None = None,
