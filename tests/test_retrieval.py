@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from chunktui.engine import Document, chunk_document, load_document
 from chunktui.engine.retrieval import (
-    BM25Index, Query, QueryFileError, Reference, auto_queries, embedded_text, embedded_tokens,
+    BM25Index, Query, QueryFileError, Reference, auto_queries, chunks_key, embedded_text, embedded_tokens,
     evaluate_retrieval, fts5_query, load_queries, merge, reciprocal_rank, span_metrics, within_budget,
 )
 from chunktui.engine.tokens import get_counter
@@ -115,6 +115,15 @@ def test_retrieval_and_token_counts_use_the_embedded_text():
     assert stamp in with_context[0].text and stamp not in with_context[0].context_text
     index = BM25Index(cs.chunks)
     assert list(index.search(stamp.replace(":", " ").replace(".", " "))) == []
+
+
+def test_chunks_key_follows_spans_and_embedded_texts():
+    cs = chunk_document(load_document(SAMPLES / "talk.vtt"), "cues", {})
+    renumbered = [dataclasses.replace(c, index=c.index + 7) for c in cs.chunks]
+    assert chunks_key(renumbered) == chunks_key(cs.chunks)
+    first = cs.chunks[0]
+    assert chunks_key([dataclasses.replace(first, context_text=None), *cs.chunks[1:]]) != chunks_key(cs.chunks)
+    assert chunks_key([dataclasses.replace(first, end=first.end - 1), *cs.chunks[1:]]) != chunks_key(cs.chunks)
 
 
 # --- properties ------------------------------------------------------------------------------

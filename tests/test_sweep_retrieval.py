@@ -37,6 +37,22 @@ def test_cells_hold_the_recall_and_iou_eval_measures_in_workers_and_in_process(m
     assert all(c.recall is None and c.iou is None for c in sweep(doc, *grid, workers=1).cells)
 
 
+def test_cells_that_chunk_alike_are_evaluated_once(monkeypatch):
+    """`lines` at 300 and 400 lines both give the guide (under 300 lines) as one chunk: one evaluation."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    calls = []
+
+    def counting(cs, *args, **kwargs):
+        calls.append(len(cs.chunks))
+        return evaluate_retrieval(cs, *args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "evaluate_retrieval", counting)
+    result = sweep(doc, ["lines"], [20, 300, 400], [0], workers=1, queries=queries)
+    assert calls == [result.cells[0].count, 1]
+    assert (result.cells[1].recall, result.cells[1].iou) == (result.cells[2].recall, result.cells[2].iou)
+
+
 def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
     args = ("sweep", GUIDE, "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
             "--queries", GUIDE_Q, "--retrieve-tokens", "300")

@@ -21,6 +21,7 @@ evaluation within 3x the chunking (bench/retrieval.py; figures in docs/retrieval
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import random
@@ -396,6 +397,16 @@ def embedded_tokens(chunks, tokenizer: str) -> list[int]:
         text = embedded_text(c)
         out.append(c.tokens if text == c.text else count(text))
     return out
+
+
+def chunks_key(chunks) -> bytes:
+    """A digest of the chunks' spans and embedded texts: two chunkings with the same key
+    retrieve alike, so a sweep evaluates the second one's cell from the first."""
+    digest = hashlib.sha256()
+    for c in chunks:
+        digest.update(f"{c.start}:{c.end}:{len(embedded_text(c))}:".encode())
+        digest.update(embedded_text(c).encode("utf-8", "surrogatepass"))
+    return digest.digest()
 
 
 def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | None = None,

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from .documents import Document
 from .errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
-from .retrieval import TOKEN_BUDGET, evaluate_retrieval
+from .retrieval import TOKEN_BUDGET, chunks_key, evaluate_retrieval
 from .run import chunk_document
 from .strategies import get_strategy
 from .tokens import DEFAULT_TOKENIZER
@@ -150,17 +150,15 @@ def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
 def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, tokenizer: str = DEFAULT_TOKENIZER,
              budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
              structure: Structure | None = None, is_cancelled=None, queries=None,
-             retrieve_tokens: int = TOKEN_BUDGET) -> Cell:
+             retrieve_tokens: int = TOKEN_BUDGET, memo: dict | None = None) -> Cell:
     """Chunk and assess one configuration: exactly what a sweep cell holds. With `queries`, the
     cell also holds mean recall and IoU over the top chunks within `retrieve_tokens` embedded
-    tokens (a budget, so that bigger chunks cannot buy recall with size)."""
+    tokens (a budget, so that bigger chunks cannot buy recall with size). `memo` keeps them by
+    the chunks' spans and embedded texts, so cells that chunk alike are evaluated once."""
     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled)
     stats = cs.stats(budget)
     quality = assess(cs, budget, min_tokens, structure)
-    retrieval = {}
-    if queries:
-        means = evaluate_retrieval(cs, queries, ks=(1,), budget=retrieve_tokens).means()
-        retrieval = {"recall": round(means["recall@budget"], 4), "iou": round(means["iou@budget"], 4)}
+    retrieval = _retrieval(cs, queries, retrieve_tokens, {} if memo is None else memo) if queries else {}
     return Cell(
         strategy=strategy, size=size, overlap=overlap, count=stats.count,
         median_tokens=stats.tokens_median, p95_tokens=round(stats.tokens_p95, 2),
@@ -168,6 +166,15 @@ def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, token
         flags={name: quality.score.counts[name] for name in FLAG_NAMES},
         score=quality.score.score, **retrieval,
     )
+
+
+def _retrieval(cs, queries, retrieve_tokens: int, memo: dict) -> dict:
+    """Mean recall and IoU at the token budget, evaluated once per distinct chunking in `memo`."""
+    key = chunks_key(cs.chunks)
+    if key not in memo:
+        means = evaluate_retrieval(cs, queries, ks=(1,), budget=retrieve_tokens).means()
+        memo[key] = {"recall": round(means["recall@budget"], 4), "iou": round(means["iou@budget"], 4)}
+    return memo[key]
 
 
 # --- worker side: the document arrives once, through the initializer -----------------------
@@ -182,7 +189,7 @@ def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_toke
 
 def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET):
     _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
-                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens)
+                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens, memo={})
 
 
 def _run_cell(job):
@@ -191,7 +198,7 @@ def _run_cell(job):
     try:
         return evaluate(w["doc"], strategy, size, overlap, params, tokenizer=w["tokenizer"], budget=w["budget"],
                         min_tokens=w["min_tokens"], structure=w["structure"], queries=w["queries"],
-                        retrieve_tokens=w["retrieve_tokens"])
+                        retrieve_tokens=w["retrieve_tokens"], memo=w["memo"])
     except ChunktuiError as exc:
         return Skipped(strategy, size, overlap, str(exc))
 
