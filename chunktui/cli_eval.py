@@ -70,7 +70,9 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
     if not found:
         raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
     if len(found) < auto_n:
-        warn_line(f"--auto-queries: {doc.name} gives only {len(found)} sentences of 8 to 60 words")
+        from chunktui.formats.plan import plural
+
+        warn_line(f"--auto-queries: {doc.name} has only {plural(len(found), 'sentence')} of 8 to 60 words")
     return found
 
 
@@ -135,10 +137,12 @@ def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
 
 def report_lines(cs, report, synthetic: bool, seed: int, retriever: str = RETRIEVER) -> list[str]:
     """The metrics' means as a table: one row per metric, one column per k and the budget."""
+    from chunktui.formats.plan import plural
+
     means = report.means()
     n = len(report.results)
-    what = (f"{n} synthetic questions (--auto-queries, seed {seed}; a smoke test, not a benchmark)"
-            if synthetic else f"{n} questions")
+    what = (f"{plural(n, 'synthetic question')} (--auto-queries, seed {seed}; a smoke test, not a benchmark)"
+            if synthetic else plural(n, "question"))
     cols = [f"@{k}" for k in report.ks] + ["@budget"]
     head = ["", *[f"k={k}" for k in report.ks], f"{report.budget:,} tok"]
     rows = [head] + [[name, *[f"{means[name + c]:.3f}" for c in cols]]

@@ -117,8 +117,8 @@ def test_auto_queries_need_sentences(tmp_path):
     few = tmp_path / "few.txt"
     few.write_text("One sentence here has more than eight words in it, surely.\n\nShort one.\n")
     code, out, err = run("eval", str(few), "--auto-queries", "5", "-s", "lines")
-    assert code == 0 and "1 synthetic questions" in out
-    assert err == "chunktui: warning: --auto-queries: few.txt gives only 1 sentences of 8 to 60 words\n"
+    assert code == 0 and "1 synthetic question (" in out
+    assert err == "chunktui: warning: --auto-queries: few.txt has only 1 sentence of 8 to 60 words\n"
 
 
 def test_malformed_queries_file_names_the_query(tmp_path):
