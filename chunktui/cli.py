@@ -422,13 +422,21 @@ def _param_facts(p) -> str:
 @click.option("--format", "fmt", type=click.Choice(("table", "csv", "json")), default="table", show_default=True)
 @click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
               help="Worker processes running the cells.")
-def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, **flags):
+@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
+              help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
+@click.option("--retrieve-tokens", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="With --queries: recall and IoU of the top chunks within this many embedded tokens.")
+@click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default="score", show_default=True)
+def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
+          retrieve_tokens, rank_by, **flags):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from chunktui.cli_quality import parse_strategies, run_sweep, sweep_output
 
+    if rank_by != "score" and queries_path is None:
+        raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
     names = parse_strategies(strategy_names or [default_strategy()])
     base = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
     console = Console(stderr=True)
@@ -443,13 +451,14 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
             bar.refresh()
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
-                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress)
+                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
+                              queries=(queries_path, retrieve_tokens))
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
         grid = " ".join(f"{k}={v}" for k, v in (("size", skipped.size), ("overlap", skipped.overlap)) if v is not None)
         warn_line(f"skipped {skipped.strategy} {grid}: {skipped.reason}")
-    click.echo(sweep_output(result, fmt))
+    click.echo(sweep_output(result, fmt, rank_by))
 
 
 @cli.command()
@@ -463,6 +472,11 @@ def compare(file, profile_a, profile_b, budget, as_json):
     from chunktui.cli_quality import compare_lines
 
     click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json)))
+
+
+from chunktui.cli_eval import eval_command  # imported last: it builds on the names above
+
+cli.add_command(eval_command)
 
 
 def main(argv=None):

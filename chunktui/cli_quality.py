@@ -43,21 +43,30 @@ def parse_strategies(values) -> list[str]:
 
 
 def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
-              progress=None):
-    """Load the document, check the grid and run it; bad input raises a ChunktuiError."""
+              progress=None, queries=(None, 1000)):
+    """Load the document, check the grid and run it; bad input raises a ChunktuiError. With
+    `queries` = (a queries file, retrieve tokens), each cell also gets recall and IoU."""
     from chunktui.engine import get_strategy, load_document
     from chunktui.engine.sweep import parse_range, resolve_strategies, sweep
 
     sizes = parse_range(size_spec, "size") if size_spec else [None]
     overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
     doc = load_document(path)
+    queries_path, retrieve_tokens = queries
+    if queries_path is not None:
+        from chunktui.engine.retrieval import load_queries
+
+        queries = load_queries(queries_path, doc.text)
+    else:
+        queries = None
     names, _ = resolve_strategies(doc, strategies)
     strats = [get_strategy(s) for s in names]
     for key in base_params:
         if not any(s.param(key) for s in strats):
             raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
     result = sweep(doc, list(strategies), sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
-                   budget=budget, min_tokens=min_tokens, workers=workers, progress=progress)
+                   budget=budget, min_tokens=min_tokens, workers=workers, progress=progress, queries=queries,
+                   retrieve_tokens=retrieve_tokens)
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"
         if size_spec and not overlap_spec and first.startswith("--overlap"):
@@ -81,14 +90,21 @@ def _cells_with_defaults(result):
     return rows
 
 
-def sweep_output(result, fmt: str) -> str:
-    """The sweep as JSON (`{"cells": [...]}`), CSV (flag_<name> columns) or an aligned table."""
+def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
+    """The sweep as JSON (`{"cells": [...]}`), CSV (flag_<name> columns) or an aligned table;
+    ranked by `rank_by` (best first) unless that is the score, which keeps the grid order."""
     from chunktui.engine.quality import FLAG_NAMES
 
     rows = _cells_with_defaults(result)
+    retrieval = "recall" in rows[0]
+    if rank_by != "score":
+        if not retrieval:
+            raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
+        rows.sort(key=lambda r: -r[rank_by])  # stable: equals keep their grid order
     if fmt == "json":
         return json.dumps({"cells": rows}, indent=2)
     columns = ["strategy", "size", "overlap", "count", "median_tokens", "p95_tokens", "over_budget_pct", "score"]
+    columns += ["recall", "iou"] if retrieval else []
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
@@ -97,18 +113,22 @@ def sweep_output(result, fmt: str) -> str:
             writer.writerow([r[k] for k in columns] + [r["flags"][f] for f in FLAG_NAMES])
         return out.getvalue().rstrip("\n")
     flags = [f for f in FLAG_NAMES if any(r["flags"][f] for r in rows)]
-    best = max(r["score"] for r in rows)
-    head = ["strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score"] + [
-        "overlap_off" if f == "overlap" else f for f in flags]
+    best = max(r[rank_by] for r in rows)
+    star = lambda r, key, text: text + (" *" if key == rank_by and r[key] == best else "")
+    head = ["strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score"] + (
+        ["recall", "iou"] if retrieval else []) + ["overlap_off" if f == "overlap" else f for f in flags]
     table = [head]
     for r in rows:
         table.append([r["strategy"], _num(r["size"]), _num(r["overlap"]), str(r["count"]), _num(r["median_tokens"]),
-                      _num(r["p95_tokens"]), f"{r['over_budget_pct']:.1f}",
-                      f"{r['score']:.1f}" + (" *" if r["score"] == best else "")] + [str(r["flags"][f]) for f in flags])
+                      _num(r["p95_tokens"]), f"{r['over_budget_pct']:.1f}", star(r, "score", f"{r['score']:.1f}")]
+                     + ([star(r, k, f"{r[k]:.3f}") for k in ("recall", "iou")] if retrieval else [])
+                     + [str(r["flags"][f]) for f in flags])
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in table]
-    lines.append("* best score; tokens are median/p95 per chunk; flag columns count warnings")
+    lines.append(f"* best {rank_by}; tokens are median/p95 per chunk; flag columns count warnings"
+                 + (f"; recall and iou: means over the queries of the top chunks within {result.retrieve_tokens:,} "
+                    "embedded tokens (BM25, characters)" if retrieval else ""))
     return "\n".join(lines)
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from .documents import Document
 from .errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
+from .retrieval import TOKEN_BUDGET, chunks_key, evaluate_retrieval
 from .run import chunk_document
 from .strategies import get_strategy
 from .tokens import DEFAULT_TOKENIZER
@@ -39,11 +40,16 @@ class Cell:
     over_budget_pct: float
     flags: dict[str, int]
     score: float
+    recall: float | None = None  # retrieval means at the token budget, when the sweep has queries
+    iou: float | None = None
 
     def to_dict(self) -> dict:
-        return {"strategy": self.strategy, "size": self.size, "overlap": self.overlap, "count": self.count,
-                "median_tokens": self.median_tokens, "p95_tokens": self.p95_tokens,
-                "over_budget_pct": self.over_budget_pct, "flags": dict(self.flags), "score": self.score}
+        out = {"strategy": self.strategy, "size": self.size, "overlap": self.overlap, "count": self.count,
+               "median_tokens": self.median_tokens, "p95_tokens": self.p95_tokens,
+               "over_budget_pct": self.over_budget_pct, "flags": dict(self.flags), "score": self.score}
+        if self.recall is not None:
+            out.update(recall=self.recall, iou=self.iou)
+        return out
 
     def params(self) -> dict:
         """The size/overlap values this cell set, keyed by the strategy's own param names."""
@@ -63,9 +69,11 @@ class SweepResult:
     cells: list[Cell] = field(default_factory=list)
     skipped: list[Skipped] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    retrieve_tokens: int = TOKEN_BUDGET  # the budget of the cells' recall and iou, when they have them
 
-    def best(self) -> Cell | None:
-        return max(self.cells, key=lambda c: c.score, default=None)
+    def best(self, by: str = "score") -> Cell | None:
+        """The cell with the highest `by` (score, recall or iou); the first of equals."""
+        return max(self.cells, key=lambda c: getattr(c, by), default=None)
 
 
 def parse_range(spec: str, name: str = "size") -> list[int]:
@@ -141,18 +149,32 @@ def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
 
 def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, tokenizer: str = DEFAULT_TOKENIZER,
              budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-             structure: Structure | None = None, is_cancelled=None) -> Cell:
-    """Chunk and assess one configuration: exactly what a sweep cell holds."""
+             structure: Structure | None = None, is_cancelled=None, queries=None,
+             retrieve_tokens: int = TOKEN_BUDGET, memo: dict | None = None) -> Cell:
+    """Chunk and assess one configuration: exactly what a sweep cell holds. With `queries`, the
+    cell also holds mean recall and IoU over the top chunks within `retrieve_tokens` embedded
+    tokens (a budget, so that bigger chunks cannot buy recall with size). `memo` keeps them by
+    the chunks' spans and embedded texts, so cells that chunk alike are evaluated once."""
     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled)
     stats = cs.stats(budget)
     quality = assess(cs, budget, min_tokens, structure)
+    retrieval = _retrieval(cs, queries, retrieve_tokens, {} if memo is None else memo) if queries else {}
     return Cell(
         strategy=strategy, size=size, overlap=overlap, count=stats.count,
         median_tokens=stats.tokens_median, p95_tokens=round(stats.tokens_p95, 2),
         over_budget_pct=round(100.0 * stats.over_budget / stats.count, 2) if stats.count else 0.0,
         flags={name: quality.score.counts[name] for name in FLAG_NAMES},
-        score=quality.score.score,
+        score=quality.score.score, **retrieval,
     )
+
+
+def _retrieval(cs, queries, retrieve_tokens: int, memo: dict) -> dict:
+    """Mean recall and IoU at the token budget, evaluated once per distinct chunking in `memo`."""
+    key = chunks_key(cs.chunks)
+    if key not in memo:
+        means = evaluate_retrieval(cs, queries, ks=(1,), budget=retrieve_tokens).means()
+        memo[key] = {"recall": round(means["recall@budget"], 4), "iou": round(means["iou@budget"], 4)}
+    return memo[key]
 
 
 # --- worker side: the document arrives once, through the initializer -----------------------
@@ -160,14 +182,14 @@ def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, token
 _worker: dict = {}
 
 
-def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens):
+def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens):
     doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
-    _set_worker(doc, tokenizer, budget, min_tokens)
+    _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)
 
 
-def _set_worker(doc, tokenizer, budget, min_tokens):
+def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET):
     _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
-                   structure=scan_structure(doc))
+                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens, memo={})
 
 
 def _run_cell(job):
@@ -175,7 +197,8 @@ def _run_cell(job):
     w = _worker
     try:
         return evaluate(w["doc"], strategy, size, overlap, params, tokenizer=w["tokenizer"], budget=w["budget"],
-                        min_tokens=w["min_tokens"], structure=w["structure"])
+                        min_tokens=w["min_tokens"], structure=w["structure"], queries=w["queries"],
+                        retrieve_tokens=w["retrieve_tokens"], memo=w["memo"])
     except ChunktuiError as exc:
         return Skipped(strategy, size, overlap, str(exc))
 
@@ -190,8 +213,10 @@ def _context():
 
 def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | None = None,
           tokenizer: str = DEFAULT_TOKENIZER, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-          workers: int = DEFAULT_WORKERS, progress=None, is_cancelled=None) -> SweepResult:
+          workers: int = DEFAULT_WORKERS, progress=None, is_cancelled=None, queries=None,
+          retrieve_tokens: int = TOKEN_BUDGET) -> SweepResult:
     """Every valid cell of the grid, in grid order; `progress(done, total)` after each cell.
+    With `queries` (retrieval.Query), each cell also holds recall and IoU (see `evaluate`).
 
     Raises Cancelled when `is_cancelled()` turns true; pending cells are dropped.
     """
@@ -221,7 +246,8 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
     if workers > 1 and total >= IN_PROCESS_BELOW and len(doc.text) * total >= SMALL_WORK:
         pool = ProcessPoolExecutor(
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
-            initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens))
+            initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
+                      queries, retrieve_tokens))
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
             pending = set(futures)
@@ -236,14 +262,14 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             pool.shutdown(wait=True, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
-        _set_worker(doc, tokenizer, budget, min_tokens)  # in-process: the caller's Document, its line index and scans
+        _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)  # in-process: the caller's Document, its line index and scans
         try:
             for i in todo:
                 check()
                 finished(i, _run_cell(jobs[i]))
         finally:
             _worker.clear()
-    out = SweepResult(skipped=list(skipped), notes=notes)
+    out = SweepResult(skipped=list(skipped), notes=notes, retrieve_tokens=retrieve_tokens)
     for r in results:
         (out.cells if isinstance(r, Cell) else out.skipped).append(r)
     return out

@@ -1,0 +1,162 @@
+"""`chunktui eval`: retrieval metrics of one configuration on questions with known answers.
+
+Registered by cli.py (`cli.add_command`); the retrieval itself is chunktui/engine/retrieval.py.
+Nothing here imports textual or rich.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from chunktui.cli import PARAM_DEST, TOKENIZERS, StrategyParamsCommand, blame_default, default_strategy, warn_line
+from chunktui.engine.errors import ChunktuiError, ParamError, UnknownStrategyError
+
+EMBEDS = "over each chunk's embedded text"
+RETRIEVER = f"BM25 (SQLite FTS5 bm25(), Porter stemming) {EMBEDS}"
+UNITS = "recall, precision and IoU count characters of the union of retrieved spans against the references'"
+
+
+def parse_ks(values) -> tuple[int, ...]:
+    """`-k 1 -k 5` and `-k 1,3,5` both give (1, 3, 5); each a whole number >= 1."""
+    ks = set()
+    for value in values:
+        for part in str(value).split(","):
+            if not part.strip():
+                continue
+            if not part.strip().isdigit() or int(part) < 1:
+                raise ChunktuiError(f"-k: expected whole numbers of at least 1, got {part.strip()!r}")
+            ks.add(int(part))
+    return tuple(sorted(ks))
+
+
+def resolve_config(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str]:
+    """Strategy, params and tokenizer from flags over a profile over the defaults, as `chunk` takes them."""
+    from chunktui.engine import get_strategy
+    from chunktui.engine.tokens import DEFAULT_TOKENIZER
+
+    prof = None
+    if profile is not None:
+        from chunktui.formats.profiles import load_profile
+
+        prof = load_profile(profile)
+    try:
+        strat = get_strategy(strategy_name or (prof.strategy if prof else default_strategy()))
+    except UnknownStrategyError as exc:
+        raise ChunktuiError(f"--strategy: {exc}") from None
+    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    if prof and prof.strategy != strat.name and prof.params:
+        warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
+    if strat.name != "auto":
+        try:
+            strat.validate(params)
+        except ParamError as exc:
+            raise blame_default(exc, params) from None
+    return strat.name, params, tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
+
+
+def load_questions(doc, queries_path, auto_n: int | None, seed: int):
+    """The questions of the queries file, or `auto_n` synthetic ones; exactly one of the two."""
+    from chunktui.engine.retrieval import auto_queries, load_queries
+
+    if (queries_path is None) == (auto_n is None):
+        raise ChunktuiError("--queries: give a queries file or --auto-queries N (one of the two)")
+    if queries_path is not None:
+        return load_queries(queries_path, doc.text)
+    found = auto_queries(doc.text, auto_n, seed)
+    if not found:
+        raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
+    if len(found) < auto_n:
+        from chunktui.formats.plan import plural
+
+        warn_line(f"--auto-queries: {doc.name} has only {plural(len(found), 'sentence')} of 8 to 60 words")
+    return found
+
+
+@click.command("eval", cls=StrategyParamsCommand)
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
+              help="Questions with references ({content, start_index, end_index}, character offsets into FILE).")
+@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
+              help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
+@click.option("--strategy", "-s", "strategy_name", metavar="NAME", help="Chunking strategy (default: auto).")
+@click.option("--profile", type=click.Path(path_type=Path), help="YAML profile; flags override it.")
+@click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default=None,
+              help="Tokenizer for sizes and the token budget. [default: cl100k_base]")
+@click.option("-k", "k_values", multiple=True, metavar="N[,N]", help="Ranks to report. [default: 1,3,5,10]")
+@click.option("--retrieve-tokens", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
+              help="Budget of embedded tokens for the @budget metrics: top chunks until it is spent.")
+@click.option("--model", "model_path", type=click.Path(path_type=Path), metavar="FOLDER",
+              help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).")
+@click.option("--json", "as_json", is_flag=True, help="Per-query results: retrieved chunks, spans, scores, references.")
+def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, model_path,
+                 as_json, **flags):
+    """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
+    from chunktui.engine import chunk_document, load_document
+    from chunktui.engine.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
+
+    ks = parse_ks(k_values) if k_values else KS
+    strategy, params, tokenizer = resolve_config(strategy_name, profile, tokenizer, flags)
+    model = load_model(model_path) if model_path is not None else None  # a bad model fails before any work
+    doc = load_document(file)
+    queries = load_questions(doc, queries_path, auto_n, seed)
+    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
+    tokens = embedded_tokens(cs.chunks, cs.tokenizer)
+    index = DenseIndex(cs.chunks, model) if model is not None else None
+    report = evaluate_retrieval(cs, queries, ks, budget, index=index, tokens=tokens)
+    retriever = RETRIEVER if model is None else f"dense: cosine of model2vec embeddings ({model_path}) {EMBEDS}"
+    if as_json:
+        click.echo(json.dumps(report_json(cs, report, tokens, retriever), indent=2, ensure_ascii=False, default=str))
+    else:
+        click.echo("\n".join(report_lines(cs, report, auto_n is not None, seed, retriever)))
+
+
+def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
+    """Everything a reader needs to recompute each number: spans, scores, token counts, references."""
+    text = cs.document.text
+    chunks = cs.chunks
+    synthetic = any(r.query.synthetic for r in report.results)
+    return {
+        "file": cs.document.path or cs.document.name, "strategy": cs.strategy, "params": cs.params,
+        "tokenizer": cs.tokenizer, "chunks": len(chunks), "retriever": retriever, "units": UNITS,
+        "ks": list(report.ks), "retrieve_tokens": report.budget, "synthetic": synthetic,
+        "means": report.means(),
+        "queries": [{
+            "question": r.query.question, "synthetic": r.query.synthetic,
+            "references": [ref.to_dict(text) for ref in r.query.references],
+            "retrieved": [{"id": chunks[p].id, "start": chunks[p].start, "end": chunks[p].end, "score": score,
+                           "embedded_tokens": tokens[p]} for p, score in r.ranked],
+            "metrics": r.metrics,
+        } for r in report.results],
+    }
+
+
+def report_lines(cs, report, synthetic: bool, seed: int, retriever: str = RETRIEVER) -> list[str]:
+    """The metrics' means as a table: one row per metric, one column per k and the budget."""
+    from chunktui.formats.plan import plural
+
+    means = report.means()
+    n = len(report.results)
+    what = (f"{plural(n, 'synthetic question')} (--auto-queries, seed {seed}; a smoke test, not a benchmark)"
+            if synthetic else plural(n, "question"))
+    cols = [f"@{k}" for k in report.ks] + ["@budget"]
+    head = ["", *[f"k={k}" for k in report.ks], f"{report.budget:,} tok"]
+    rows = [head] + [[name, *[f"{means[name + c]:.3f}" for c in cols]]
+                     for name in ("recall", "precision", "iou", "hit")]
+    widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+    lines = [f"{cs.document.name}: {cs.strategy} ({_params(cs.params)}), {len(cs.chunks):,} chunks, {what}",
+             f"  retriever: {retriever}"]
+    lines += ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
+              for r in rows]
+    lines.append(f"  MRR@{max(report.ks)} {means['mrr']:.3f}")
+    lines.append(f"  means over the questions; {UNITS}; hit = any reference character retrieved; "
+                 f"{report.budget:,} tok = top chunks until {report.budget:,} embedded {cs.tokenizer} tokens")
+    return lines
+
+
+def _params(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items()) or "defaults"

@@ -1,0 +1,82 @@
+"""`sweep --queries`: recall and IoU columns, equal to `eval` cell by cell, and ranking by them."""
+
+import csv
+import io
+import json
+
+from click.testing import CliRunner
+
+from chunktui.cli import cli
+from chunktui.engine import chunk_document, load_document
+from chunktui.engine import sweep as sweep_module
+from chunktui.engine.retrieval import evaluate_retrieval, load_queries
+from chunktui.engine.sweep import sweep
+
+GUIDE, GUIDE_Q = "sample_docs/guide.md", "sample_docs/queries/guide.jsonl"
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_cells_hold_the_recall_and_iou_eval_measures_in_workers_and_in_process(monkeypatch):
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)  # the guide is short: make the pool run it
+    grid = (["recursive", "markdown"], [300, 900], [0, 60])
+    pooled = sweep(doc, *grid, workers=2, queries=queries, retrieve_tokens=300)
+    alone = sweep(doc, *grid, workers=1, queries=queries, retrieve_tokens=300)
+    assert pooled.cells == alone.cells and len(pooled.cells) == 8
+    for cell in pooled.cells:
+        means = evaluate_retrieval(chunk_document(doc, cell.strategy, cell.params()), queries, budget=300).means()
+        assert (cell.recall, cell.iou) == (round(means["recall@budget"], 4), round(means["iou@budget"], 4))
+    assert len({c.recall for c in pooled.cells}) > 1
+    best = pooled.best("recall")
+    assert best.recall == max(c.recall for c in pooled.cells) and pooled.best().score == max(c.score for c in pooled.cells)
+    assert all(c.recall is None and c.iou is None for c in sweep(doc, *grid, workers=1).cells)
+
+
+def test_cells_that_chunk_alike_are_evaluated_once(monkeypatch):
+    """`lines` at 300 and 400 lines both give the guide (under 300 lines) as one chunk: one evaluation."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    calls = []
+
+    def counting(cs, *args, **kwargs):
+        calls.append(len(cs.chunks))
+        return evaluate_retrieval(cs, *args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "evaluate_retrieval", counting)
+    result = sweep(doc, ["lines"], [20, 300, 400], [0], workers=1, queries=queries)
+    assert calls == [result.cells[0].count, 1]
+    assert (result.cells[1].recall, result.cells[1].iou) == (result.cells[2].recall, result.cells[2].iou)
+
+
+def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
+    args = ("sweep", GUIDE, "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
+            "--queries", GUIDE_Q, "--retrieve-tokens", "300")
+    code, out, _ = run(*args, "--format", "json")
+    cells = json.loads(out)["cells"]
+    assert code == 0 and all(list(c)[-3:] == ["score", "recall", "iou"] for c in cells)
+    code, out, _ = run(*args, "--format", "json", "--rank-by", "recall")
+    ranked = json.loads(out)["cells"]
+    assert ranked == sorted(cells, key=lambda c: -c["recall"])
+    code, out, _ = run(*args, "--format", "csv", "--rank-by", "iou")
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert [float(r["iou"]) for r in rows] == sorted((c["iou"] for c in cells), reverse=True)
+    code, out, _ = run(*args, "--rank-by", "recall")
+    lines = out.splitlines()
+    assert lines[0].split()[7:10] == ["score", "recall", "iou"]
+    assert lines[1].split()[8] == f"{ranked[0]['recall']:.3f}" and lines[1].split()[9] == "*"
+    assert lines[-1].startswith("* best recall;") and "within 300 embedded tokens" in lines[-1]
+
+
+def test_rank_by_retrieval_needs_queries_and_bad_queries_stop_the_sweep(tmp_path):
+    code, out, err = run("sweep", GUIDE, "-s", "lines", "--size", "20", "--rank-by", "recall")
+    assert (code, out, err) == (2, "", "chunktui: error: --rank-by: recall needs --queries\n")
+    bad = tmp_path / "q.jsonl"
+    bad.write_text('{"question": "what", "references": [{"content": "Harbor"}]}\n')
+    code, out, err = run("sweep", GUIDE, "-s", "lines", "--size", "20", "--queries", str(bad))
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"chunktui: error: {bad}: query 1 ('what'): reference 1: content is ambiguous")
