@@ -199,6 +199,28 @@ async def test_facts_screen_reports_and_jumps_and_the_panel_keeps_the_tally():
 
 
 @run
+async def test_a_long_key_fact_keeps_its_chunks_in_sight():
+    """A long phrase pushed the chunks column off the table; the chunks come first now and the
+    phrase is cut in the middle to the room left."""
+    app = ChunktuiApp(GUIDE, strategy="lines", params=PARAMS)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await settle(pilot)
+        await pilot.press("k")
+        await pilot.pause()
+        screen = app.screen
+        phrase = "Shell completion " + "and a great deal more that nobody would ever search for " * 6
+        screen.query_one("#facts-input", TextArea).text = "Shell completion\n" + phrase
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await pilot.pause()
+        table = screen.query_one("#facts-table", DataTable)
+        shown = [table.render_line(y).text for y in range(1, 3)]
+        whole = screen.facts[0]
+        assert whole.status == "whole" and whole.chunk_ids[0] in shown[0]
+        assert "…" in shown[1] and "missing" in shown[1].lower() or screen.facts[1].reason[:10] in shown[1]
+
+
+@run
 async def test_results_that_arrive_while_the_app_shuts_down_are_dropped():
     """A worker finishing after the user quits must not crash the exit on widgets already gone."""
     from chunktui.ui.app import ChunksReady

@@ -18,6 +18,9 @@ from textual.widgets import Button, DataTable, Static, TextArea
 
 from ...engine import ChunkSet
 from ...engine.facts import check_facts, parse_phrases
+from ..widgets.chunk_table import middle_cut
+
+MIN_PHRASE = 20  # cells a phrase keeps however narrow the table
 
 STATUS_STYLE = {"whole": "green bold", "split": "red bold", "missing": "yellow bold"}
 
@@ -63,7 +66,7 @@ class FactsScreen(ModalScreen[FactsResult]):
 
     def on_mount(self) -> None:
         table = self.query_one("#facts-table", DataTable)
-        for name in ("status", "phrase", "chunks"):
+        for name in ("status", "chunks", "phrase"):  # the phrase last: a long one cannot push the chunks away
             table.add_column(name, key=name)
         if self.phrases:
             self.action_check()
@@ -79,9 +82,10 @@ class FactsScreen(ModalScreen[FactsResult]):
         self.facts = check_facts(self.chunkset, self.phrases)
         table = self.query_one("#facts-table", DataTable)
         table.clear()
+        room = max(MIN_PHRASE, (table.size.width or 80) - 40)
         for i, f in enumerate(self.facts):
-            table.add_row(Text(f.status, STATUS_STYLE[f.status]), f.phrase, ", ".join(f.chunk_ids) or f.reason,
-                          key=str(i))
+            table.add_row(Text(f.status, STATUS_STYLE[f.status]), middle_cut(", ".join(f.chunk_ids) or f.reason, 30),
+                          middle_cut(f.phrase, room), key=str(i))
         tally = {k: sum(1 for f in self.facts if f.status == k) for k in STATUS_STYLE}
         self.query_one("#facts-summary", Static).update(
             f"{tally['whole']} whole · {tally['split']} split · {tally['missing']} missing")
