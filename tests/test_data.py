@@ -22,6 +22,18 @@ def rows_in(text: str, delimiter: str) -> list[list[str]]:
     return [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if r]
 
 
+def assert_evenly_spaced(numbers: list[int], total: int, wanted: int) -> None:
+    """Row numbers (1-based) of a sample: as many as asked (or all), the first and the last row
+    among them, and neighbours apart by steps that differ by at most one row."""
+    assert len(numbers) == min(wanted, total)
+    if total <= wanted:
+        assert numbers == list(range(1, total + 1))
+        return
+    assert numbers[0] == 1 and (wanted == 1 or numbers[-1] == total)
+    steps = [b - a for a, b in zip(numbers, numbers[1:])]
+    assert all(s >= 1 for s in steps) and max(steps, default=1) - min(steps, default=1) <= 1
+
+
 def check_offsets(cs):
     text = cs.document.text
     assert all(text[c.start:c.end] == c.text for c in cs.chunks)
@@ -37,10 +49,8 @@ def test_data_samples_header_and_evenly_spaced_rows(name, delimiter):
     check_offsets(cs)
     assert rows_in(cs.chunks[0].text, delimiter) == [header]
     assert cs.chunks[0].metadata["columns"] == header
-    step = max(1, len(rows) // 20)
-    want = list(range(1, len(rows) + 1, step))[:20]
     got = [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]]
-    assert got == want
+    assert_evenly_spaced(got, len(rows), 20)
     for chunk in cs.chunks[1:]:
         assert rows_in(chunk.text, delimiter) == [rows[n - 1] for n in chunk.metadata["row_numbers"]]
         assert chunk.context_text == cs.chunks[0].text + chunk.text
@@ -50,6 +60,20 @@ def test_data_samples_header_and_evenly_spaced_rows(name, delimiter):
     covered = sum(c.chars for c in cs.chunks) + sum(g.chars for g in cs.gaps)
     assert covered == len(cs.document.text)
     assert get_strategy("data").covering is False
+
+
+def test_a_sample_reaches_the_last_rows_of_the_table():
+    """debian.csv (distro-info): 22 releases; 20 sampled with a fixed step of 1 stopped at Duke and
+    left out the last two rows, Sid and Experimental; evenly spaced, the sample ends at the last."""
+    path = FIXTURES / "debian.csv"
+    rows = reference_rows(path, ",")[1:]
+    cs = chunk_document(load_document(path), "data", {"rows": 20})
+    check_offsets(cs)
+    numbers = [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]]
+    assert_evenly_spaced(numbers, len(rows), 20)
+    sampled = [r for c in cs.chunks[1:] for r in rows_in(c.text, ",")]
+    assert (sampled[0][1], sampled[-1][1]) == ("Buzz", "Experimental")
+    assert len(cs.gaps) == 2 and {g.reason for g in cs.gaps} == {"sampled out"}
 
 
 def test_data_keeps_a_quoted_field_with_newlines_in_one_row():
@@ -122,8 +146,7 @@ def test_generated_tables_round_trip(table, size, max_chars, sample):
     check_offsets(data_cs)
     numbers = [n for c in data_cs.chunks[1:] for n in c.metadata["row_numbers"]]
     total = len(expected) - 1
-    assert len(numbers) == min(sample, total)
-    assert numbers == [1 + i * max(1, total // sample) for i in range(len(numbers))]
+    assert_evenly_spaced(numbers, total, sample)
     for c in data_cs.chunks[1:]:
         assert rows_in(c.text, ",") == [expected[n] for n in c.metadata["row_numbers"]]
 
