@@ -48,7 +48,7 @@ def run(doc, params, ctx) -> Proposal:
     gaps = sampled_out_gaps(spans, len(text))
     notes = [f"data: header + {len(picked)} of {len(table.rows)} rows, evenly spaced from the first to the last, "
              f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]
-    return Proposal(spans, gaps=gaps, notes=notes, warnings=shape_warnings(table))
+    return Proposal(spans, gaps=gaps, notes=notes, warnings=shape_warnings(table, doc))
 
 
 register(Strategy(
