@@ -7,10 +7,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import ChunkingError, Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.mail import is_email_folder, load_email_folder, thread_outline
+from chunktui.engine.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
-FOLDER = Path(__file__).parent / "fixtures" / "eml_folder"
+FIXTURES = Path(__file__).parent / "fixtures"
+FOLDER = FIXTURES / "eml_folder"
+CPYTHON = FIXTURES / "cpython_email"  # messages of CPython's Lib/test/test_email/data
 
 
 def check(cs, max_emails=10, max_chars=2048):
@@ -187,6 +189,51 @@ def test_generated_mboxes_keep_every_invariant(text, max_emails, max_chars, over
     assert all(g.reason.startswith("email: in the context_text of ") for g in cs.gaps)
 
 
+@pytest.mark.parametrize("name", ["msg_18.txt", "msg_37.txt", "msg_38.txt", "msg_39.txt", "msg_40.txt"])
+def test_a_message_with_only_mime_headers_is_read_with_a_warning(name):
+    """CPython's messages with a header block of MIME fields alone (Content-Type, MIME-Version) are
+    mail: they were refused with "no mail headers found"."""
+    doc = load_document(CPYTHON / name)
+    cs = chunk_document(doc, "email")
+    check(cs)
+    assert cs.chunks and cs.chunks[0].start == 0
+    assert cs.warnings == [f"{doc.path}: 1 message has no From, To, Subject or Date header (line 1): "
+                           "read as mail all the same"]
+
+
+def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
+    (tmp_path / "a.eml").write_bytes((FOLDER / "01-kickoff.eml").read_bytes())
+    (tmp_path / "b.eml").write_bytes((CPYTHON / "msg_37.txt").read_bytes())
+    cs = chunk_document(load_email_folder(tmp_path), "email")
+    check(cs)
+    assert cs.warnings == [f"{tmp_path}/b.eml: 1 message has no From, To, Subject or Date header: "
+                           "read as mail all the same"]
+
+
+def test_replies_to_a_missing_message_are_siblings_under_one_placeholder():
+    """Ten "Re: Test" replies from ten mail clients, the message they answer not in the mbox (eight name
+    it in In-Reply-To, two do not): they were a ten-deep chain by subject."""
+    doc = load_document(FIXTURES / "re_test_replies.mbox")
+    (root,) = build_threads(parse_messages(doc))
+    assert root.placeholder and root.message_id == "<test-1@example.net>"
+    assert len(root.children) == 10 and all(not m.children for m in root.children)
+    cs = chunk_document(doc, "email")
+    new = check(cs)
+    assert len(new) == 10 and len(cs.chunks) == 10
+    assert {c.metadata["thread_id"] for c in cs.chunks} == {"<test-1@example.net>"}
+    assert all(c.metadata["email_count"] == 1 and c.metadata["root_missing"] for c in cs.chunks)
+    assert all(c.metadata["parent_chunk_id"] is None and not c.metadata["child_chunk_ids"] for c in cs.chunks)
+    assert [c.metadata.get("fork_of") for c in cs.chunks].count("<test-1@example.net>") == 9
+    assert [depth for depth, _ in thread_outline(cs.chunks)] == [0] * 10
+
+
+def test_a_lone_reply_to_a_message_not_in_the_file_keeps_its_window():
+    cs = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
+    (chunk,) = cs.chunks
+    assert chunk.metadata["root_missing"] and chunk.metadata["branch"] == "main"
+    assert chunk.metadata["parent_chunk_id"] is None and "fork_of" not in chunk.metadata
+
+
 @pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])
 def test_a_file_without_mail_headers_is_refused(text):
     with pytest.raises(ChunkingError, match=r"^docs/guide.md: no mail headers found: not an mbox or \.eml file$"):
@@ -195,6 +242,6 @@ def test_a_file_without_mail_headers_is_refused(text):
 
 def test_notes_count_in_the_singular_and_the_plural():
     one = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
-    assert one.notes == ["email: 1 message in 1 thread, 1 window"]
+    assert one.notes[0] == "email: 1 message in 1 thread, 1 window"
     many = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
     assert re.fullmatch(r"email: \d+ messages in \d+ threads, \d+ windows", many.notes[0])

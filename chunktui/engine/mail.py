@@ -1,9 +1,12 @@
 """Email: messages of an mbox, an .eml or a folder of .eml files, with their offsets, and their threads.
 
-Threads are rebuilt from Message-ID, In-Reply-To and References; a reply whose
-parent is unknown joins the latest earlier message with the same normalised
-subject ("Re: Printer" -> "printer"). Each message keeps the character range of
-its raw text in the document, "From " separator line included.
+Threads are rebuilt from Message-ID, In-Reply-To and References; a reply that
+names no parent joins the latest earlier message with the same normalised subject
+("Re: Printer" -> "printer"). Replies whose parent is not in the input (they name a
+missing message, or share a reply subject with no original) are siblings under one
+placeholder root for it, rather than a chain of one another. Each message keeps
+the character range of its raw text in the document, "From " separator line
+included.
 """
 
 from __future__ import annotations
@@ -42,8 +45,10 @@ class Message:
     source_file: str | None = None
     parent: "Message | None" = None
     children: list["Message"] = field(default_factory=list)
-    threaded_by: str = "root"  # in-reply-to | references | subject | root
+    threaded_by: str = "root"  # in-reply-to | references | subject | missing-parent | root
     has_headers: bool = True  # any mail header at all: none in any message means the file is not mail
+    missing: tuple[str, ...] = ()  # of From, To, Subject, Date: the ones this message lacks
+    placeholder: bool = False  # the missing first message of a thread, in no file range
 
     @property
     def participants(self) -> list[str]:
@@ -122,7 +127,12 @@ def _date(msg) -> datetime | None:
         return None
 
 
-_MAIL_HEADERS = ("From", "To", "Cc", "Subject", "Date", "Message-ID", "In-Reply-To", "References")
+# a header block holding one of these (RFC 5322, its trace fields, or MIME's) is mail, however few it
+# has: a MIME-only message (Content-Type, MIME-Version) or a part saved on its own is read, with a warning
+_MAIL_HEADERS = ("From", "To", "Cc", "Bcc", "Sender", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To",
+                 "References", "Received", "Return-Path", "MIME-Version", "Content-Type", "Content-Transfer-Encoding",
+                 "Content-Disposition")
+_EXPECTED = ("From", "To", "Subject", "Date")  # what a reader of the thread needs; RFC 5322 requires From, Date
 
 
 def parse_messages(doc: Document) -> list[Message]:
@@ -156,6 +166,7 @@ def parse_messages(doc: Document) -> list[Message]:
             body=_body(msg, is_mbox and source is None),
             source_file=source,
             has_headers=any(h in msg for h in _MAIL_HEADERS),
+            missing=tuple(h for h in _EXPECTED if h not in msg),
         ))
     return out
 
@@ -165,31 +176,85 @@ def _sort_key(m: Message):
 
 
 def build_threads(messages: list[Message]) -> list[Message]:
-    """Link parents and children; return the thread roots ordered by date. Children are ordered by date."""
+    """Link parents and children; return the thread roots ordered by date. Children are ordered by date.
+
+    A reply whose parent is not in `messages` hangs under a placeholder root for its
+    thread (the first message its References name, else its In-Reply-To; for a reply
+    naming none, its subject), so replies to one missing message are siblings.
+    """
     by_id = {}
     for m in messages:
         by_id.setdefault(m.message_id, m)
+    ordered = sorted(messages, key=_sort_key)
+    missing_by_subject: dict[str, str] = {}  # a reply subject -> the missing message its replies name first
+    for m in ordered:
+        key = _missing_key(m, by_id)
+        if key:
+            missing_by_subject.setdefault(normalise_subject(m.subject), key)
     latest_by_subject: dict[str, Message] = {}
-    for m in sorted(messages, key=_sort_key):
-        parent, how = None, "root"
-        if m.in_reply_to in by_id and by_id[m.in_reply_to] is not m:
-            parent, how = by_id[m.in_reply_to], "in-reply-to"
-        else:
-            for ref in reversed(m.references):
-                if ref in by_id and by_id[ref] is not m:
-                    parent, how = by_id[ref], "references"
-                    break
-        if parent is None and is_reply_subject(m.subject):
-            candidate = latest_by_subject.get(normalise_subject(m.subject))
-            if candidate is not None:
+    placeholders: dict[str, Message] = {}
+    for m in ordered:
+        parent, how = _named_parent(m, by_id)
+        subject = normalise_subject(m.subject)
+        missing = _missing_key(m, by_id) if parent is None else None
+        if missing:
+            parent, how = _placeholder(placeholders, missing, m), "missing-parent"
+        elif parent is None and is_reply_subject(m.subject):
+            candidate = latest_by_subject.get(subject)
+            root = _root_of(candidate) if candidate is not None else None
+            if root is not None and not root.placeholder:
                 parent, how = candidate, "subject"
+            elif root is not None:  # the subject's first message is missing: a sibling of the replies to it
+                parent, how = root, "subject"
+            else:  # the first reply to a missing message
+                key = missing_by_subject.get(subject, f"subject:{subject}")
+                parent, how = _placeholder(placeholders, key, m), "missing-parent"
         if parent is not None and not _is_ancestor(m, parent):
             m.parent, m.threaded_by = parent, how
             parent.children.append(m)
-        latest_by_subject[normalise_subject(m.subject)] = m
-    for m in messages:
+        latest_by_subject[subject] = m
+    roots = [m for m in messages if m.parent is None] + list(placeholders.values())
+    for m in roots + messages:
         m.children.sort(key=_sort_key)
-    return sorted((m for m in messages if m.parent is None), key=_sort_key)
+    return sorted(roots, key=_sort_key)
+
+
+def _named_parent(m: Message, by_id: dict) -> tuple[Message | None, str]:
+    """The parent `m` names and the input holds: its In-Reply-To, else the last of its References."""
+    if m.in_reply_to in by_id and by_id[m.in_reply_to] is not m:
+        return by_id[m.in_reply_to], "in-reply-to"
+    for ref in reversed(m.references):
+        if ref in by_id and by_id[ref] is not m:
+            return by_id[ref], "references"
+    return None, "root"
+
+
+def _missing_key(m: Message, by_id: dict) -> str | None:
+    """For a reply whose named parents are all missing, the message its thread hangs from: the first
+    its References name (the thread's start), else its In-Reply-To; None for any other message."""
+    if _named_parent(m, by_id)[0] is not None:
+        return None
+    key = m.references[0] if m.references else m.in_reply_to
+    return key if key and key != m.message_id else None
+
+
+def _placeholder(placeholders: dict[str, Message], key: str, first: Message) -> Message:
+    """The placeholder root for `key`, made for its first reply `first` (whose date and place it takes)."""
+    if key not in placeholders:
+        message_id = key if key.startswith("<") else f"<chunktui-missing-{len(placeholders) + 1}>"
+        placeholders[key] = Message(
+            index=first.index, start=first.start, end=first.start, message_id=message_id, in_reply_to=None,
+            references=[], subject=first.subject, sender="", recipients=[], date=first.date, body="",
+            source_file=first.source_file, placeholder=True)
+    return placeholders[key]
+
+
+def _root_of(m: Message) -> Message:
+    seen = set()
+    while m.parent is not None and id(m) not in seen:
+        seen.add(id(m))
+        m = m.parent
+    return m
 
 
 def _is_ancestor(m: Message, other: Message) -> bool:
@@ -267,4 +332,22 @@ def thread_outline(chunks) -> list[tuple[int, object]]:
     for c in chunks:
         if c.metadata.get("chunk_id") and not c.metadata.get("parent_chunk_id"):
             walk(c, 0)
+    return out
+
+
+def missing_header_warnings(doc: Document, messages: list[Message]) -> list[str]:
+    """What messages without a From or Date header (RFC 5322 requires both) lack, one warning per file
+    and set of missing headers, naming the lines where those messages start."""
+    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}
+    for m in messages:
+        if "From" in m.missing or "Date" in m.missing:
+            where = f"{doc.path}/{m.source_file}" if m.source_file else (doc.path or doc.name)
+            groups.setdefault((where, m.missing), []).append(doc.line_of(m.start))
+    out = []
+    for (where, missing), lines in groups.items():
+        names = f"{', '.join(missing[:-1])} or {missing[-1]}" if len(missing) > 1 else missing[0]
+        shown = ", ".join(map(str, lines[:5])) + (f" and {len(lines) - 5} more" if len(lines) > 5 else "")
+        count = "1 message has" if len(lines) == 1 else f"{len(lines)} messages have"
+        at = "" if where != (doc.path or doc.name) else f" (line{'s' if len(lines) > 1 else ''} {shown})"
+        out.append(f"{where}: {count} no {names} header{at}: read as mail all the same")
     return out

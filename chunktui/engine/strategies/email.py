@@ -6,7 +6,10 @@ starts a fork. A fork's windows hold only its own messages and name the chunk
 holding the message it forks from as their parent, so the shared prefix is never
 duplicated (compacted). Windows hold at most `max_emails_per_chunk` messages and
 `max_chars` characters of rendered text, and repeat the last `overlap_emails`
-messages of the window before them.
+messages of the window before them. Replies to a message the input does not hold are
+siblings under a placeholder for it: the thread (`thread_id`, `root_missing`) has one
+branch per reply, the first its main branch, each other a fork of the missing message
+(`fork_of`) with no parent chunk, as no chunk holds that message.
 
 Offsets: a chunk's context_text is its window (headers and bodies, quotes folded
 with `fold_quotes`); its span is the window's messages in the file when they are
@@ -24,7 +27,7 @@ from itertools import accumulate
 
 from . import Param, Proposal, Strategy, check_overlap_below_size, register
 from ..errors import ChunkingError
-from ..mail import build_threads, normalise_subject, parse_messages
+from ..mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
 from ..model import Span, chunk_id
 
 _SEP = "\n\n"
@@ -128,15 +131,17 @@ def run(doc, params, ctx) -> Proposal:
         return Proposal([], gaps=[(0, len(doc.text), "blank")] if doc.text else [])
     if not any(m.has_headers for m in messages):
         raise ChunkingError(f"{doc.path or doc.name}: no mail headers found: not an mbox or .eml file")
+    warnings = missing_header_warnings(doc, messages)
     roots = build_threads(messages)
     max_emails, max_chars, overlap = params["max_emails_per_chunk"], params["max_chars"], params["overlap_emails"]
     fold = params["fold_quotes"]
     drafts = []  # one dict per window, linked before ids are known
-    new_in: dict[int, dict] = {}  # message index -> the window where it is new
+    new_in: dict[int, dict] = {}  # id() of a message -> the window where it is new
     for root in roots:
         ctx.check()
         subject = root.subject or "(no subject)"
         for seg, fork in branches(root):
+            seg = [m for m in seg if not m.placeholder]  # a missing first message: its replies are the thread
             rendered = [render(m, fold) for m in seg]
             prev = None
             for start, first_new, end in windows([len(r) for r in rendered], max_emails, max_chars, overlap):
@@ -151,11 +156,11 @@ def run(doc, params, ctx) -> Proposal:
                     d["parent"] = prev
                 drafts.append(d)
                 for m in new:
-                    new_in[m.index] = d
+                    new_in[id(m)] = d
                 prev = d
-    for d in drafts:  # a fork's first window hangs under the window holding its fork point
-        if d["fork"] is not None and d["prev"] is None:
-            parent = new_in[d["fork"].index]
+    for d in drafts:  # a fork's first window hangs under the window holding its fork point, if any holds it
+        if d["fork"] is not None and d["prev"] is None and not d["fork"].placeholder:
+            parent = new_in[id(d["fork"])]
             d["parent"] = parent
             parent["children"].append(d)
     order = sorted(range(len(drafts)), key=lambda i: drafts[i]["span"])
@@ -183,6 +188,8 @@ def run(doc, params, ctx) -> Proposal:
         by_subject = [m.message_id for m in window if m.threaded_by == "subject"]
         if by_subject:
             meta["threaded_by_subject"] = by_subject
+        if d["root"].placeholder:
+            meta["root_missing"] = True
         if len(window) == 1 and len(d["text"]) > max_chars:
             meta["oversized"] = True
         first = d["new"][0]
@@ -192,11 +199,15 @@ def run(doc, params, ctx) -> Proposal:
             if m.index not in d["covered"]:
                 gaps.append((m.start, m.end, f"email: in the context_text of {d['id']} (not contiguous in the file)"))
     notes = [f"email: {_n(len(messages), 'message')} in {_n(len(roots), 'thread')}, {_n(len(drafts), 'window')}"]
-    forks = sum(1 for d in drafts if d["fork"] is not None and d["prev"] is None)
+    forks = sum(1 for d in drafts if d["fork"] is not None and d["prev"] is None and d["parent"] is not None)
     if forks:
         notes.append(f"email: {_n(forks, 'forked branch')} share their thread's earlier chunks"
                      if forks > 1 else "email: 1 forked branch shares its thread's earlier chunks")
-    return Proposal(spans, gaps=gaps, notes=notes)
+    missing = sum(1 for r in roots if r.placeholder)
+    if missing:
+        notes.append(f"email: {_n(missing, 'thread')} whose first message is not in the input: "
+                     "its replies are siblings under a placeholder")
+    return Proposal(spans, gaps=gaps, notes=notes, warnings=warnings)
 
 
 def _n(count: int, noun: str) -> str:
