@@ -210,6 +210,22 @@ def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
                            "read as mail all the same"]
 
 
+@pytest.mark.parametrize("path", [CPYTHON / "msg_25.txt", FIXTURES / "exim_bounce.eml"])
+def test_transport_headers_quoted_by_a_bounce_stay_out_of_the_context_text(path):
+    """A bounce quotes the returned message's headers in its text: Received, DKIM-Signature and ARC
+    fields went into the text meant for embedding (msg_25: 19 Received lines)."""
+    cs = chunk_document(load_document(path), "email", {"max_chars": 100_000})
+    check(cs, max_chars=100_000)
+    context = "\n".join(c.context_text for c in cs.chunks)
+    transport = re.compile(r"^(?:Received: from|Return-Path: <|DKIM-Signature: v=|ARC-[\w-]+: i=|X-Received: by)",
+                           re.M | re.I)
+    assert transport.search(cs.document.text) and not transport.search(context)
+    assert not re.search(r"^\s+by\s", context, re.M)  # nor their folded lines
+    if path.name == "exim_bounce.eml":  # the returned message's own fields and body stay, prose too
+        assert "Subject: Invoice 2025-017" in context and "Received: the signed contract, thanks." in context
+        assert "The following address(es) failed:" in context
+
+
 def test_replies_to_a_missing_message_are_siblings_under_one_placeholder():
     """Ten "Re: Test" replies from ten mail clients, the message they answer not in the mbox (eight name
     it in In-Reply-To, two do not): they were a ten-deep chain by subject."""

@@ -16,7 +16,9 @@ with `fold_quotes`); its span is the window's messages in the file when they are
 contiguous there, else its new (non-overlap) messages when those are, else the
 longest contiguous run of its new messages. A new message left outside every span
 that way is a declared gap naming the chunk that carries it; metadata
-`message_spans` lists the (start, end) of every message in the window.
+`message_spans` lists the (start, end) of every message in the window. Transport
+headers (Received, DKIM-Signature, ARC-*, ...) that a body quotes, as bounces do, are
+left out of the context_text.
 """
 
 from __future__ import annotations
@@ -33,6 +35,13 @@ from ..model import Span, chunk_id
 _SEP = "\n\n"
 _QUOTE = re.compile(r"^[ \t]*>")
 _ATTRIBUTION = re.compile(r"^On .{4,200} wrote:\s*$")
+# trace, authentication and relay fields: how the message travelled, nothing a reader asks about
+_TRANSPORT = re.compile(r"(?:received|x-received|return-path|delivered-to|received-spf|authentication-results"
+                        r"|x-original-authentication-results|arc-[\w-]+|dkim-signature|x-google-dkim-signature"
+                        r"|domainkey-signature|x-gm-message-state|x-google-smtp-source|x-ms-exchange-[\w-]+"
+                        r"|x-forefront-[\w-]+|x-microsoft-antispam[\w-]*|x-spam-[\w-]+|x-virus-[\w-]+"
+                        r"|x-originating-ip):", re.I)
+_FIELD = re.compile(r"[\x21-\x39\x3b-\x7e]+:")
 
 
 def fold_quotes(body: str) -> str:
@@ -55,6 +64,28 @@ def fold_quotes(body: str) -> str:
     return "\n".join(out)
 
 
+def drop_transport_headers(body: str) -> str:
+    """The body without the transport fields of the header blocks it quotes (a bounce's returned
+    headers, a forwarded message's). Only a paragraph made of header fields is one; prose that
+    happens to start with "Received:" is left alone."""
+    paragraphs = body.split("\n\n")
+    out = []
+    for para in paragraphs:
+        lines = para.split("\n")
+        if not (_FIELD.match(lines[0]) and all(_FIELD.match(ln) or ln[:1] in (" ", "\t") for ln in lines)):
+            out.append(para)
+            continue
+        kept, dropping = [], False
+        for ln in lines:
+            if ln[:1] not in (" ", "\t"):  # a field starts; its folded lines go with it
+                dropping = bool(_TRANSPORT.match(ln))
+            if not dropping:
+                kept.append(ln)
+        if kept:
+            out.append("\n".join(kept))
+    return "\n\n".join(out)
+
+
 def render(m, fold: bool) -> str:
     head = [f"From: {m.sender}"]
     if m.recipients:
@@ -62,7 +93,8 @@ def render(m, fold: bool) -> str:
     if m.date:
         head.append(f"Date: {m.date.isoformat()}")
     head.append(f"Subject: {m.subject}")
-    body = fold_quotes(m.body) if fold else m.body
+    body = drop_transport_headers(m.body)
+    body = fold_quotes(body) if fold else body
     return "\n".join(head) + "\n\n" + body.strip("\n")
 
 
