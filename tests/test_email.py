@@ -25,7 +25,8 @@ def check(cs, max_emails=10, max_chars=2048):
         meta = c.metadata
         assert text[c.start:c.end] == c.text and meta["chunk_id"] == c.id
         assert meta["email_count"] == len(meta["message_ids"]) <= max_emails
-        assert len(c.context_text) <= max_chars or (meta["oversized"] and meta["email_count"] == 1)
+        over = max(len(c.text), len(c.context_text)) > max_chars  # the file's text or the rendered one
+        assert bool(meta.get("oversized")) == over and (not over or meta["email_count"] == 1), (c.id, len(c.text))
         assert meta["message_ids"][-len(meta["new_message_ids"]):] == meta["new_message_ids"]
         if meta["parent_chunk_id"]:
             assert c.id in by_id[meta["parent_chunk_id"]].metadata["child_chunk_ids"]
@@ -248,6 +249,18 @@ def test_a_lone_reply_to_a_message_not_in_the_file_keeps_its_window():
     (chunk,) = cs.chunks
     assert chunk.metadata["root_missing"] and chunk.metadata["branch"] == "main"
     assert chunk.metadata["parent_chunk_id"] is None and "fork_of" not in chunk.metadata
+
+
+@pytest.mark.parametrize("max_chars", [800, 2048])
+def test_every_chunk_over_max_chars_is_flagged(max_chars):
+    """threads.mbox at 2048: chunks of 2,111 and 2,158 characters (two messages each, sized by their
+    rendered text alone) carried no oversized flag, so no ⚠. Windows now fit both measures; only a
+    single message can be over, and it is flagged."""
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email", {"max_chars": max_chars})
+    check(cs, max_chars=max_chars)
+    for c in cs.chunks:
+        assert bool(c.metadata.get("oversized")) == (c.chars > max_chars or len(c.context_text) > max_chars)
+        assert c.chars <= max_chars or c.metadata["email_count"] == 1
 
 
 @pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])

@@ -5,11 +5,12 @@ follows the earliest reply at every message; a later reply to an earlier message
 starts a fork. A fork's windows hold only its own messages and name the chunk
 holding the message it forks from as their parent, so the shared prefix is never
 duplicated (compacted). Windows hold at most `max_emails_per_chunk` messages and
-`max_chars` characters of rendered text, and repeat the last `overlap_emails`
-messages of the window before them. Replies to a message the input does not hold are
-siblings under a placeholder for it: the thread (`thread_id`, `root_missing`) has one
-branch per reply, the first its main branch, each other a fork of the missing message
-(`fork_of`) with no parent chunk, as no chunk holds that message.
+`max_chars` characters, both of rendered text and of the file's text they span, and
+repeat the last `overlap_emails` messages of the window before them; a single message
+over `max_chars` is a window of its own, flagged `oversized`. Replies to a message the
+input does not hold are siblings under a placeholder for it: the thread (`thread_id`,
+`root_missing`) has one branch per reply, the first its main branch, each other a fork of
+the missing message (`fork_of`) with no parent chunk, as no chunk holds that message.
 
 Offsets: a chunk's context_text is its window (headers and bodies, quotes folded
 with `fold_quotes`); its span is the window's messages in the file when they are
@@ -175,8 +176,9 @@ def run(doc, params, ctx) -> Proposal:
         for seg, fork in branches(root):
             seg = [m for m in seg if not m.placeholder]  # a missing first message: its replies are the thread
             rendered = [render(m, fold) for m in seg]
+            sizes = [max(len(r), m.end - m.start) for r, m in zip(rendered, seg)]
             prev = None
-            for start, first_new, end in windows([len(r) for r in rendered], max_emails, max_chars, overlap):
+            for start, first_new, end in windows(sizes, max_emails, max_chars, overlap):
                 window, new = seg[start:end], seg[first_new:end]
                 text = _SEP.join(rendered[start:end])
                 run_, kind = _span_of(window, new)
@@ -222,7 +224,7 @@ def run(doc, params, ctx) -> Proposal:
             meta["threaded_by_subject"] = by_subject
         if d["root"].placeholder:
             meta["root_missing"] = True
-        if len(window) == 1 and len(d["text"]) > max_chars:
+        if max(len(d["text"]), d["span"][1] - d["span"][0]) > max_chars:  # only a window of one message can be
             meta["oversized"] = True
         first = d["new"][0]
         label = f"{normalise_subject(d['subject']) or d['subject']} · {first.sender.split(' <')[0]}"
@@ -251,8 +253,8 @@ register(Strategy(
     summary="Email threads (mbox, .eml, folder of .eml) in overlapping windows along the reply graph, forks compacted.",
     params=(
         Param("max_emails_per_chunk", "int", 10, "Most messages in one window.", min=1, max=100_000, step=1),
-        Param("max_chars", "int", 2048, "Most characters of rendered messages per window; a longer message is its "
-              "own window.", min=1, max=100_000_000, step=256),
+        Param("max_chars", "int", 2048, "Most characters per window, rendered and in the file; a longer message is "
+              "its own window, flagged oversized.", min=1, max=100_000_000, step=256),
         Param("overlap_emails", "int", 2, "Messages repeated from the previous window of the same branch.", min=0,
               max=100_000, step=1),
         Param("fold_quotes", "bool", False, "Fold quoted reply text ('> ' lines) in each window's text."),
