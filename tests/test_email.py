@@ -1,5 +1,7 @@
 """`email`: threads from the reply graph, sliding windows, forks compacted, offsets exact."""
 
+import email
+import email.policy
 import re
 from pathlib import Path
 
@@ -13,6 +15,7 @@ SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
 FOLDER = FIXTURES / "eml_folder"
 CPYTHON = FIXTURES / "cpython_email"  # messages of CPython's Lib/test/test_email/data
+BASE64_BLOCK = re.compile(r"(?:^[A-Za-z0-9+/=]{60,}\r?\n){3,}", re.M)
 
 
 def check(cs, max_emails=10, max_chars=2048):
@@ -34,7 +37,13 @@ def check(cs, max_emails=10, max_chars=2048):
             assert by_id[child].metadata["parent_chunk_id"] == c.id
         for (s, e), mid in zip(meta["message_spans"], meta["message_ids"]):
             assert mid.lower() in text[s:e].lower() or mid.startswith("<chunktui-")
+    attachments = {(a["start"], a["end"]) for c in cs.chunks for a in c.metadata.get("attachments", ())}
     for g in cs.gaps:
+        if g.reason == "attachment":
+            assert (g.start, g.end) in attachments
+            continue
+        if g.reason.startswith("email: rest of "):
+            continue
         owner = re.match(r"email: in the context_text of (chunk-\d{4}) ", g.reason).group(1)
         ids = by_id[owner].metadata["new_message_ids"]
         assert any(i in text[g.start:g.end].lower() for i in ids)
@@ -211,6 +220,47 @@ def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
                            "read as mail all the same"]
 
 
+def gif_size() -> int:
+    """The attached GIF's size in bytes, decoded by the email package itself."""
+    msg = email.message_from_bytes((CPYTHON / "msg_07.txt").read_bytes(), policy=email.policy.default)
+    (part,) = [p for p in msg.walk() if p.get_content_type() == "image/gif"]
+    return len(part.get_payload(decode=True))
+
+
+def test_an_attachment_is_a_gap_listed_in_the_metadata():
+    """CPython's msg_07: a GIF's base64 (4,899 characters with its part's headers) was chunk text."""
+    cs = chunk_document(load_document(CPYTHON / "msg_07.txt"), "email")
+    check(cs)
+    text = cs.document.text
+    (chunk,) = cs.chunks
+    assert chunk.text.rstrip().endswith("This is the dingus fish.")
+    (listed,) = chunk.metadata["attachments"]
+    assert {k: listed[k] for k in ("filename", "content_type", "size")} == \
+        {"filename": "dingusfish.gif", "content_type": "image/gif", "size": gif_size()}
+    (gap,) = [g for g in cs.gaps if g.reason == "attachment"]
+    assert (gap.start, gap.end) == (listed["start"], listed["end"])
+    assert text[gap.start:gap.end].lstrip("\n").startswith("--BOUNDARY\nContent-Type: image/gif")
+    assert BASE64_BLOCK.search(text[gap.start:gap.end])
+    assert "Attachments: dingusfish.gif (image/gif, " in chunk.context_text
+
+
+def test_a_message_after_an_attachment_is_chunked_on_its_own_side_of_the_gap():
+    """An mbox: a message with an image, then a reply: the reply's text is no attachment's."""
+    attached = (CPYTHON / "msg_07.txt").read_text()
+    reply = ("From: Dingus Lovers <cravindogs@cravindogs.com>\nTo: Barry <barry@digicool.com>\n"
+             "Subject: Re: Here is your dingus fish\nDate: Fri, 20 Apr 2001 20:01:00 -0400\n"
+             "Message-ID: <fish-2@cravindogs.com>\nIn-Reply-To: <fish-1@digicool.com>\n\nLovely fish, thanks.\n")
+    text = ("From barry@digicool.com Fri Apr 20 19:35:02 2001\nMessage-ID: <fish-1@digicool.com>\n" + attached
+            + "\nFrom cravindogs@cravindogs.com Fri Apr 20 20:01:00 2001\n" + reply)
+    for max_emails in (1, 10):
+        cs = chunk_document(Document.from_text(text, path="fish.mbox"), "email",
+                            {"max_emails_per_chunk": max_emails, "overlap_emails": 0})
+        check(cs, max_emails=max_emails)
+        assert [g.reason for g in cs.gaps].count("attachment") == 1
+        assert any("Lovely fish, thanks." in c.text for c in cs.chunks)
+        assert not any("R0lGODdh" in c.text for c in cs.chunks)  # the GIF's first base64 characters
+
+
 @pytest.mark.parametrize("path", [CPYTHON / "msg_25.txt", FIXTURES / "exim_bounce.eml"])
 def test_transport_headers_quoted_by_a_bounce_stay_out_of_the_context_text(path):
     """A bounce quotes the returned message's headers in its text: Received, DKIM-Signature and ARC
@@ -261,6 +311,14 @@ def test_every_chunk_over_max_chars_is_flagged(max_chars):
     for c in cs.chunks:
         assert bool(c.metadata.get("oversized")) == (c.chars > max_chars or len(c.context_text) > max_chars)
         assert c.chars <= max_chars or c.metadata["email_count"] == 1
+
+
+@pytest.mark.parametrize("path", sorted(CPYTHON.glob("*.txt")), ids=lambda p: p.name)
+def test_cpython_messages_keep_every_invariant(path):
+    for max_chars in (300, 2048):
+        cs = chunk_document(load_document(path), "email", {"max_chars": max_chars})
+        check(cs, max_chars=max_chars)
+        assert not any(BASE64_BLOCK.search(c.text) for c in cs.chunks)  # attachments are gaps, not chunk text
 
 
 @pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])

@@ -6,7 +6,7 @@ names no parent joins the latest earlier message with the same normalised subjec
 missing message, or share a reply subject with no original) are siblings under one
 placeholder root for it, rather than a chain of one another. Each message keeps
 the character range of its raw text in the document, "From " separator line
-included.
+included, and the ranges of its attachments (binary or attached parts) in it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,23 @@ from .errors import DocumentError
 FOLDER_SEPARATOR = "From chunktui-eml-folder "  # + relative path: one line before each file
 _HEADER_LINE = re.compile(r"^[\x21-\x39\x3b-\x7e]+:")
 _MSGID = re.compile(r"<[^<>\s]+>")
+_BLANK_LINE = re.compile(r"\n\r?\n")
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|fw|fwd|aw|sv|vs|antw)\s*(?:\[\d+\])?\s*:\s*|\[[^\]]{1,40}\]\s*)+", re.I)
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A part that is not text to read (an image, a PDF, an attached file), where it is in the document."""
+
+    start: int  # its boundary line (with the line break before it), headers and encoded body
+    end: int
+    filename: str | None
+    content_type: str
+    size: int  # bytes once decoded
+
+    def describe(self) -> dict:
+        return {"filename": self.filename, "content_type": self.content_type, "size": self.size,
+                "start": self.start, "end": self.end}
 
 
 @dataclass
@@ -48,7 +64,13 @@ class Message:
     threaded_by: str = "root"  # in-reply-to | references | subject | missing-parent | root
     has_headers: bool = True  # any mail header at all: none in any message means the file is not mail
     missing: tuple[str, ...] = ()  # of From, To, Subject, Date: the ones this message lacks
+    attachments: list[Attachment] = field(default_factory=list)  # in file order
     placeholder: bool = False  # the missing first message of a thread, in no file range
+
+    @property
+    def core_end(self) -> int:
+        """Where the message's readable text ends in the file: at its first attachment, else its end."""
+        return self.attachments[0].start if self.attachments else self.end
 
     @property
     def participants(self) -> list[str]:
@@ -106,8 +128,12 @@ def _addresses(msg, *names) -> list[str]:
     return out
 
 
+def _body_part(msg):
+    return msg.get_body(preferencelist=("plain", "html")) if msg.is_multipart() else msg
+
+
 def _body(msg, mbox: bool) -> str:
-    part = msg.get_body(preferencelist=("plain", "html")) if msg.is_multipart() else msg
+    part = _body_part(msg)
     try:
         body = part.get_content() if part is not None else ""
     except (LookupError, ValueError, AssertionError):
@@ -135,6 +161,57 @@ _MAIL_HEADERS = ("From", "To", "Cc", "Bcc", "Sender", "Reply-To", "Subject", "Da
 _EXPECTED = ("From", "To", "Subject", "Date")  # what a reader of the thread needs; RFC 5322 requires From, Date
 
 
+def _body_start(text: str, start: int, end: int) -> int:
+    """Where the body of the entity text[start:end] begins: after the blank line closing its headers."""
+    if text.startswith("\n", start) or text.startswith("\r\n", start):
+        return text.index("\n", start) + 1  # no headers at all
+    m = _BLANK_LINE.search(text, start, end)
+    return m.end() if m else end
+
+
+def _attachments(msg, text: str, start: int, end: int) -> list[Attachment]:
+    """The attachments of the parsed message `msg`, whose raw text is text[start:end], in file order.
+
+    An attachment is a part other than the body that is attached (Content-Disposition)
+    or not text at all (image, application, audio, video). Parts are found between the
+    boundary lines of each multipart; where they do not match what the parser read,
+    that multipart's attachments are not located (its text stays in the chunk).
+    """
+    out: list[Attachment] = []
+    _walk_parts(msg, _body_part(msg), text, start, end, out)
+    return out
+
+
+def _walk_parts(part, body, text: str, start: int, end: int, out: list[Attachment]) -> None:
+    """Add the attachments below the multipart `part` (raw text text[start:end]) to `out`; `body` is
+    the part read as the message's text, never an attachment."""
+    boundary = part.get_boundary() if part.is_multipart() else None
+    if not boundary or part.get_content_maintype() != "multipart":
+        return
+    delimiter = re.compile(r"^--" + re.escape(boundary) + r"(--)?[ \t]*\r?$", re.M)
+    pieces, body_start, opening = [], None, 0  # (opening delimiter's line break, body start, end) per part
+    for m in delimiter.finditer(text, _body_start(text, start, end), end):
+        # the line break before a delimiter belongs to it (RFC 2046)
+        line_break = m.start() - 1 - (text[m.start() - 2:m.start() - 1] == "\r") if m.start() > start else m.start()
+        if body_start is not None:
+            pieces.append((opening, body_start, max(body_start, line_break)))
+        if m.group(1):
+            break
+        body_start, opening = min(m.end() + 1, end), line_break
+    subparts = part.get_payload()
+    if not isinstance(subparts, list) or len(pieces) != len(subparts):
+        return
+    for (opening, a, b), sub in zip(pieces, subparts):
+        if sub.get_content_maintype() == "multipart":
+            _walk_parts(sub, body, text, a, b, out)
+        elif sub is not body and (sub.is_attachment() or sub.get_content_maintype() not in ("text", "message")):
+            try:
+                size = len(sub.get_payload(decode=True) or b"")
+            except (AssertionError, LookupError, ValueError):
+                size = 0
+            out.append(Attachment(opening, b, sub.get_filename(), sub.get_content_type(), size))
+
+
 def parse_messages(doc: Document) -> list[Message]:
     """Every message of the document, in file order, with its raw character range."""
     text = doc.text
@@ -149,7 +226,8 @@ def parse_messages(doc: Document) -> list[Message]:
         if not raw[header_from:].strip():
             continue
         # parsed as bytes: for a str the email package mis-decodes 8-bit bodies
-        data = raw[header_from:].lstrip("\ufeff").encode("utf-8", "surrogateescape")
+        bom = len(raw) - header_from - len(raw[header_from:].lstrip("\ufeff"))
+        data = raw[header_from + bom:].encode("utf-8", "surrogateescape")
         msg = email.message_from_bytes(data, policy=email.policy.default)
         ids = _MSGID.findall(str(msg.get("Message-ID", "")))
         reply = _MSGID.findall(str(msg.get("In-Reply-To", "")))
@@ -167,6 +245,7 @@ def parse_messages(doc: Document) -> list[Message]:
             source_file=source,
             has_headers=any(h in msg for h in _MAIL_HEADERS),
             missing=tuple(h for h in _EXPECTED if h not in msg),
+            attachments=_attachments(msg, text, start + header_from + bom, end),
         ))
     return out
 

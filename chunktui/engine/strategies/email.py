@@ -17,9 +17,12 @@ with `fold_quotes`); its span is the window's messages in the file when they are
 contiguous there, else its new (non-overlap) messages when those are, else the
 longest contiguous run of its new messages. A new message left outside every span
 that way is a declared gap naming the chunk that carries it; metadata
-`message_spans` lists the (start, end) of every message in the window. Transport
-headers (Received, DKIM-Signature, ARC-*, ...) that a body quotes, as bounces do, are
-left out of the context_text.
+`message_spans` lists the (start, end) of every message in the window. Attachments
+are not chunk text: a span ends where its last message's first attachment begins,
+each attachment is a gap with the reason "attachment" and is listed in the metadata
+(`attachments`: filename, content type, decoded size, range). Transport headers
+(Received, DKIM-Signature, ARC-*, ...) that a body quotes, as bounces do, are left out
+of the context_text.
 """
 
 from __future__ import annotations
@@ -94,6 +97,9 @@ def render(m, fold: bool) -> str:
     if m.date:
         head.append(f"Date: {m.date.isoformat()}")
     head.append(f"Subject: {m.subject}")
+    if m.attachments:
+        head.append("Attachments: " + ", ".join(f"{a.filename or '(no name)'} ({a.content_type}, {a.size:,} bytes)"
+                                                for a in m.attachments))
     body = drop_transport_headers(m.body)
     body = fold_quotes(body) if fold else body
     return "\n".join(head) + "\n\n" + body.strip("\n")
@@ -137,10 +143,10 @@ def windows(sizes: list[int], max_emails: int, max_chars: int, overlap: int):
 
 
 def _runs(msgs):
-    """Maximal runs of messages adjacent in the file."""
+    """Maximal runs of messages adjacent in the file; an attachment ends a run (it is no chunk's text)."""
     runs = []
     for m in sorted(msgs, key=lambda m: m.index):
-        if runs and runs[-1][-1].index == m.index - 1:
+        if runs and runs[-1][-1].index == m.index - 1 and not runs[-1][-1].attachments:
             runs[-1].append(m)
         else:
             runs.append([m])
@@ -176,13 +182,13 @@ def run(doc, params, ctx) -> Proposal:
         for seg, fork in branches(root):
             seg = [m for m in seg if not m.placeholder]  # a missing first message: its replies are the thread
             rendered = [render(m, fold) for m in seg]
-            sizes = [max(len(r), m.end - m.start) for r, m in zip(rendered, seg)]
+            sizes = [max(len(r), m.core_end - m.start) for r, m in zip(rendered, seg)]
             prev = None
             for start, first_new, end in windows(sizes, max_emails, max_chars, overlap):
                 window, new = seg[start:end], seg[first_new:end]
                 text = _SEP.join(rendered[start:end])
                 run_, kind = _span_of(window, new)
-                d = {"window": window, "new": new, "text": text, "span": (run_[0].start, run_[-1].end),
+                d = {"window": window, "new": new, "text": text, "span": (run_[0].start, run_[-1].core_end),
                      "span_kind": kind, "root": root, "subject": subject, "prev": prev, "fork": fork,
                      "children": [], "parent": None, "covered": {m.index for m in run_}}
                 if prev is not None:
@@ -224,6 +230,9 @@ def run(doc, params, ctx) -> Proposal:
             meta["threaded_by_subject"] = by_subject
         if d["root"].placeholder:
             meta["root_missing"] = True
+        attachments = [{"message_id": m.message_id, **a.describe()} for m in window for a in m.attachments]
+        if attachments:
+            meta["attachments"] = attachments
         if max(len(d["text"]), d["span"][1] - d["span"][0]) > max_chars:  # only a window of one message can be
             meta["oversized"] = True
         first = d["new"][0]
@@ -231,7 +240,9 @@ def run(doc, params, ctx) -> Proposal:
         spans.append(Span(d["span"][0], d["span"][1], "message", label, meta, context_text=d["text"]))
         for m in d["new"]:
             if m.index not in d["covered"]:
-                gaps.append((m.start, m.end, f"email: in the context_text of {d['id']} (not contiguous in the file)"))
+                gaps += _message_gaps(m, f"email: in the context_text of {d['id']} (not contiguous in the file)")
+            elif m.attachments:
+                gaps += _message_gaps(m)
     notes = [f"email: {_n(len(messages), 'message')} in {_n(len(roots), 'thread')}, {_n(len(drafts), 'window')}"]
     forks = sum(1 for d in drafts if d["fork"] is not None and d["prev"] is None and d["parent"] is not None)
     if forks:
@@ -242,6 +253,24 @@ def run(doc, params, ctx) -> Proposal:
         notes.append(f"email: {_n(missing, 'thread')} whose first message is not in the input: "
                      "its replies are siblings under a placeholder")
     return Proposal(spans, gaps=gaps, notes=notes, warnings=warnings)
+
+
+def _message_gaps(m, uncovered: str | None = None) -> list[tuple[int, int, str]]:
+    """The gaps of message `m`: each attachment with the reason "attachment", the MIME text after
+    the first one as the rest of the message, and its text before it, when no chunk spans the
+    message, with the reason `uncovered`."""
+    rest = f"email: rest of {m.message_id} after its attachment"
+    out = [(m.start, m.core_end, uncovered)] if uncovered and m.core_end > m.start else []
+    pos = m.core_end
+    for a in m.attachments:
+        if a.start > pos:
+            out.append((pos, a.start, rest))
+        if a.end > a.start:
+            out.append((a.start, a.end, "attachment"))
+        pos = max(pos, a.end)
+    if m.end > pos:
+        out.append((pos, m.end, rest))
+    return out
 
 
 def _n(count: int, noun: str) -> str:
