@@ -274,6 +274,7 @@ def test_transport_headers_quoted_by_a_bounce_stay_out_of_the_context_text(path)
     assert not re.search(r"^\s+by\s", context, re.M)  # nor their folded lines
     if path.name == "exim_bounce.eml":  # the returned message's own fields and body stay, prose too
         assert "Subject: Invoice 2025-017" in context and "Received: the signed contract, thanks." in context
+        assert "\n\nReceived: 3 of the 4 boxes.\n" in context  # a paragraph of one line is no header block
         assert "The following address(es) failed:" in context
 
 

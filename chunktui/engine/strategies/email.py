@@ -70,13 +70,14 @@ def fold_quotes(body: str) -> str:
 
 def drop_transport_headers(body: str) -> str:
     """The body without the transport fields of the header blocks it quotes (a bounce's returned
-    headers, a forwarded message's). Only a paragraph made of header fields is one; prose that
-    happens to start with "Received:" is left alone."""
+    headers, a forwarded message's). Only a paragraph of two or more header fields and nothing
+    else is one; prose that happens to start with "Received:" is left alone."""
     paragraphs = body.split("\n\n")
     out = []
     for para in paragraphs:
         lines = para.split("\n")
-        if not (_FIELD.match(lines[0]) and all(_FIELD.match(ln) or ln[:1] in (" ", "\t") for ln in lines)):
+        fields = sum(1 for ln in lines if _FIELD.match(ln))
+        if fields < 2 or not all(_FIELD.match(ln) or ln[:1] in (" ", "\t") for ln in lines):
             out.append(para)
             continue
         kept, dropping = [], False
