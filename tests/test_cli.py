@@ -430,8 +430,8 @@ def test_chunks_over_the_budget_are_reported_once_per_run(work):
 
 
 def test_the_plan_names_a_one_line_gap_as_a_line(work):
-    Path("t.csv").write_text("a,b\n" + "".join(f"{i},x\n" for i in range(4)))
-    code, out, _ = run("chunk", "t.csv", "-s", "data", "--rows", "2", "--dry-run")
+    Path("t.csv").write_text("a,b\n" + "".join(f"{i},x\n" for i in range(5)))
+    code, out, _ = run("chunk", "t.csv", "-s", "data", "--rows", "3", "--dry-run")
     assert code == 0
     assert re.search(r"gaps\s+2 \(8 chars\): line 3 \(sampled out, 4 chars\); line 5 \(", out), out
 

@@ -7,6 +7,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from click.testing import CliRunner
+
+from chunktui.cli import cli
 from chunktui.engine import ChunkingError, Document, chunk_document, get_strategy, load_document
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
@@ -20,6 +23,18 @@ def reference_rows(path: Path, delimiter: str) -> list[list[str]]:
 
 def rows_in(text: str, delimiter: str) -> list[list[str]]:
     return [r for r in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter) if r]
+
+
+def assert_evenly_spaced(numbers: list[int], total: int, wanted: int) -> None:
+    """Row numbers (1-based) of a sample: as many as asked (or all), the first and the last row
+    among them, and neighbours apart by steps that differ by at most one row."""
+    assert len(numbers) == min(wanted, total)
+    if total <= wanted:
+        assert numbers == list(range(1, total + 1))
+        return
+    assert numbers[0] == 1 and (wanted == 1 or numbers[-1] == total)
+    steps = [b - a for a, b in zip(numbers, numbers[1:])]
+    assert all(s >= 1 for s in steps) and max(steps, default=1) - min(steps, default=1) <= 1
 
 
 def check_offsets(cs):
@@ -37,10 +52,8 @@ def test_data_samples_header_and_evenly_spaced_rows(name, delimiter):
     check_offsets(cs)
     assert rows_in(cs.chunks[0].text, delimiter) == [header]
     assert cs.chunks[0].metadata["columns"] == header
-    step = max(1, len(rows) // 20)
-    want = list(range(1, len(rows) + 1, step))[:20]
     got = [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]]
-    assert got == want
+    assert_evenly_spaced(got, len(rows), 20)
     for chunk in cs.chunks[1:]:
         assert rows_in(chunk.text, delimiter) == [rows[n - 1] for n in chunk.metadata["row_numbers"]]
         assert chunk.context_text == cs.chunks[0].text + chunk.text
@@ -50,6 +63,20 @@ def test_data_samples_header_and_evenly_spaced_rows(name, delimiter):
     covered = sum(c.chars for c in cs.chunks) + sum(g.chars for g in cs.gaps)
     assert covered == len(cs.document.text)
     assert get_strategy("data").covering is False
+
+
+def test_a_sample_reaches_the_last_rows_of_the_table():
+    """debian.csv (distro-info): 22 releases; 20 sampled with a fixed step of 1 stopped at Duke and
+    left out the last two rows, Sid and Experimental; evenly spaced, the sample ends at the last."""
+    path = FIXTURES / "debian.csv"
+    rows = reference_rows(path, ",")[1:]
+    cs = chunk_document(load_document(path), "data", {"rows": 20})
+    check_offsets(cs)
+    numbers = [n for c in cs.chunks[1:] for n in c.metadata["row_numbers"]]
+    assert_evenly_spaced(numbers, len(rows), 20)
+    sampled = [r for c in cs.chunks[1:] for r in rows_in(c.text, ",")]
+    assert (sampled[0][1], sampled[-1][1]) == ("Buzz", "Experimental")
+    assert len(cs.gaps) == 2 and {g.reason for g in cs.gaps} == {"sampled out"}
 
 
 def test_data_keeps_a_quoted_field_with_newlines_in_one_row():
@@ -122,8 +149,7 @@ def test_generated_tables_round_trip(table, size, max_chars, sample):
     check_offsets(data_cs)
     numbers = [n for c in data_cs.chunks[1:] for n in c.metadata["row_numbers"]]
     total = len(expected) - 1
-    assert len(numbers) == min(sample, total)
-    assert numbers == [1 + i * max(1, total // sample) for i in range(len(numbers))]
+    assert_evenly_spaced(numbers, total, sample)
     for c in data_cs.chunks[1:]:
         assert rows_in(c.text, ",") == [expected[n] for n in c.metadata["row_numbers"]]
 
@@ -131,7 +157,8 @@ def test_generated_tables_round_trip(table, size, max_chars, sample):
 @pytest.mark.parametrize("strategy", ["data", "data-rows"])
 def test_a_markdown_file_read_as_a_table_is_warned_about(strategy):
     cs = chunk_document(load_document(SAMPLES / "guide.md"), strategy)
-    assert any(w.startswith("does not look like CSV/TSV: no delimiter found") for w in cs.warnings)
+    assert any(w.startswith(f"{cs.document.path}: does not look like CSV/TSV: no delimiter found")
+               for w in cs.warnings), cs.warnings
 
 
 @pytest.mark.parametrize("strategy", ["data", "data-rows"])
@@ -141,10 +168,30 @@ def test_real_tables_get_no_shape_warning(strategy, name):
     assert not [w for w in cs.warnings if "CSV/TSV" in w]
 
 
-def test_rows_that_disagree_with_the_header_are_warned_about():
-    text = "a,b,c\n" + "1,2,3\n" * 5 + "1,2\n" * 5
+def test_rows_with_more_fields_than_the_header_are_warned_about():
+    text = "date,amount\n" + "2025-01-02,12.50\n" * 5 + "Paid on 2025-01-03, late, by card\n" * 5
     cs = chunk_document(Document.from_text(text, path="ragged.csv"), "data-rows")
-    assert "does not look like CSV/TSV: 5 of 10 rows do not have the header's 3 fields" in cs.warnings
+    assert "ragged.csv: does not look like CSV/TSV: 5 of 10 rows have more than the header's 2 fields" in cs.warnings
+
+
+@pytest.mark.parametrize("strategy", ["data", "data-rows"])
+def test_rows_that_leave_out_trailing_empty_fields_are_still_csv(strategy):
+    """debian.csv: 15 of 22 releases have no eol-lts or eol-elts date yet, and their rows stop
+    before those columns, as CSV writers do: that is a table, not prose read as one."""
+    cs = chunk_document(load_document(FIXTURES / "debian.csv"), strategy)
+    assert cs.warnings == []
+
+
+def test_a_shape_warning_in_a_folder_run_names_its_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    Path("tables").mkdir()
+    Path("tables/prices.csv").write_text("item,price\n" + "tea,2\n" * 6)
+    Path("tables/notes.csv").write_text("Notes from the meeting\n" + "We agreed to meet again\n" * 6)
+    result = CliRunner().invoke(cli, ["chunk", "tables", "-s", "data-rows", "-o", "out"])
+    assert result.exit_code == 0, result.output
+    warnings = [ln for ln in result.stderr.splitlines() if "CSV/TSV" in ln]
+    assert len(warnings) == 1 and warnings[0].startswith("chunktui: warning: ")
+    assert "notes.csv: does not look like CSV/TSV: no delimiter found" in warnings[0], warnings
 
 
 def test_a_csv_error_names_the_path_as_given():

@@ -1,5 +1,7 @@
 """`email`: threads from the reply graph, sliding windows, forks compacted, offsets exact."""
 
+import email
+import email.policy
 import re
 from pathlib import Path
 
@@ -7,10 +9,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import ChunkingError, Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.mail import is_email_folder, load_email_folder, thread_outline
+from chunktui.engine.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
-FOLDER = Path(__file__).parent / "fixtures" / "eml_folder"
+FIXTURES = Path(__file__).parent / "fixtures"
+FOLDER = FIXTURES / "eml_folder"
+CPYTHON = FIXTURES / "cpython_email"  # messages of CPython's Lib/test/test_email/data
+BASE64_BLOCK = re.compile(r"(?:^[A-Za-z0-9+/=]{60,}\r?\n){3,}", re.M)
 
 
 def check(cs, max_emails=10, max_chars=2048):
@@ -23,7 +28,8 @@ def check(cs, max_emails=10, max_chars=2048):
         meta = c.metadata
         assert text[c.start:c.end] == c.text and meta["chunk_id"] == c.id
         assert meta["email_count"] == len(meta["message_ids"]) <= max_emails
-        assert len(c.context_text) <= max_chars or (meta["oversized"] and meta["email_count"] == 1)
+        over = max(len(c.text), len(c.context_text)) > max_chars  # the file's text or the rendered one
+        assert bool(meta.get("oversized")) == over and (not over or meta["email_count"] == 1), (c.id, len(c.text))
         assert meta["message_ids"][-len(meta["new_message_ids"]):] == meta["new_message_ids"]
         if meta["parent_chunk_id"]:
             assert c.id in by_id[meta["parent_chunk_id"]].metadata["child_chunk_ids"]
@@ -31,7 +37,13 @@ def check(cs, max_emails=10, max_chars=2048):
             assert by_id[child].metadata["parent_chunk_id"] == c.id
         for (s, e), mid in zip(meta["message_spans"], meta["message_ids"]):
             assert mid.lower() in text[s:e].lower() or mid.startswith("<chunktui-")
+    attachments = {(a["start"], a["end"]) for c in cs.chunks for a in c.metadata.get("attachments", ())}
     for g in cs.gaps:
+        if g.reason == "attachment":
+            assert (g.start, g.end) in attachments
+            continue
+        if g.reason.startswith("email: rest of "):
+            continue
         owner = re.match(r"email: in the context_text of (chunk-\d{4}) ", g.reason).group(1)
         ids = by_id[owner].metadata["new_message_ids"]
         assert any(i in text[g.start:g.end].lower() for i in ids)
@@ -187,6 +199,129 @@ def test_generated_mboxes_keep_every_invariant(text, max_emails, max_chars, over
     assert all(g.reason.startswith("email: in the context_text of ") for g in cs.gaps)
 
 
+@pytest.mark.parametrize("name", ["msg_18.txt", "msg_37.txt", "msg_38.txt", "msg_39.txt", "msg_40.txt"])
+def test_a_message_with_only_mime_headers_is_read_with_a_warning(name):
+    """CPython's messages with a header block of MIME fields alone (Content-Type, MIME-Version) are
+    mail: they were refused with "no mail headers found"."""
+    doc = load_document(CPYTHON / name)
+    cs = chunk_document(doc, "email")
+    check(cs)
+    assert cs.chunks and cs.chunks[0].start == 0
+    assert cs.warnings == [f"{doc.path}: 1 message has no From, To, Subject or Date header (line 1): "
+                           "read as mail all the same"]
+
+
+def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
+    (tmp_path / "a.eml").write_bytes((FOLDER / "01-kickoff.eml").read_bytes())
+    (tmp_path / "b.eml").write_bytes((CPYTHON / "msg_37.txt").read_bytes())
+    cs = chunk_document(load_email_folder(tmp_path), "email")
+    check(cs)
+    assert cs.warnings == [f"{tmp_path}/b.eml: 1 message has no From, To, Subject or Date header: "
+                           "read as mail all the same"]
+
+
+def gif_size() -> int:
+    """The attached GIF's size in bytes, decoded by the email package itself."""
+    msg = email.message_from_bytes((CPYTHON / "msg_07.txt").read_bytes(), policy=email.policy.default)
+    (part,) = [p for p in msg.walk() if p.get_content_type() == "image/gif"]
+    return len(part.get_payload(decode=True))
+
+
+def test_an_attachment_is_a_gap_listed_in_the_metadata():
+    """CPython's msg_07: a GIF's base64 (4,899 characters with its part's headers) was chunk text."""
+    cs = chunk_document(load_document(CPYTHON / "msg_07.txt"), "email")
+    check(cs)
+    text = cs.document.text
+    (chunk,) = cs.chunks
+    assert chunk.text.rstrip().endswith("This is the dingus fish.")
+    (listed,) = chunk.metadata["attachments"]
+    assert {k: listed[k] for k in ("filename", "content_type", "size")} == \
+        {"filename": "dingusfish.gif", "content_type": "image/gif", "size": gif_size()}
+    (gap,) = [g for g in cs.gaps if g.reason == "attachment"]
+    assert (gap.start, gap.end) == (listed["start"], listed["end"])
+    assert text[gap.start:gap.end].lstrip("\n").startswith("--BOUNDARY\nContent-Type: image/gif")
+    assert BASE64_BLOCK.search(text[gap.start:gap.end])
+    assert "Attachments: dingusfish.gif (image/gif, " in chunk.context_text
+
+
+def test_a_message_after_an_attachment_is_chunked_on_its_own_side_of_the_gap():
+    """An mbox: a message with an image, then a reply: the reply's text is no attachment's."""
+    attached = (CPYTHON / "msg_07.txt").read_text()
+    reply = ("From: Dingus Lovers <cravindogs@cravindogs.com>\nTo: Barry <barry@digicool.com>\n"
+             "Subject: Re: Here is your dingus fish\nDate: Fri, 20 Apr 2001 20:01:00 -0400\n"
+             "Message-ID: <fish-2@cravindogs.com>\nIn-Reply-To: <fish-1@digicool.com>\n\nLovely fish, thanks.\n")
+    text = ("From barry@digicool.com Fri Apr 20 19:35:02 2001\nMessage-ID: <fish-1@digicool.com>\n" + attached
+            + "\nFrom cravindogs@cravindogs.com Fri Apr 20 20:01:00 2001\n" + reply)
+    for max_emails in (1, 10):
+        cs = chunk_document(Document.from_text(text, path="fish.mbox"), "email",
+                            {"max_emails_per_chunk": max_emails, "overlap_emails": 0})
+        check(cs, max_emails=max_emails)
+        assert [g.reason for g in cs.gaps].count("attachment") == 1
+        assert any("Lovely fish, thanks." in c.text for c in cs.chunks)
+        assert not any("R0lGODdh" in c.text for c in cs.chunks)  # the GIF's first base64 characters
+
+
+@pytest.mark.parametrize("path", [CPYTHON / "msg_25.txt", FIXTURES / "exim_bounce.eml"])
+def test_transport_headers_quoted_by_a_bounce_stay_out_of_the_context_text(path):
+    """A bounce quotes the returned message's headers in its text: Received, DKIM-Signature and ARC
+    fields went into the text meant for embedding (msg_25: 19 Received lines)."""
+    cs = chunk_document(load_document(path), "email", {"max_chars": 100_000})
+    check(cs, max_chars=100_000)
+    context = "\n".join(c.context_text for c in cs.chunks)
+    transport = re.compile(r"^(?:Received: from|Return-Path: <|DKIM-Signature: v=|ARC-[\w-]+: i=|X-Received: by)",
+                           re.M | re.I)
+    assert transport.search(cs.document.text) and not transport.search(context)
+    assert not re.search(r"^\s+by\s", context, re.M)  # nor their folded lines
+    if path.name == "exim_bounce.eml":  # the returned message's own fields and body stay, prose too
+        assert "Subject: Invoice 2025-017" in context and "Received: the signed contract, thanks." in context
+        assert "\n\nReceived: 3 of the 4 boxes.\n" in context  # a paragraph of one line is no header block
+        assert "The following address(es) failed:" in context
+
+
+def test_replies_to_a_missing_message_are_siblings_under_one_placeholder():
+    """Ten "Re: Test" replies from ten mail clients, the message they answer not in the mbox (eight name
+    it in In-Reply-To, two do not): they were a ten-deep chain by subject."""
+    doc = load_document(FIXTURES / "re_test_replies.mbox")
+    (root,) = build_threads(parse_messages(doc))
+    assert root.placeholder and root.message_id == "<test-1@example.net>"
+    assert len(root.children) == 10 and all(not m.children for m in root.children)
+    cs = chunk_document(doc, "email")
+    new = check(cs)
+    assert len(new) == 10 and len(cs.chunks) == 10
+    assert {c.metadata["thread_id"] for c in cs.chunks} == {"<test-1@example.net>"}
+    assert all(c.metadata["email_count"] == 1 and c.metadata["root_missing"] for c in cs.chunks)
+    assert all(c.metadata["parent_chunk_id"] is None and not c.metadata["child_chunk_ids"] for c in cs.chunks)
+    assert [c.metadata.get("fork_of") for c in cs.chunks].count("<test-1@example.net>") == 9
+    assert [depth for depth, _ in thread_outline(cs.chunks)] == [0] * 10
+
+
+def test_a_lone_reply_to_a_message_not_in_the_file_keeps_its_window():
+    cs = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
+    (chunk,) = cs.chunks
+    assert chunk.metadata["root_missing"] and chunk.metadata["branch"] == "main"
+    assert chunk.metadata["parent_chunk_id"] is None and "fork_of" not in chunk.metadata
+
+
+@pytest.mark.parametrize("max_chars", [800, 2048])
+def test_every_chunk_over_max_chars_is_flagged(max_chars):
+    """threads.mbox at 2048: chunks of 2,111 and 2,158 characters (two messages each, sized by their
+    rendered text alone) carried no oversized flag, so no ⚠. Windows now fit both measures; only a
+    single message can be over, and it is flagged."""
+    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email", {"max_chars": max_chars})
+    check(cs, max_chars=max_chars)
+    for c in cs.chunks:
+        assert bool(c.metadata.get("oversized")) == (c.chars > max_chars or len(c.context_text) > max_chars)
+        assert c.chars <= max_chars or c.metadata["email_count"] == 1
+
+
+@pytest.mark.parametrize("path", sorted(CPYTHON.glob("*.txt")), ids=lambda p: p.name)
+def test_cpython_messages_keep_every_invariant(path):
+    for max_chars in (300, 2048):
+        cs = chunk_document(load_document(path), "email", {"max_chars": max_chars})
+        check(cs, max_chars=max_chars)
+        assert not any(BASE64_BLOCK.search(c.text) for c in cs.chunks)  # attachments are gaps, not chunk text
+
+
 @pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])
 def test_a_file_without_mail_headers_is_refused(text):
     with pytest.raises(ChunkingError, match=r"^docs/guide.md: no mail headers found: not an mbox or \.eml file$"):
@@ -195,6 +330,6 @@ def test_a_file_without_mail_headers_is_refused(text):
 
 def test_notes_count_in_the_singular_and_the_plural():
     one = chunk_document(load_document(FOLDER / "02-reply.eml"), "email")
-    assert one.notes == ["email: 1 message in 1 thread, 1 window"]
+    assert one.notes[0] == "email: 1 message in 1 thread, 1 window"
     many = chunk_document(load_document(SAMPLES / "threads.mbox"), "email")
     assert re.fullmatch(r"email: \d+ messages in \d+ threads, \d+ windows", many.notes[0])

@@ -1,6 +1,7 @@
 """`log` samples head/middle/tail and declares the rest; `log-records` covers all, never splitting a record."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,20 @@ def test_samples_never_open_inside_a_stack_trace():
         assert starts_a_record(chunk.text)
         assert first <= chunk.start_line and chunk.end_line == last
     assert cs.chunks[2].start_line > wanted[2][1]  # line 328 is inside a traceback: the tail starts after it
+
+
+@pytest.mark.parametrize("head, middle, tail", [(5, 10, 5), (3, 7, 11), (6, 6, 6)])
+def test_samples_of_an_apt_history_log_have_the_lines_asked_for(head, middle, tail):
+    """apt writes a blank line before each history entry; a tail that opened on one moved to the
+    next Start-Date line and lost it (5/10/5 gave a tail of 4 lines)."""
+    doc = load_document(FIXTURES / "apt_history.log")
+    cs = chunk_document(doc, "log", {"head_lines": head, "middle_lines": middle, "tail_lines": tail})
+    check_offsets(cs)
+    assert [c.metadata["section"] for c in cs.chunks] == ["head", "middle", "tail"]
+    assert [c.line_count for c in cs.chunks] == [head, middle, tail]
+    assert cs.chunks[-1].end_line == doc.line_count
+    for c in cs.chunks[1:]:  # each opens on a line of its own or on the blank lines right before one
+        assert re.match(r"\n*[A-Z][\w-]+: ", c.text), c.text[:40]
 
 
 def test_small_log_sections_merge_without_duplicates():

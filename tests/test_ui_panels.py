@@ -58,7 +58,8 @@ async def test_thread_tree_shows_threads_forks_and_follows_the_selection():
                 for c in (fork, holder, cs.chunks[0])}
         assert node[fork.id] > node[holder.id] == node[cs.chunks[0].id]
         first = cs.chunks[0].metadata
-        assert f"{first['email_count']} emails · {len(first['participants'])} participants" in text
+        emails = f"{first['email_count']} email{'s' if first['email_count'] != 1 else ''}"
+        assert f"{emails} · {len(first['participants'])} participants" in text
 
         other = next(c for c in cs.chunks if c.metadata["subject"] == subjects[1])
         await select_with_n(pilot, other.index)

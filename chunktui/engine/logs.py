@@ -57,11 +57,16 @@ def record_starts(doc) -> list[int]:
 
 def next_record_start(doc, pattern: re.Pattern, first: int, last: int) -> int:
     """The first 1-based line in first..last that opens a record (`start_pattern`), searching no
-    further, else `first`; line 1 always opens one."""
+    further, else `first`; line 1 always opens one. Blank lines right before a record are not
+    inside one (apt's history.log writes one before each entry), so a sample may open on them
+    and keep every line it asked for."""
     if first <= 1:
         return first
-    m = pattern.search(doc.text, doc.line_start(first), doc.line_end(last))
-    return doc.line_of(m.start()) if m else first
+    start = doc.line_start(first)
+    m = pattern.search(doc.text, start, doc.line_end(last))
+    if m is None or not doc.text[start:m.start()].strip():
+        return first
+    return doc.line_of(m.start())
 
 
 def timestamp_of(line: str) -> str | None:

@@ -102,24 +102,26 @@ def read_table(doc: Document, ctx=None) -> Table:
     return Table(dialect.delimiter, dialect.quotechar or '"', header, rows, sniffed)
 
 
-def shape_warnings(table: Table) -> list[str]:
-    """Why the rows may not be a table at all, for data and data-rows alike.
+def shape_warnings(table: Table, doc: Document) -> list[str]:
+    """Why the rows may not be a table at all, for data and data-rows alike, each naming the file.
 
-    Not an error: a one-column list is a valid CSV. But a file where no delimiter
-    was found and most rows are one field, or whose rows disagree with the header
-    about the number of fields, is more likely prose or a log read as CSV.
+    Not an error: a one-column list is a valid CSV, and so is a row that leaves out its
+    trailing empty fields (distro-info's debian.csv: releases without end-of-life dates
+    yet). But a file where no delimiter was found and most rows are one field, or whose
+    rows have more fields than the header, is more likely prose or a log read as CSV.
     """
     if table.header is None:
         return []
     rows = [table.header, *table.rows]
     width = len(table.header.fields)
     single = sum(len(r.fields) == 1 for r in rows)
-    ragged = sum(len(r.fields) != width for r in table.rows)
+    longer = sum(len(r.fields) > width for r in table.rows)
+    where = doc.path or doc.name
     out = []
     if not table.sniffed and table.delimiter != "\t" and single * 2 > len(rows):
-        out.append(f"does not look like CSV/TSV: no delimiter found and {single} of {len(rows)} rows "
+        out.append(f"{where}: does not look like CSV/TSV: no delimiter found and {single} of {len(rows)} rows "
                    "are a single field (read as one column)")
-    if ragged * 10 > len(table.rows):  # more than one row in ten
-        out.append(f"does not look like CSV/TSV: {ragged} of {len(table.rows)} rows do not have the "
+    if longer * 10 > len(table.rows):  # more than one row in ten
+        out.append(f"{where}: does not look like CSV/TSV: {longer} of {len(table.rows)} rows have more than the "
                    f"header's {width} field{'s' if width != 1 else ''}")
     return out

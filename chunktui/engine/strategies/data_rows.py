@@ -52,7 +52,7 @@ def run(doc, params, ctx) -> Proposal:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))
     return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"],
-                    warnings=shape_warnings(table))
+                    warnings=shape_warnings(table, doc))
 
 
 def _max_size(p):
