@@ -26,7 +26,7 @@ from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, 
 from ..engine.tokens import DEFAULT_TOKENIZER
 from .commands import ChunktuiCommands
 from .gc_pacing import GCPacer
-from .samples import demo_files, find_sample_docs
+from .samples import demo_files, demo_params, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
 from .widgets.chunk_table import ChunkTable
 from .widgets.controls import ControlsPane
@@ -754,12 +754,13 @@ class ChunktuiApp(QualityMixin, App):
             sample = self._demo_sample_for(strategy.kinds)
             if sample is not None:
                 self._remembered[current] = self.controls.raw_values
-                await self.open_document(load_document(sample), strategy=name)
-                self._demo_banner()
+                await self._demo_step(load_document(sample), name)
                 return
+        if self.demo and self.doc is not None:
+            self._remembered[current] = self.controls.raw_values
+            await self._demo_step(self.doc, name)
+            return
         await self.action_strategy(name)
-        if self.demo:
-            self._demo_banner()
 
     def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
         from ..engine import detect_kind
@@ -778,7 +779,11 @@ class ChunktuiApp(QualityMixin, App):
             return
         first = next(s for s in all_strategies() if s.name != "auto")  # the tour starts at 1/N
         sample = (self._demo_sample_for(first.kinds) if first.kinds else None) or demo_files(self.demo_dir)[0]
-        await self.open_document(load_document(sample), strategy=first.name)
+        await self._demo_step(load_document(sample), first.name)
+
+    async def _demo_step(self, doc: Document, name: str) -> None:
+        """Open a demo step with parameters that show its strategy cutting the sample."""
+        await self.open_document(doc, strategy=name, params=demo_params(doc, name))
         self._demo_banner()
 
     def _demo_banner(self) -> None:
