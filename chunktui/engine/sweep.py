@@ -248,18 +248,23 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
                       queries, retrieve_tokens))
+        cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
             pending = set(futures)
             while pending:
-                check()
+                if is_cancelled is not None and is_cancelled():
+                    cancelled = True
+                    raise Cancelled()
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done:
                     finished(futures[fut], fut.result())
         except BrokenProcessPool:
             pass  # workers could not start (e.g. no importable __main__): finish in-process
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # cancelled (Escape in the app): return now; the cells already running finish in
+            # their processes, which then exit, instead of holding the caller until they do
+            pool.shutdown(wait=not cancelled, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
         _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)  # in-process: the caller's Document, its line index and scans
