@@ -6,13 +6,37 @@ keeps the offset invariant; never a traceback, a hang or memory without bound.
 
 from __future__ import annotations
 
-import json
+import os
+import signal
+from pathlib import Path
 
 import pytest
 
-from chunktui.engine import chunk_document, load_document
-from test_bad_inputs import assert_clean_error, invoke, work  # noqa: F401 (work is a fixture)
+import test_bad_inputs as catalogue
+from chunktui.engine import all_strategies, chunk_document, get_strategy, load_document
+from chunktui.engine.errors import DocumentError, ParamError
+from chunktui.formats.profiles import load_profile, save_profile
+from chunktui.formats.store import load_chunkset, save_chunkset
+from test_bad_inputs import assert_clean_error, invoke
 from test_properties import check_invariants
+
+work = catalogue.work  # the catalogue's fixture: a fresh working folder, checked for YAML-run commands
+
+
+class Hung(BaseException):
+    """Not an OSError (as TimeoutError is), so no `except OSError` in the code under test takes it."""
+
+
+@pytest.fixture
+def no_hang():
+    """A FIFO read blocks forever: fail the test after 30 s instead of hanging the run."""
+    def timed_out(signum, frame):
+        raise Hung("blocked reading a special file")
+    old = signal.signal(signal.SIGALRM, timed_out)
+    signal.alarm(30)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)
 
 
 # --------------------------------------------------------------------------- deep nesting
@@ -38,3 +62,146 @@ def test_jsonl_nested_past_the_recursion_limit_is_chunked(depth, work):
     assert meta["ts_start"] == "2024-05-01T10:00:00Z" and meta["ts_end"] == "2024-05-01T10:00:03Z"
     code, out, err = invoke("chunk", path, "-o", work / "out")
     assert code == 0 and "Traceback" not in out + err, err
+
+
+# --------------------------------------------------------------------------- special files
+
+
+def special_files(work: Path) -> dict[str, Path]:
+    fifo = work / "notes.yaml"
+    os.mkfifo(fifo)
+    return {"fifo": fifo, "dev-zero": Path("/dev/zero"), "folder": work}
+
+
+def roles(doc: Path, good: Path, out: Path) -> dict:
+    """Every command and option that reads a path, with that path as `{}`."""
+    return {
+        "chunk FILE": ("chunk", "{}", "-o", out),
+        "chunk --profile": ("chunk", doc, "--profile", "{}", "-o", out),
+        "chunk --facts": ("chunk", doc, "--facts", "{}", "-o", out),
+        "chunk --dry-run --facts": ("chunk", "--dry-run", doc, "--facts", "{}"),
+        "sweep FILE": ("sweep", "{}", "-s", "lines", "--size", "5,10", "--workers", "1"),
+        "compare FILE": ("compare", "{}", "--a", good, "--b", good),
+        "compare --a": ("compare", doc, "--a", "{}", "--b", good),
+        "compare --b": ("compare", doc, "--a", good, "--b", "{}"),
+        "inspect": ("inspect", "{}"),
+        "open --profile": ("open", doc, "--profile", "{}"),
+    }
+
+
+ROLES = list(roles(Path(), Path(), Path()))
+
+
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "folder"])
+@pytest.mark.parametrize("role", ROLES)
+def test_every_path_read_is_a_regular_file(role, special, work, no_hang, monkeypatch):
+    """A pipe blocked forever and /dev/zero read until the OOM killer came, behind every option but
+    `chunk FILE`; each is now one line naming it, before anything runs or is written."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    doc = work / "doc.md"
+    doc.write_text("# Title\n\nSome text about backups.\n")
+    good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
+    path = special_files(work)[special]
+    args = [path if a == "{}" else a for a in roles(doc, good, work / "out")[role]]
+    code, out, err = invoke(*args)
+    if special == "folder" and role in ("chunk FILE", "inspect"):
+        return  # a folder is a valid input of these two (a folder scan, an export folder)
+    assert_clean_error(code, out, err, path)
+    named = ("not a regular file (a pipe, socket or device)", "is a folder", "expected a chunks.yaml")  # last: by name
+    assert any(problem in err for problem in named), err
+    assert not started and not (work / "out").exists()
+
+
+@pytest.mark.parametrize("role", ["chunk --profile", "chunk --facts", "compare --a", "open --profile"])
+def test_side_files_over_the_small_file_limit_are_refused_unread(role, work, monkeypatch):
+    """A profile or phrases file is at most 1 MB: a 1.5 MB one (a document passed by mistake) is one line."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    doc = work / "doc.md"
+    doc.write_text("# Title\n\nSome text.\n")
+    good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
+    big = work / "big.yaml"
+    big.write_text("strategy: lines\nparams: {size: 5, overlap: 0}\n" + "# padding line of a comment\n" * 54_000)
+    assert big.stat().st_size > 1_000_000  # the stated limit
+    args = [big if a == "{}" else a for a in roles(doc, good, work / "out")[role]]
+    code, out, err = invoke(*args)
+    assert_clean_error(code, out, err, big)
+    assert "1,000,000-byte limit" in err and not started
+
+
+# --------------------------------------------------------------------------- YAML anchors and aliases
+
+
+def laughs(levels: int, name: str = "l") -> str:
+    """"Billion laughs" in flow style: `levels` nested levels of nine aliases, one YAML value."""
+    items = [f"&{name}0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    for i in range(1, levels):
+        items.append(f"&{name}{i} [" + ", ".join([f"*{name}{i - 1}"] * 9) + "]")
+    return "[" + ", ".join(items) + "]"
+
+
+def field_lines(text: str) -> list[int]:
+    """Indexes of the lines holding one `key: value` field (the fields of every mapping, nested too)."""
+    return [i for i, line in enumerate(text.splitlines())
+            if ": " in line and not line.lstrip().startswith(("#", "|")) and not line.endswith(": |")]
+
+
+def with_value(text: str, i: int, value: str) -> str:
+    lines = text.splitlines()
+    key = lines[i][:lines[i].index(": ") + 2]
+    lines[i] = key + value
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture
+def saved(work) -> Path:
+    src = work / "guide.md"
+    src.write_text("# Guide\n\nFirst part.\n\n## More\n\nSecond part.\n")
+    cs = chunk_document(load_document(src), "markdown", {"max_char": 30, "chunk_overlap": 5})
+    assert cs.gaps == [] and len(cs.chunks) >= 2
+    return save_chunkset(cs, work / "chunks.yaml")
+
+
+@pytest.mark.parametrize("form", ["anchor", "laughs"])
+def test_chunks_yaml_refuses_anchors_and_aliases_in_every_field(form, saved):
+    """Each field of a real chunks.yaml in turn holds an anchor (harmless but unneeded) or a
+    four-level billion-laughs value; every one is refused before a value is built, naming its line."""
+    text = saved.read_text()
+    assert load_chunkset(saved).chunkset.chunks  # the file as saved loads
+    fields = field_lines(text)
+    assert len(fields) > 40
+    for i in fields:
+        value = text.splitlines()[i].split(": ", 1)[1]
+        saved.write_text(with_value(text, i, f"&x {value}" if form == "anchor" else laughs(4)))
+        with pytest.raises(DocumentError, match=f"(anchor|alias) .* at line {i + 1}: anchors and aliases"):
+            load_chunkset(saved)
+    code, out, err = invoke("inspect", saved)
+    assert_clean_error(code, out, err, saved)
+
+
+PROFILE_FIELDS = ["strategy", "tokenizer", "params", "size", "overlap", "note"]
+
+
+@pytest.mark.parametrize("field", PROFILE_FIELDS)
+def test_profiles_refuse_aliases_in_every_field(field, work):
+    """Nine levels of nine aliases took 1.8 GB in 40 s once an error message or the app showed the
+    value; a profile has no use for aliases, so any is refused before a value is used. (Four levels
+    here: refused alike, and harmless should the refusal ever go.)"""
+    lines = {"strategy": "strategy: lines", "tokenizer": "tokenizer: cl100k_base",
+             "params": "params:", "size": "  size: 5", "overlap": "  overlap: 0"}
+    if field == "note":
+        lines["note"] = "note: x"  # an unknown key: it used to be reported, value and all
+    key = lines[field].split(":")[0]
+    lines[field] = f"{key}: {laughs(4)}"
+    if field == "params":
+        del lines["size"], lines["overlap"]
+    path = work / "profile.yaml"
+    path.write_text("\n".join(lines.values()) + "\n")
+    with pytest.raises(DocumentError, match="anchor &l0 at line [0-9]+: anchors and aliases are not allowed"):
+        load_profile(path)
+    doc = work / "doc.md"
+    doc.write_text("# T\n\ntext\n")
+    code, out, err = invoke("chunk", doc, "--profile", path, "-o", work / "out")
+    assert_clean_error(code, out, err, path)
+    assert not (work / "out").exists()
