@@ -205,3 +205,92 @@ def test_profiles_refuse_aliases_in_every_field(field, work):
     code, out, err = invoke("chunk", doc, "--profile", path, "-o", work / "out")
     assert_clean_error(code, out, err, path)
     assert not (work / "out").exists()
+
+
+# --------------------------------------------------------------------------- numbers and constraints
+
+NOT_NUMBERS = ["١٢", "1_000", " 12", "12 ", "0x10", "1e3", "12.5", "++1"]
+
+
+def profile_with_size(work: Path, raw: str) -> Path:
+    path = work / "profile.yaml"
+    path.write_text(f"strategy: lines\nparams:\n  size: {raw}\n  overlap: 0\n")
+    return path
+
+
+@pytest.mark.parametrize("raw", NOT_NUMBERS)
+def test_whole_numbers_are_ascii_digits_everywhere(raw, work):
+    """One rule for a flag, a profile, the app's fields and the commands' own numbers: ASCII digits
+    with an optional sign. int() took " 12", "1_000" and "١٢" (and YAML took 1_000 and 0x10)."""
+    doc = work / "doc.md"
+    doc.write_text("# T\n\n" + "line\n" * 30)
+    with pytest.raises(ParamError, match="--size: expected a whole number"):  # the app's controls and the API
+        get_strategy("lines").validate({"size": raw, "overlap": 0})
+    for args, flag in ((("chunk", doc, "-s", "lines", "--size", raw, "-o", work / "out"), "--size"),
+                       (("chunk", doc, "--budget", raw, "-o", work / "out"), "--budget"),
+                       (("sweep", doc, "-s", "lines", "--size", raw, "--workers", "1"), "--size"),
+                       (("sweep", doc, "-s", "lines", "--workers", raw), "--workers"),
+                       (("sweep", doc, "-s", "lines", "--min-tokens", raw), "--min-tokens")):
+        code, out, err = invoke(*args)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and flag in err, (args, err)
+        assert "Traceback" not in out + err and not (work / "out").exists()
+    quoted = profile_with_size(work, f'"{raw}"')
+    with pytest.raises(DocumentError, match="--size: expected a whole number"):
+        load_profile(quoted)
+    if raw == raw.strip():  # as YAML reads it unquoted (where spaces around a value are syntax)
+        with pytest.raises(DocumentError, match="--size: expected a whole number"):
+            load_profile(profile_with_size(work, raw))
+
+
+def test_signs_and_leading_zeros_are_numbers(work):
+    """The other side of the rule: `+12` and `012` are 12 (YAML 1.1 read 012 as octal 10)."""
+    for raw in ("+12", "012", "12"):
+        assert get_strategy("lines").validate({"size": raw, "overlap": 0})["size"] == 12
+        assert load_profile(profile_with_size(work, raw)).params["size"] == 12
+    with pytest.raises(DocumentError, match="--size: must be at least 1, got -3"):
+        load_profile(profile_with_size(work, "-3"))
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "prose"])
+def test_a_minimum_above_its_maximum_is_accepted_alike(strategy, work):
+    """markdown took --min-char above --max-char and prose refused --min-tokens above --max-tokens;
+    both now pack whatever fits under the maximum, from flags and from a profile alike."""
+    doc = work / "guide.md"
+    doc.write_text("".join(f"## Part {i}\n\n" + "word " * 30 + "\n\n" for i in range(12)))
+    flags = {"markdown": ("--min-char", "900", "--max-char", "300"),
+             "prose": ("--min-tokens", "900", "--max-tokens", "60")}[strategy]
+    code, out, err = invoke("chunk", doc, "-s", strategy, *flags, "-o", work / "out")
+    assert code == 0 and not err.strip(), err
+    params = dict(zip([f[2:].replace("-", "_") for f in flags[::2]], map(int, flags[1::2])))
+    profile = save_profile(work / "p.yaml", strategy, params)
+    cs = chunk_document(load_document(doc), strategy, load_profile(profile).params)
+    check_invariants(cs)
+    unit, limit = get_strategy(strategy).max_size(cs.params)
+    assert all((c.chars if unit == "chars" else c.tokens) <= limit for c in cs.chunks) and len(cs.chunks) > 2
+
+
+CONSTRAINED = [(s.name, o) for s in all_strategies() for o in s.constraints]
+
+
+@pytest.mark.parametrize(("strategy", "order"), CONSTRAINED, ids=[f"{s}:{o.low}<{o.high}" for s, o in CONSTRAINED])
+def test_an_overlap_not_below_its_size_is_refused_by_every_entry_point(strategy, order, work):
+    strat = get_strategy(strategy)
+    size = int(strat.param(order.high).min or 1) + 9
+    params = {**strat.defaults(), order.high: size, order.low: size}
+    with pytest.raises(ParamError, match=f"must be smaller than {order.high} \\({size}\\), got {size}") as err:
+        strat.validate(params)
+    assert err.value.name == order.low
+    doc = work / "doc.md"
+    doc.write_text("# T\n\ntext\n")
+    flags = [x for k in (order.low, order.high) for x in ("--" + k.replace("_", "-"), str(size))]
+    code, out, err = invoke("chunk", doc, "-s", strategy, *flags, "-o", work / "out")
+    assert_clean_error(code, out, err, Path("--" + order.low.replace("_", "-")))
+    with pytest.raises(DocumentError, match=f"must be smaller than {order.high}"):
+        load_profile(profile_of(work, strategy, {order.low: size, order.high: size}))
+
+
+def profile_of(work: Path, strategy: str, params: dict) -> Path:
+    path = work / "p.yaml"
+    path.write_text(f"strategy: {strategy}\nparams:\n" + "".join(f"  {k}: {v}\n" for k, v in params.items()))
+    return path
+

@@ -18,7 +18,7 @@ from .documents import Document
 from .errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
 from .run import chunk_document
-from .strategies import get_strategy
+from .strategies import get_strategy, parse_int
 from .tokens import DEFAULT_TOKENIZER
 
 DEFAULT_WORKERS = 2
@@ -69,11 +69,14 @@ class SweepResult:
 
 
 def parse_range(spec: str, name: str = "size") -> list[int]:
-    """`200:2000:200` (inclusive), `200,400,800`, or a single number -> sorted unique ints."""
-    spec = str(spec).strip()
+    """`200:2000:200` (inclusive), `200,400,800`, or a single number -> sorted unique ints.
+
+    Numbers are ASCII digits with an optional sign, as every parameter takes them.
+    """
+    spec = str(spec)
     try:
         if ":" in spec:
-            parts = [int(p) for p in spec.split(":")]
+            parts = [parse_int(p) for p in spec.split(":")]
             if len(parts) not in (2, 3):
                 raise ValueError
             lo, hi = parts[0], parts[1]
@@ -82,7 +85,7 @@ def parse_range(spec: str, name: str = "size") -> list[int]:
                 raise ParamError(name, f"range {spec!r} needs start <= stop and a positive step")
             values = list(range(lo, hi + 1, step))
         else:
-            values = [int(p) for p in spec.split(",") if p.strip()]
+            values = [parse_int(p) for p in spec.split(",") if p]
     except ValueError:
         raise ParamError(name, f"expected START:STOP[:STEP] or comma-separated whole numbers, got {spec!r}") from None
     if not values:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import yaml
 
 from chunktui.engine.documents import read_file_bytes
@@ -10,6 +12,21 @@ from chunktui.engine.errors import DocumentError
 # The pure-Python emitter on purpose: libyaml's escapes every emoji and so
 # double-quotes whole chunks; loading uses libyaml for speed when present.
 _SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_INT_TAG = "tag:yaml.org,2002:int"
+
+
+class _Loader(_SafeLoader):
+    """Safe loading where a whole number is only what chunktui writes: ASCII digits, optional sign.
+
+    YAML 1.1 also reads `1_000`, `0x1F`, `017` (octal 15) and `1:30` (sexagesimal 90) as numbers;
+    here they stay text, which a parameter then refuses as the CLI and the app refuse it.
+    """
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _INT_TAG]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
 
 
 class _Dumper(yaml.SafeDumper):
@@ -56,7 +73,7 @@ def read_yaml(path, limit: int | None = None, what: str = "this file"):
     del data
     try:
         _refuse_anchors(text, path)
-        return yaml.load(text, Loader=_SafeLoader)
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
