@@ -424,7 +424,8 @@ def _param_facts(p) -> str:
 @click.option("--strategy", "-s", "strategy_names", multiple=True, metavar="NAME[,NAME]",
               help="Strategies to sweep (repeat or comma-separate). Default: auto.")
 @click.option("--size", "size_spec", metavar="START:STOP[:STEP]|N,N",
-              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512. Default: each strategy's default.")
+              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512 (at most 1,000 values; 2,000 "
+                   "configurations in all). Default: each strategy's default.")
 @click.option("--overlap", "overlap_spec", metavar="START:STOP[:STEP]|N,N",
               help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.")
 @click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,

@@ -269,6 +269,14 @@ def test_a_minimum_above_its_maximum_is_accepted_alike(strategy, work):
     assert all((c.chars if unit == "chars" else c.tokens) <= limit for c in cs.chunks) and len(cs.chunks) > 2
 
 
+@pytest.mark.parametrize("raw", ["١٢MB", "1_000"])
+def test_max_file_size_takes_ascii_digits(raw, work):
+    doc = work / "doc.md"
+    doc.write_text("# T\n\ntext\n")
+    code, out, err = invoke("chunk", doc, "--max-file-size", raw, "-o", work / "out")
+    assert_clean_error(code, out, err, Path("--max-file-size"))
+
+
 CONSTRAINED = [(s.name, o) for s in all_strategies() for o in s.constraints]
 
 
@@ -293,4 +301,47 @@ def profile_of(work: Path, strategy: str, params: dict) -> Path:
     path = work / "p.yaml"
     path.write_text(f"strategy: {strategy}\nparams:\n" + "".join(f"  {k}: {v}\n" for k, v in params.items()))
     return path
+
+
+# --------------------------------------------------------------------------- sweep grids
+
+
+def test_a_huge_sweep_range_is_counted_not_built(work):
+    """`--size 1:100000000:1` built 100 million values (3.9 GB) before refusing them; the range is
+    now counted first. Two million values here: 80 MB built, under 1 MB counted."""
+    import tracemalloc
+
+    from chunktui.engine.sweep import parse_range
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(ParamError, match="makes 2,?000,?000 values; at most 1,?000"):
+            parse_range("1:2000000:1")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 1_000_000, peak
+    doc = work / "doc.md"
+    doc.write_text("# T\n\ntext\n")
+    code, out, err = invoke("sweep", doc, "-s", "lines", "--size", "1:100000000:1")
+    assert_clean_error(code, out, err, Path("--size"))
+    assert "100,000,000 values" in err
+
+
+def test_a_sweep_grid_over_the_cell_limit_is_refused_before_it_runs(work):
+    """1,000 sizes x 1,000 overlaps is a million runs of the whole document: refused, saying so,
+    before any cell is planned or run (is_cancelled is never asked)."""
+    from chunktui.engine.sweep import sweep
+
+    doc = work / "doc.md"
+    doc.write_text("# T\n\ntext\n")
+    asked = []
+    with pytest.raises(ParamError, match="the grid has 10,000 configurations .*; at most 2,000"):
+        sweep(load_document(doc), ["lines"], list(range(1, 101)), list(range(100)),
+              is_cancelled=lambda: asked.append(1) or True)
+    assert not asked
+    assert sweep(load_document(doc), ["lines", "fixed"], [50, 100], [0, 10]).cells  # a small grid still runs
+    code, out, err = invoke("sweep", doc, "-s", "lines", "--size", "1:1000:1", "--overlap", "0:999:1")
+    assert_clean_error(code, out, err, Path("--size"))
+    assert "1,000,000 configurations" in err
 
