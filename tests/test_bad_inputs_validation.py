@@ -345,3 +345,51 @@ def test_a_sweep_grid_over_the_cell_limit_is_refused_before_it_runs(work):
     assert_clean_error(code, out, err, Path("--size"))
     assert "1,000,000 configurations" in err
 
+
+# --------------------------------------------------------------------------- subtitles out of order
+
+SHUFFLED_SRT = """1
+00:00:05,000 --> 00:00:06,500
+Welcome back to the show.
+
+2
+00:00:01,000 --> 00:00:02,000
+(an intro cue pasted at the end of an edit)
+
+3
+00:00:07,000 --> 00:00:09,000
+Today: backups that restore.
+
+4
+00:00:03,000 --> 00:00:04,000
+Earlier again.
+"""
+
+
+@pytest.mark.parametrize("size", [1200, 60])
+def test_out_of_order_cues_keep_file_order_and_a_true_time_range(size, work):
+    """Cues at 00:00:05 then 00:00:01 made a chunk that ended before it started (ts_start 00:00:05,
+    ts_end 00:00:02). Chunks keep file order; each spans its cues' earliest start to latest end, and
+    one warning names the first cue out of order."""
+    path = work / "episode.srt"
+    path.write_text(SHUFFLED_SRT)
+    cs = chunk_document(load_document(path), "cues", {"size": size})
+    check_invariants(cs)
+    assert [cid for c in cs.chunks for cid in c.metadata["cue_ids"]] == ["1", "2", "3", "4"]
+    for c in cs.chunks:
+        assert c.metadata["ts_start"] <= c.metadata["ts_end"] and c.metadata["start_ms"] <= c.metadata["end_ms"]
+        assert c.boundary_label == f"{c.metadata['ts_start']} --> {c.metadata['ts_end']}"
+    if size == 1200:
+        (one,) = cs.chunks
+        assert (one.metadata["ts_start"], one.metadata["ts_end"]) == ("00:00:01.000", "00:00:09.000")
+    assert [w for w in cs.warnings if "out of order" in w] == [
+        "cues out of order: cue 2 (line 6) starts at 00:00:01.000, before the cue above it (00:00:05.000); "
+        "chunks keep file order, each timed from its earliest start to its latest end"]
+    code, out, err = invoke("chunk", path, "-o", work / "out")
+    assert code == 0 and err.count("chunktui: warning: cues out of order: cue 2 (line 6)") == 1, err
+
+
+def test_cues_in_order_give_no_warning(work):
+    path = work / "ordered.srt"
+    path.write_text("1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:02,000 --> 00:00:03,000\nB\n")
+    assert not chunk_document(load_document(path), "cues", {}).warnings
