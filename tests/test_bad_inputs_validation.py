@@ -207,6 +207,15 @@ def test_profiles_refuse_aliases_in_every_field(field, work):
     assert not (work / "out").exists()
 
 
+
+def test_an_alias_without_its_anchor_is_invalid_yaml(work):
+    """The anchor check runs only on files holding "&" (no anchor without one): a lone alias is
+    still refused, by the parser."""
+    path = work / "profile.yaml"
+    path.write_text("strategy: lines\nparams: *p\n")
+    with pytest.raises(DocumentError, match="not valid YAML at line 2: found undefined alias"):
+        load_profile(path)
+
 # --------------------------------------------------------------------------- numbers and constraints
 
 NOT_NUMBERS = ["١٢", "1_000", " 12", "12 ", "0x10", "1e3", "12.5", "++1"]
@@ -393,3 +402,83 @@ def test_cues_in_order_give_no_warning(work):
     path = work / "ordered.srt"
     path.write_text("1\n00:00:01,000 --> 00:00:02,000\nA\n\n2\n00:00:02,000 --> 00:00:03,000\nB\n")
     assert not chunk_document(load_document(path), "cues", {}).warnings
+
+
+# --------------------------------------------------------------------------- chunks.yaml field types
+
+def set_at(data: dict, where: str, value) -> None:
+    """Set the field at `where` (`chunks[1].tokens`, `source.path`, `params`) in loaded YAML data."""
+    *parents, last = where.replace("[", ".").replace("]", "").split(".")
+    node = data
+    for part in parents:
+        node = node[int(part)] if part.isdigit() else node[part]
+    node[int(last) if last.isdigit() else last] = value
+
+
+HOSTILE_FIELDS = [  # (field, value, what the one error line says after the field's name)
+    ("params", "x", "expected a mapping, got 'x'"),
+    ("source.path", 12345, "expected text, got 12345"),
+    ("source.lines", "many", "expected a whole number, got 'many'"),
+    ("source.chars", -1, "must be at least 0, got -1"),
+    ("strategy", ["markdown"], "expected text, got a list"),
+    ("tokenizer", 5, "expected text, got 5"),
+    ("warnings", "oops", "expected a list of text, got 'oops'"),
+    ("notes", [1, 2], "expected a list of text, got a list"),
+    ("gaps", "none", "expected a list, got 'none'"),
+    ("chunks[0]", 5, "expected a mapping, got 5"),
+    ("chunks[0].start_char", "x", "expected a whole number, got 'x'"),
+    ("chunks[0].start_char", 1.5, "expected a whole number, got 1.5"),
+    ("chunks[0].end_char", True, "expected a whole number, got True"),
+    ("chunks[0].text", 42, "expected text, got 42"),
+    ("chunks[0].sha256", None, "missing"),
+    ("chunks[0].start_line", -3, "must be at least 1, got -3"),
+    ("chunks[0].start_line", 0, "must be at least 1, got 0"),
+    ("chunks[1].end_line", 10**9, "1000000000 is past the source's last line (7)"),
+    ("chunks[1].tokens", -1, "must be at least 0, got -1"),
+    ("chunks[1].start_byte", -1, "must be at least 0, got -1"),
+    ("chunks[1].start_byte", 10**9, "1000000000 is past end_byte ("),
+    ("chunks[1].overlap_start_chars", -2, "must be at least 0, got -2"),
+    ("chunks[1].metadata", [1, 2], "expected a mapping, got a list"),
+    ("chunks[1].context_text", {"a": 1}, "expected text, got a mapping"),
+    ("chunks[1].boundary_label", 7, "expected text, got 7"),
+]
+
+
+@pytest.mark.parametrize("source", ["kept", "deleted"])
+@pytest.mark.parametrize(("field", "value", "problem"), HOSTILE_FIELDS,
+                         ids=[f"{f}={v!r}"[:40] for f, v, _ in HOSTILE_FIELDS])
+def test_chunks_yaml_fields_are_checked_for_type_and_range(field, value, problem, source, saved):
+    """`params: x` raised ValueError and `source: {path: 12345}` TypeError (tracebacks); negative or
+    huge numbers were taken silently. Each is one error naming the file and the field."""
+    import yaml
+
+    data = yaml.safe_load(saved.read_text())
+    set_at(data, field, value)
+    saved.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True))
+    if source == "deleted":
+        (saved.parent / "guide.md").unlink()
+    with pytest.raises(DocumentError) as err:
+        load_chunkset(saved)
+    name = field.replace("chunks[0].", "chunks[0] (chunk-0001).").replace("chunks[1].", "chunks[1] (chunk-0002).")
+    assert str(err.value).startswith(f"{saved}: {name}: {problem}")
+    code, out, err = invoke("inspect", saved)
+    assert_clean_error(code, out, err, saved)
+
+
+@pytest.mark.parametrize("source", ["kept", "deleted"])
+def test_chunks_yaml_duplicate_ids_and_gaps_past_the_source_are_refused(source, saved):
+    import yaml
+
+    data = yaml.safe_load(saved.read_text())
+    if source == "deleted":
+        (saved.parent / "guide.md").unlink()
+    chars = data["source"]["chars"]
+    twin = {**data, "chunks": [data["chunks"][0], {**data["chunks"][1], "id": data["chunks"][0]["id"]}]}
+    saved.write_text(yaml.safe_dump(twin, sort_keys=False))
+    with pytest.raises(DocumentError, match=r"chunks\[1\] \(chunk-0001\): id 'chunk-0001' is used by an earlier chunk"):
+        load_chunkset(saved)
+    past = {**data, "gaps": [{"start_char": chars - 1, "end_char": chars + 500, "start_line": 1, "end_line": 1,
+                              "reason": "uncovered", "newlines": 0}]}
+    saved.write_text(yaml.safe_dump(past, sort_keys=False))
+    with pytest.raises(DocumentError, match=rf"gaps\[0\]: offsets {chars - 1}:{chars + 500} fall outside the source"):
+        load_chunkset(saved)

@@ -72,7 +72,8 @@ def read_yaml(path, limit: int | None = None, what: str = "this file"):
         raise DocumentError(path, f"not UTF-8 text (byte {exc.start})") from None
     del data
     try:
-        _refuse_anchors(text, path)
+        if "&" in text:  # no anchor without "&", and an alias without its anchor is a YAML error
+            _refuse_anchors(text, path)
         return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
