@@ -67,10 +67,19 @@ def test_jsonl_nested_past_the_recursion_limit_is_chunked(depth, work):
 # --------------------------------------------------------------------------- special files
 
 
-def special_files(work: Path) -> dict[str, Path]:
-    fifo = work / "notes.yaml"
-    os.mkfifo(fifo)
-    return {"fifo": fifo, "dev-zero": Path("/dev/zero"), "folder": work}
+def special_file(work: Path, kind: str, keep: list) -> Path:
+    """A FIFO, /dev/zero, a listening Unix socket or a folder, each with a name the tool would read."""
+    if kind == "fifo":
+        os.mkfifo(work / "notes.yaml")
+        return work / "notes.yaml"
+    if kind == "socket":
+        import socket
+
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind("notes.json")  # relative: the work folder's path may pass the 108-byte limit of bind()
+        keep.append(sock)
+        return work / "notes.json"
+    return Path("/dev/zero") if kind == "dev-zero" else work
 
 
 def roles(doc: Path, good: Path, out: Path) -> dict:
@@ -92,7 +101,7 @@ def roles(doc: Path, good: Path, out: Path) -> dict:
 ROLES = list(roles(Path(), Path(), Path()))
 
 
-@pytest.mark.parametrize("special", ["fifo", "dev-zero", "folder"])
+@pytest.mark.parametrize("special", ["fifo", "dev-zero", "socket", "folder"])
 @pytest.mark.parametrize("role", ROLES)
 def test_every_path_read_is_a_regular_file(role, special, work, no_hang, monkeypatch):
     """A pipe blocked forever and /dev/zero read until the OOM killer came, behind every option but
@@ -102,9 +111,12 @@ def test_every_path_read_is_a_regular_file(role, special, work, no_hang, monkeyp
     doc = work / "doc.md"
     doc.write_text("# Title\n\nSome text about backups.\n")
     good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
-    path = special_files(work)[special]
+    keep: list = []
+    path = special_file(work, special, keep)
     args = [path if a == "{}" else a for a in roles(doc, good, work / "out")[role]]
     code, out, err = invoke(*args)
+    for sock in keep:
+        sock.close()
     if special == "folder" and role in ("chunk FILE", "inspect"):
         return  # a folder is a valid input of these two (a folder scan, an export folder)
     assert_clean_error(code, out, err, path)

@@ -211,7 +211,7 @@ def read_file_bytes(path, limit: int | None = None, what: str = "this file") -> 
     except FileNotFoundError:
         raise DocumentError(p, "no such file") from None
     except OSError as exc:
-        problem = NOT_REGULAR if exc.errno == errno.ENXIO else f"cannot read ({exc.strerror or exc})"  # a socket
+        problem = NOT_REGULAR if exc.errno == errno.ENXIO else f"cannot read ({exc.strerror or exc})"  # ENXIO: a socket
         raise DocumentError(p, problem) from None
     problem = _refusal(os.fstat(fd), limit, what)
     if problem:
