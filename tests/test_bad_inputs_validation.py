@@ -494,3 +494,16 @@ def test_chunks_yaml_duplicate_ids_and_gaps_past_the_source_are_refused(source, 
     saved.write_text(yaml.safe_dump(past, sort_keys=False))
     with pytest.raises(DocumentError, match=rf"gaps\[0\]: offsets {chars - 1}:{chars + 500} fall outside the source"):
         load_chunkset(saved)
+
+
+def test_chunks_yaml_source_length_past_its_chunks_and_gaps_is_refused(saved):
+    """With the source gone, `source: {chars: 10^12}` made a terabyte of blank filler (MemoryError,
+    a traceback); chunks and gaps cover the whole source, so a length past them is refused."""
+    import yaml
+
+    data = yaml.safe_load(saved.read_text())
+    (saved.parent / "guide.md").unlink()
+    data["source"]["chars"] = 10**12
+    saved.write_text(yaml.safe_dump(data, sort_keys=False))
+    with pytest.raises(DocumentError, match=r"source.chars: 1,000,000,000,000 is past the last chunk or gap"):
+        load_chunkset(saved)

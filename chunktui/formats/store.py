@@ -251,6 +251,9 @@ def _rebuild_document(source: dict, records: list[dict], gaps: list[dict], path:
     Gap filler keeps each gap's newline count, so every line number still matches the file.
     """
     total = source["chars"]
+    covered = max([r["end_char"] for r in records] + [g["end_char"] for g in gaps], default=0)
+    if total > covered:  # chunks and gaps cover the whole source; past them, only blank would be made up
+        raise DocumentError(path, f"source.chars: {total:,} is past the last chunk or gap (which end at {covered:,})")
     gap_newlines = [(g["start_char"], g["end_char"], g["newlines"]) for g in gaps]
 
     def newlines(a: int, b: int) -> int:
