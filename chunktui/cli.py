@@ -35,6 +35,21 @@ def warn_line(message: str) -> None:
     click.echo(f"chunktui: warning: {message}", err=True)
 
 
+class WholeNumber(click.IntRange):
+    """click.IntRange taking what a strategy flag takes (ASCII digits, an optional sign): click's
+    int() would also take " 12", "1_000" and other scripts' digits."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            from chunktui.engine.strategies import parse_int
+
+            try:
+                value = parse_int(value)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number (ASCII digits, optional sign)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class ChunktuiGroup(click.Group):
     """Routes `chunktui FILE` to `open` and turns every failure into one line and an exit code."""
 
@@ -195,7 +210,7 @@ def demo():
               help="Tokenizer for token counts and token sizes. [default: cl100k_base]")
 @click.option("--profile", type=click.Path(path_type=Path),
               help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
               help="Token budget: chunks above it are reported.")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
               help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
@@ -411,16 +426,17 @@ def _param_facts(p) -> str:
 @click.option("--strategy", "-s", "strategy_names", multiple=True, metavar="NAME[,NAME]",
               help="Strategies to sweep (repeat or comma-separate). Default: auto.")
 @click.option("--size", "size_spec", metavar="START:STOP[:STEP]|N,N",
-              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512. Default: each strategy's default.")
+              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512 (at most 1,000 values; 2,000 "
+                   "configurations in all). Default: each strategy's default.")
 @click.option("--overlap", "overlap_spec", metavar="START:STOP[:STEP]|N,N",
               help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
               help="Token budget for over_budget and over_budget_pct.")
-@click.option("--min-tokens", type=click.IntRange(min=0), default=16, show_default=True,
+@click.option("--min-tokens", type=WholeNumber(min=0), default=16, show_default=True,
               help="Chunks below this many tokens are flagged tiny.")
 @click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default="cl100k_base", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "csv", "json")), default="table", show_default=True)
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+@click.option("--workers", type=WholeNumber(min=1, max=64), default=2, show_default=True,
               help="Worker processes running the cells.")
 @click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
               help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
@@ -465,7 +481,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--a", "profile_a", required=True, type=click.Path(path_type=Path), help="Profile of configuration A.")
 @click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True)
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
 def compare(file, profile_a, profile_b, budget, as_json):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
