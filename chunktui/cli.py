@@ -27,12 +27,16 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def fail_line(message: str) -> None:
-    one_line = " ".join(message.split())
+    from chunktui.formats.records import printable_path  # a path's bytes that are not UTF-8, as \xNN
+
+    one_line = printable_path(" ".join(message.split()))
     click.echo(f"chunktui: error: {one_line}", err=True)
 
 
 def warn_line(message: str) -> None:
-    click.echo(f"chunktui: warning: {message}", err=True)
+    from chunktui.formats.records import printable_path
+
+    click.echo(f"chunktui: warning: {printable_path(message)}", err=True)
 
 
 class ChunktuiGroup(click.Group):

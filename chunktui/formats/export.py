@@ -79,9 +79,27 @@ def writer_names() -> list[str]:
 
 
 def default_output_dir(source_path) -> Path:
-    """`chunks/<file-name-with-dots-as-dashes>/`: `src/auth/middleware.ts` -> `chunks/middleware-ts`."""
-    name = Path(source_path).name if source_path else "text"
+    """`chunks/<file-name-with-dots-as-dashes>/`: `src/auth/middleware.ts` -> `chunks/middleware-ts`.
+
+    Bytes of the name that are not UTF-8 become `%XX`, so the folder name can be written in manifests.
+    """
+    name = _percent_escaped(Path(source_path).name) if source_path else "text"
     return Path(DEFAULT_ROOT) / (name.replace(".", "-").strip("-") or "text")
+
+
+def _percent_escaped(name: str) -> str:
+    return "".join(_percent_pieces(os.fsencode(name)))
+
+
+def _percent_pieces(raw: bytes):
+    while raw:
+        try:
+            yield raw.decode("utf-8")
+            return
+        except UnicodeDecodeError as exc:
+            yield raw[:exc.start].decode("utf-8")
+            yield "".join(f"%{b:02X}" for b in raw[exc.start:exc.end])
+            raw = raw[exc.end:]
 
 
 def check_target(out_dir, force: bool = False) -> Path:
