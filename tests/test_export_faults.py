@@ -8,6 +8,7 @@ signals it there and checks the target and what is left beside it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
@@ -225,6 +226,29 @@ def test_a_kill_at_each_step_is_recovered_by_the_next_run(work, point, patch, af
         assert "removed 1 leftover folder" in warnings[0]
     assert "not empty" in one_error_line(result)
     assert leftovers(work) == []
+
+
+@pytest.mark.parametrize("err", [errno.EINVAL, errno.ENOSYS])
+def test_a_file_system_that_cannot_exchange_falls_back_to_two_renames(work, monkeypatch, err):
+    earlier_export()
+    renames = []
+    real_rename = export_mod.os.rename
+    monkeypatch.setattr(export_mod, "_renameat2", lambda *args: -1)
+    monkeypatch.setattr(export_mod.ctypes, "get_errno", lambda: err)
+    monkeypatch.setattr(export_mod.os, "rename", lambda a, b: renames.append(Path(b).suffix) or real_rename(a, b))
+    result = run("chunk", "guide.md", "-s", "lines", "-f", "text", "-o", "out", "--force")
+    assert result.exit_code == 0, result.stderr
+    assert renames == [".old", "", ".tmp"]  # aside, in, and the set-aside folder to be deleted
+    assert is_export_of(Path("out"), "text") and leftovers(work) == []
+
+
+def test_an_exchange_that_fails_otherwise_keeps_the_earlier_export(work, monkeypatch):
+    before = earlier_export()
+    monkeypatch.setattr(export_mod, "_renameat2", lambda *args: -1)
+    monkeypatch.setattr(export_mod.ctypes, "get_errno", lambda: errno.EACCES)
+    line = one_error_line(run("chunk", "guide.md", "-s", "lines", "-o", "out", "--force"))
+    assert "Permission denied" in line and "earlier output kept" in line
+    assert snapshot(Path("out")) == before and leftovers(work) == []
 
 
 def test_concurrent_force_runs_take_turns_and_the_second_one_wins(work):
