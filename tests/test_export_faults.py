@@ -284,8 +284,9 @@ def test_an_empty_working_folder_is_written_into(work, output):
     assert is_export_of(Path("."), "text") and leftovers(Path(".")) == []
 
 
-def test_a_folder_name_too_long_for_the_file_system_is_one_line(work):
-    line = one_error_line(run("chunk", "guide.md", "-o", "d" * 300))
+@pytest.mark.parametrize("output", ["d" * 300, "d" * 300 + "/sub"])
+def test_a_folder_name_too_long_for_the_file_system_is_one_line(work, output):
+    line = one_error_line(run("chunk", "guide.md", "-o", output))
     assert "File name too long" in line
     assert leftovers(work) == []
 

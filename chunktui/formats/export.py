@@ -208,8 +208,9 @@ def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False,
         raise ExportError(out_dir or "export", f"unknown format {fmt!r} (known: {', '.join(names)})")
     source = cs.document.path
     target = Path(out_dir if out_dir is not None else default_output_dir(source))
-    with _sigterm_as_interrupt(), _exclusive(target):
-        _recover(target, notify)
+    with _sigterm_as_interrupt(), _exclusive(target) as after_a_kill:
+        if after_a_kill:
+            _recover(target, notify)
         check_target(target, force, source)  # with the lock held: no other export changes it from here
         return _export_locked(cs, target, fmt, force)
 
@@ -351,6 +352,9 @@ def _lock_path(target: Path) -> Path:
 def _exclusive(target: Path):
     """Hold `.out.lock` beside `target` (flock): one export per target at a time; the file goes at the end.
 
+    Yields whether the lock file was there before and still is once locked: a run that ends, even
+    by an exception or a signal, removes it, so it was left by a killed run (whose leftovers are
+    then worth looking for; a clean run leaves none, and looking costs a scan of the parent folder).
     A waiting run that wakes on a lock file its holder already removed locks the new one instead.
     """
     parent = target.absolute().parent
@@ -359,7 +363,7 @@ def _exclusive(target: Path):
     while True:
         try:
             parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            fd, found = _open_lock(path)
         except OSError as exc:
             raise ExportError(target, f"cannot create the output folder ({_blocker(parent, exc)})") from None
         try:
@@ -371,13 +375,25 @@ def _exclusive(target: Path):
             raise
         os.close(fd)
     try:
-        yield
+        yield found
     finally:
         try:
             os.unlink(path)
         except OSError:
             pass
         os.close(fd)
+
+
+def _open_lock(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor, and whether the file was there already."""
+    while True:
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), False
+        except FileExistsError:
+            try:
+                return os.open(path, os.O_RDWR | os.O_CLOEXEC), True
+            except FileNotFoundError:  # its holder removed it in between
+                continue
 
 
 def _flock(fd: int, target: Path, deadline: float) -> None:
@@ -402,17 +418,17 @@ def _same_file(fd: int, path: Path) -> bool:
 def recover_interrupted(out_dir, notify: Callable[[str], None] | None = None) -> None:
     """Clean up after an export to `out_dir` that was killed, before a run that may refuse the target.
 
-    Takes the target's lock (and so removes a lock file a killed run left) only when there is
-    something to clean up.
+    Only a lock file left beside the target says there may be something (see `_exclusive`).
     """
     target = Path(out_dir)
     try:
-        if not _leftovers(target) and not _lock_path(target).exists():
+        if not _lock_path(target).exists():
             return
-    except OSError:  # no parent folder (nothing to clean up), or one we cannot read (the export will say)
+    except OSError:  # a folder name too long, say: the up-front check names the problem
         return
-    with _exclusive(target):
-        _recover(target, notify)
+    with _exclusive(target) as after_a_kill:
+        if after_a_kill:
+            _recover(target, notify)
 
 
 def _leftovers(target: Path) -> list:
