@@ -27,7 +27,8 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def fail_line(message: str) -> None:
-    from chunktui.formats.records import printable_path  # a path's bytes that are not UTF-8, as \xNN
+    # a path's bytes that are not UTF-8 are shown as \xNN (they cannot be written as text)
+    from chunktui.formats.records import printable_path
 
     one_line = printable_path(" ".join(message.split()))
     click.echo(f"chunktui: error: {one_line}", err=True)
