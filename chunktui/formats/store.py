@@ -20,7 +20,7 @@ from chunktui.engine.errors import DocumentError
 from chunktui.engine.model import Chunk, ChunkSet, Gap
 
 from .manifest import MANIFEST_NAME
-from .records import chunk_record, to_plain
+from .records import chunk_record, printable_path, to_plain
 from .yamlio import dump_yaml, read_yaml
 
 STORE_NAME = "chunks.yaml"
@@ -283,13 +283,17 @@ def _refuse_duplicate_ids(records: list[dict], path: Path) -> None:
 
 
 def _stored_path(source, base: Path) -> str:
-    """Relative to the YAML's folder when both live under the working folder, else absolute."""
+    """Relative to the YAML's folder when both live under the working folder, else absolute.
+
+    Bytes of a name that are not UTF-8 are written as `\\xNN` (YAML text cannot hold them),
+    so such a source is not found again on reload and the saved chunks are shown on their own.
+    """
     src = Path(source).absolute()
     base = base.absolute()
     cwd = Path.cwd()
     if src.is_relative_to(cwd) and base.is_relative_to(cwd):
-        return Path(os.path.relpath(src, base)).as_posix()
-    return src.as_posix()
+        return printable_path(Path(os.path.relpath(src, base)).as_posix())
+    return printable_path(src.as_posix())
 
 
 def _resolve_source(stored, base: Path) -> Path | None:
