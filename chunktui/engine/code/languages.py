@@ -100,7 +100,7 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
         "go", "tree_sitter_go", "language", (".go",),
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
          "type_alias": "type"},
-        ("import_declaration",), ("block", "statement_list", "source_file"),
+        ("import_declaration",), ("block", "statement_list", "source_file", "field_declaration_list"),
         import_items=("import_spec",),
     ),
     LanguageSpec(
