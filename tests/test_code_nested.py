@@ -50,6 +50,9 @@ def test_callback_passed_to_a_constructor_is_cut_between_its_statements():
     assert_all_fit(cs, 1500)
     assert "return new Observable((destination) => {" in cs.chunks[0].text + cs.chunks[1].text
     assert cs.chunks[-1].text.rstrip().endswith("});\n}")
+    inside = [c for c in cs.chunks if "const part20 " in c.text]
+    assert inside and all(c.metadata["scope_chain"] == ["fromAjax", "new Observable callback"] for c in inside)
+    assert inside[0].label == "fromAjax > new Observable callback"
 
 
 def test_rust_loop_and_match_blocks_are_entered():
@@ -128,3 +131,40 @@ def test_a_header_always_goes_with_its_first_body_statement():
             last = [x for x in c.text.splitlines() if x.strip()][-1]
             assert not HEADER.match(last), (limit, c.start_line, c.end_line, last)
         assert_all_fit(cs, limit)
+
+
+LS_JS = """'use strict'
+
+const { resolve, relative, sep } = require('node:path')
+const archy = require('archy')
+const { breadth } = require('treeverse')
+require('./utils/side-effects.js')
+
+class LS {
+  async exec (args) {
+    const Arborist = require('@npmcli/arborist')
+    const arb = new Arborist({ path: resolve(this.prefix) })
+    const tree = await arb.loadActual()
+    const { format } = await import('./utils/format.js')
+    return format(archy(breadth({ tree, visit: (n) => relative(this.prefix, n.path) + sep })))
+  }
+}
+
+module.exports = LS
+"""
+
+
+def test_require_and_dynamic_import_are_imports():
+    """npm ls.js: CommonJS require() listed no import, so --filter-imports did nothing there."""
+    cs = chunk_document(Document.from_text(LS_JS, path="ls.js"), "code", {"filter_imports": True})
+    text = "".join(c.text for c in cs.chunks)
+    assert "require('node:path')" not in text and "require('archy')" not in text
+    assert "require('./utils/side-effects.js')" not in text
+    assert [g.start_line for g in cs.gaps if "imports" in g.reason][:1] == [3]
+    [cls] = [c for c in cs.chunks if "class LS" in c.text]
+    assert {"const { resolve, relative, sep } = require('node:path')", "const archy = require('archy')",
+            "const { breadth } = require('treeverse')"} <= set(cls.metadata["imports"])
+    names = [e["name"] for c in chunk_document(Document.from_text(LS_JS, path="ls.js"), "code", {}).chunks
+             for e in c.metadata["entities"] if e["kind"] == "import"]
+    assert "const { format } = await import('./utils/format.js')" in names
+    assert "const Arborist = require('@npmcli/arborist')" in names and len(names) == 6

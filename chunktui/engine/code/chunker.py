@@ -28,6 +28,7 @@ _ASCII_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # the same tokens on ASC
 _NON_WS = re.compile(r"\S")
 _to_dict = Entity.to_dict
 _SIBLINGS_EACH_SIDE = 3
+_JS_LIKE = ("javascript", "typescript", "tsx")
 _JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
                         "function_expression", "function", "generator_function", "expression_statement"}
 # bodies made of members: their header may stand alone when the first member fits only without it
@@ -47,13 +48,15 @@ def _is_comment(node) -> bool:
     return "comment" in t or t in COMMENT_LIKE
 
 
-def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset()) -> list[list]:
+def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset(),
+            required: frozenset = frozenset()) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
     Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
     statement of the file). `imports` is True for import statements and comments only, told here
     where the node kinds are read anyway (None while only comments were seen). Kinds are
     compared by id (`Grammar.comment_ids`, `import_ids`): reading a type name makes a string.
+    `required`: where statements that are imports of no import kind start (`const x = require('x')`).
     """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
@@ -64,15 +67,16 @@ def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset()) 
         last = end_row - 1 if end_col == 0 and end_row > row else end_row
         kind = n.kind_id
         comment = kind in comment_ids  # _is_comment(n)
+        imports = kind in import_ids or (required and n.start_byte in required)
         if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
             group = out[-1]
             group[1] = last
             group[2].append(n)
             if group[3] is not False and not comment:
-                group[3] = kind in import_ids
+                group[3] = imports
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n], None if comment else kind in import_ids])
+            out.append([row, last, [n], None if comment else imports])
             own_line = True
         prev_last, prev_comment = last, comment
     return out
@@ -82,10 +86,11 @@ class _Piece:
     """A stand-in node for some whole rows of the file: a line of a comment too long for any
     chunk, or the text around the blocks a statement holds. Only what `_groups` and `split` read."""
 
-    __slots__ = ("child_count", "end_point", "kind_id", "start_point")
+    __slots__ = ("child_count", "end_point", "kind_id", "start_byte", "start_point")
 
     def __init__(self, first_row: int, last_row: int):
         self.start_point, self.end_point, self.kind_id, self.child_count = (first_row, 0), (last_row, 1), -1, 0
+        self.start_byte = -1
 
 
 class _Atomizer:
@@ -96,14 +101,14 @@ class _Atomizer:
     its body arrives, so the two always share an atom.
     """
 
-    def __init__(self, pf: ParsedFile, fits, bounds: list[int]):
-        self.pf, self.fits, self.bounds = pf, fits, bounds
+    def __init__(self, pf: ParsedFile, fits, bounds: list[int], required: frozenset = frozenset()):
+        self.pf, self.fits, self.bounds, self.required = pf, fits, bounds, required
         grammar = pf.grammar
         spec = grammar.spec
         blocks = set(grammar.known) - set(spec.entities)
         entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
         openable = blocks | {"ERROR"}
-        if spec.name in ("javascript", "typescript", "tsx"):
+        if spec.name in _JS_LIKE:
             openable |= _JS_FUNCTION_HOLDERS
         # node kinds by id (reading a type name makes a string); ERROR's id is outside the kind count
         lang = grammar.language
@@ -197,7 +202,7 @@ class _Atomizer:
         held = None  # (first, last, loose) of a header waiting for the first atom of its body;
         # loose: a class-like header, which a member that fits only without it may leave alone
         opens = False  # the next row starts a definition that had to be opened
-        stack = [iter(_groups(nodes, comment_ids, import_ids))]
+        stack = [iter(_groups(nodes, comment_ids, import_ids, self.required))]
         while stack:
             for first, last, g, imports in stack[-1]:
                 if held is not None and held[2] and not fits(held[0], last) and fits(first, last):
@@ -218,7 +223,7 @@ class _Atomizer:
                     continue
                 opens = opens or any(n.kind_id in self.entity_ids for n in g)
                 loose = any(n.kind_id in self.member_ids for n in g)
-                groups = _groups(opened, comment_ids, import_ids)
+                groups = _groups(opened, comment_ids, import_ids, self.required)
                 if header and len(groups) > 1:
                     h_first, h_last = groups[0][0], groups[0][1]
                     if held is not None and fits(held[0], h_last):
@@ -412,7 +417,9 @@ class CodeChunker:
             rows_fit = lambda a, b: bounds[b + 1] - bounds[a] <= limit  # noqa: E731
         else:
             rows_fit = lambda a, b: fits(bounds[a], bounds[b + 1])  # noqa: E731
-        return _Atomizer(self.pf, rows_fit, bounds).atoms()
+        # JavaScript's require('x') statements are imports by where they start, not by their kind
+        required = frozenset(i.start_byte for i in self.imports) if self.language in _JS_LIKE else frozenset()
+        return _Atomizer(self.pf, rows_fit, bounds, required).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
         limit = self.params["max_chunk_size"]
