@@ -168,3 +168,15 @@ def test_require_and_dynamic_import_are_imports():
              for e in c.metadata["entities"] if e["kind"] == "import"]
     assert "const { format } = await import('./utils/format.js')" in names
     assert "const Arborist = require('@npmcli/arborist')" in names and len(names) == 6
+
+
+def test_an_uncuttable_statement_leaves_its_comments_to_the_chunks_before():
+    """A data table too big for any chunk is oversized alone: the comment above it fits elsewhere."""
+    rows = "".join(f"  {{ name: 'alg{i}', bits: {1024 + i}, init: bench_init_{i} }},\n" for i in range(60))
+    src = ("'use strict'\n\n// Algorithms benchmarked, in the order they are printed.\n"
+           "// Each entry names the key size and the set-up function it runs first.\n"
+           "const algorithms = [\n" + rows + "]\n\nmodule.exports = algorithms\n")
+    cs = run("bench.js", src, 500)
+    [big] = [c for c in cs.chunks if c.metadata.get("oversized")]
+    assert big.text.startswith("const algorithms = [") and big.text.rstrip().endswith("]")
+    assert any("// Each entry names" in c.text for c in cs.chunks if not c.metadata.get("oversized"))

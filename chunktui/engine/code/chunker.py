@@ -194,6 +194,12 @@ class _Atomizer:
                 changed = header = True
             else:
                 opened.append(n)
+        if not changed and len(g) > 1 and g[0].kind_id in self.comment_only_ids:
+            # a statement too big to cut: the comments above it go apart, line by line
+            k = next((k for k, n in enumerate(g) if n.kind_id not in self.comment_only_ids), 0)
+            if k and g[k].start_point[0] > last_row(g[k - 1]):  # the statement starts a line of its own
+                rows = range(g[0].start_point[0], g[k].start_point[0])
+                return [*map(_Piece, rows, rows), *g[k:]], True, False
         return opened, changed, header
 
     def split(self, nodes) -> None:
