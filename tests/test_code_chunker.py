@@ -92,8 +92,9 @@ def assert_cuts_between_siblings(cs):
 
 
 def fits_whole(doc, node, cs):
-    """Would the comment `node`'s lines fit the run's limit (bytes)?"""
-    first, last = node.start_point[0] + 1, node.end_point[0] + 1
+    """Would the comment `node`'s lines, with the line before (a header it may have to go with),
+    fit the run's limit (bytes)?"""
+    first, last = max(1, node.start_point[0]), node.end_point[0] + 1
     return len(doc.text[doc.line_start(first):doc.line_end(last)].encode()) <= cs.params["max_chunk_size"]
 
 

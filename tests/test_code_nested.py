@@ -180,3 +180,19 @@ def test_an_uncuttable_statement_leaves_its_comments_to_the_chunks_before():
     [big] = [c for c in cs.chunks if c.metadata.get("oversized")]
     assert big.text.startswith("const algorithms = [") and big.text.rstrip().endswith("]")
     assert any("// Each entry names" in c.text for c in cs.chunks if not c.metadata.get("oversized"))
+
+
+def test_a_header_goes_with_the_first_lines_of_a_docstring_that_fits_only_without_it():
+    """_pydecimal.py at 600 chars: `class InvalidOperation(DecimalException):` ended a chunk, its
+    571-character docstring began the next."""
+    doc = "".join(f"    Something creates a signaling NaN in case {i}\n" for i in range(11))
+    src = ("class DecimalException(ArithmeticError):\n    pass\n\n\n"
+           "class InvalidOperation(DecimalException):\n"
+           '    """An invalid operation was performed.\n\n' + doc + '    """\n\n'
+           "    def handle(self, context, *args):\n        return NaN\n")
+    limit = len(src[src.index('    """'):src.index("\n\n    def")]) + 1
+    cs = run("_pydecimal.py", src, limit)
+    for c in cs.chunks:
+        last = [x for x in c.text.splitlines() if x.strip()][-1]
+        assert not HEADER.match(last), (c.start_line, c.end_line, last)
+    assert_all_fit(cs, limit)

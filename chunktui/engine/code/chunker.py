@@ -168,9 +168,10 @@ class _Atomizer:
             out.append(_Piece(row, last_row(node)))
         return out
 
-    def open_group(self, g: list) -> tuple[list, bool, bool]:
-        """A group too big for a chunk, its nodes replaced by their parts: (the nodes, did any
-        open, does what opened leave a header ahead of its body)."""
+    def open_group(self, g: list, head: int) -> tuple[list, bool, bool]:
+        """A group too big for a chunk (from row `head`: a header waiting for it included), its
+        nodes replaced by their parts: (the nodes, did any open, does what opened leave a header
+        ahead of its body)."""
         opened, changed, header = [], False, False
         fits, i = self.fits, 0
         while i < len(g):
@@ -181,7 +182,7 @@ class _Atomizer:
                 while j < len(g) and g[j].kind_id in self.comment_only_ids:
                     j += 1
                 a, b = n.start_point[0], last_row(g[j - 1])
-                if a < b and not fits(a, b):
+                if a < b and not fits(head if i == 1 else a, b):
                     opened.extend(_Piece(r, r) for r in range(a, b + 1))
                     changed, i = True, j
                     continue
@@ -206,12 +207,14 @@ class _Atomizer:
         rows, fits, grammar = self.rows, self.fits, self.pf.grammar
         comment_ids, import_ids = grammar.comment_ids, grammar.import_ids
         held = None  # (first, last, loose) of a header waiting for the first atom of its body;
-        # loose: a class-like header, which a member that fits only without it may leave alone
+        # loose: a class-like header, which a member (not its docstring) that fits only without it
+        # may leave alone
         opens = False  # the next row starts a definition that had to be opened
         stack = [iter(_groups(nodes, comment_ids, import_ids, self.required))]
         while stack:
             for first, last, g, imports in stack[-1]:
-                if held is not None and held[2] and not fits(held[0], last) and fits(first, last):
+                if held is not None and held[2] and not fits(held[0], last) and fits(first, last) \
+                        and not self.is_prose(g[0]):  # a class's docstring is cut to go with it
                     rows.append((held[0], held[1], False, False, opens))
                     held, opens = None, False
                 head = first if held is None else held[0]
@@ -219,7 +222,7 @@ class _Atomizer:
                     rows.append((head, last, False, imports is True and held is None, opens))
                     held, opens = None, False
                     continue
-                opened, changed, header = self.open_group(g)
+                opened, changed, header = self.open_group(g, head)
                 if not changed:  # a statement that cannot be cut: the header waiting for it goes alone
                     if held is not None:
                         rows.append((held[0], held[1], False, False, opens))
