@@ -53,7 +53,7 @@ CONTAINERS = {
     "namespace_definition", "namespace_declaration", "method", "class", "module", "constructor_declaration",
     "enhanced_for_statement", "foreach_statement", "for_in_statement", "lexical_declaration",
     "variable_declarator", "arrow_function", "class_specifier", "finally_clause", "except_clause", "elif_clause",
-    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause",
+    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause", "object",
 }
 ANY_PIECE = re.compile(r"\S")
 

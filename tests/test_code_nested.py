@@ -196,3 +196,14 @@ def test_a_header_goes_with_the_first_lines_of_a_docstring_that_fits_only_withou
         last = [x for x in c.text.splitlines() if x.strip()][-1]
         assert not HEADER.match(last), (c.start_line, c.end_line, last)
     assert_all_fit(cs, limit)
+
+
+def test_a_big_object_literal_is_cut_between_its_members():
+    """npm's config definitions: `const definitions = { … }`, one statement of many kilobytes."""
+    members = "".join(f"  option{i}: new Definition('option{i}', {{\n    default: {i},\n    type: Number,\n"
+                      f"    description: 'How many times to retry step {i}.',\n  }}),\n" for i in range(40))
+    src = "const definitions = {\n" + members + "}\n\nmodule.exports = definitions\n"
+    cs = run("definitions.js", src, 1500)
+    assert_all_fit(cs, 1500)
+    for c in cs.chunks[1:]:
+        assert c.text.startswith(("  option", "}")), c.text[:30]

@@ -65,7 +65,7 @@ _JS_ARROWS = ("(variable_declarator value: [(arrow_function) (function_expressio
               '(call_expression function: (identifier) @_require (#eq? @_require "require") '
               "arguments: (arguments . (string))) @require",
               "(call_expression function: (import) arguments: (arguments . (string))) @require")
-_JS_BLOCKS = ("statement_block", "class_body", "switch_body", "program")
+_JS_BLOCKS = ("statement_block", "class_body", "switch_body", "program", "object")  # object: cut between members
 _TS_BLOCKS = _JS_BLOCKS + ("interface_body", "enum_body", "object_type")
 
 SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
