@@ -7,7 +7,7 @@ within the limit. One that does not must be flagged `oversized`; the script coun
 are not (it should print 0) and shows the biggest oversized ones, to be read by hand: each
 should be one statement with no body, block or field list inside that could be cut.
 The corpus is what this machine has: the standard library's top-level modules, npm's own
-JavaScript, C/C++/Go/Rust/Java/C# examples under /usr/share/doc and site-packages, shell
+JavaScript and that of the packages it bundles, C/C++/Go/Rust/Java/C# examples under /usr/share/doc and site-packages, shell
 scripts under /usr/share, and every sample in tests/code_samples and sample_docs.
 """
 
@@ -28,7 +28,8 @@ _PER_LANGUAGE = 250  # files at most per language and root, in sorted order: the
 
 def corpus() -> list[Path]:
     lib = Path(sysconfig.get_paths()["stdlib"])
-    roots = [(lib, "*.py", False), (Path("/usr/lib/node_modules/npm/lib"), "*.js", True),
+    npm = Path("/usr/lib/node_modules/npm")
+    roots = [(lib, "*.py", False), (npm / "lib", "*.js", True), (npm / "node_modules", "*.js", True),
              (Path("/usr/share/doc"), "*.[ch]", True), (Path("/usr/share/doc"), "*.go", True),
              (Path("/usr/share/doc"), "*.rs", True), (Path("/usr/share/doc"), "*.cpp", True),
              (lib / "site-packages", "*.c", True), (lib / "site-packages", "*.cpp", True),
