@@ -4,9 +4,12 @@ The file becomes a row-ordered list of atoms: groups of sibling nodes that share
 a line (or a comment glued to what it documents). A group that does not fit the
 limit is opened up: entities, blocks and compound statements are replaced by
 their children and grouped again, so cuts land between statements of a body,
-never inside one. Atoms are then merged greedily up to the limit, overlap lines
-are borrowed from the previous chunk while the limit allows, and each chunk is
-told where it lives (scope chain, entities, siblings, imports).
+never inside one; a statement holding a block (a callback passed as an argument,
+an object literal, a struct's fields) is cut inside that block, and a comment or
+docstring too long for a chunk between its lines. Atoms are then merged greedily
+up to the limit, overlap lines are borrowed from the previous chunk while the
+limit allows, and each chunk is told where it lives (scope chain, entities,
+siblings, imports).
 """
 
 from __future__ import annotations
@@ -98,7 +101,7 @@ class _Atomizer:
 
     The walk keeps its own stack (a file nested thousands deep is still chunked), and a
     header opened out of a definition or compound statement is held until the first atom of
-    its body arrives, so the two always share an atom.
+    its body arrives, so the two share an atom whenever they fit together.
     """
 
     def __init__(self, pf: ParsedFile, fits, bounds: list[int], required: frozenset = frozenset()):
