@@ -64,8 +64,8 @@ def is_chunk_store(path: Path) -> bool:
     """A saved chunks.yaml (by name, or a YAML file that declares the chunktui schema)."""
     if path.name == "chunks.yaml":
         return True
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
+    if path.suffix.lower() not in (".yaml", ".yml") or not path.is_file():
+        return False  # a FIFO named x.yaml would block the open below forever
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(512)
