@@ -137,11 +137,11 @@ class ChunktuiApp(QualityMixin, App):
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
-                 budget: int = DEFAULT_BUDGET, debounce: float = DEBOUNCE_SECONDS) -> None:
+                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS) -> None:
         super().__init__()
         self.start_path = Path(path) if path else None
         self.demo = demo
-        self.budget = budget
+        self.budget = budget or DEFAULT_BUDGET  # else the profile's, when it saved one
         self.debounce = debounce
         self.initial_strategy = strategy
         self.initial_params = dict(params or {})
@@ -153,6 +153,8 @@ class ChunktuiApp(QualityMixin, App):
             self.initial_strategy = strategy or loaded.strategy
             self.initial_params = dict(loaded.params) | self.initial_params
             self.initial_tokenizer = tokenizer or loaded.tokenizer
+            if budget is None and loaded.budget:
+                self.budget = loaded.budget
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
         self.mode = "tune"  # or "review" for a loaded chunks.yaml
@@ -876,7 +878,7 @@ class ChunktuiApp(QualityMixin, App):
             if path is not None:
                 self.notify(f"Profile saved: {path}", title="Saved", timeout=8)
 
-        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer), done)
+        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget), done)
 
     async def action_tune(self) -> None:
         """Leave review mode: re-open the unchanged source and chunk it from the saved parameters."""
