@@ -126,13 +126,34 @@ def test_split_default_delimiters_end_their_segment():
     ]
 
 
-def test_split_short_segments_join_the_previous_one():
+def test_split_pieces_accumulate_until_the_segment_reaches_min_chars():
     text = "Hi. Yo? ok\nA much longer sentence here. x. End"
-    assert texts(text, "split", min_chars=5) == ["Hi. Yo? ok\n", "A much longer sentence here. x. End"]
+    assert texts(text, "split", min_chars=5) == ["Hi. Yo?", " ok\nA much longer sentence here.", " x. End"]
 
 
-def test_split_short_first_segment_joins_forward():
+def test_split_short_last_segment_joins_the_previous_one():
     assert texts("a.b.cccccc.d", "split", delimiters=".", min_chars=3) == ["a.b.", "cccccc.d"]
+
+
+def _dpkg_log(lines: int) -> str:
+    """Lines as /var/log/dpkg.log writes them: every one far shorter than 200 characters."""
+    actions = ("status unpacked", "status half-configured", "status installed", "configure", "upgrade")
+    return "".join(
+        f"2025-06-24 14:{i // 60 % 60:02d}:{i % 60:02d} {actions[i % 5]} lib{i % 37}pkg:amd64 "
+        f"252.{i % 40}-1~deb12u1 252.{i % 40 + 2}-1~deb12u1\n"
+        for i in range(lines))
+
+
+def test_split_min_chars_gives_many_segments_of_a_log_of_short_lines():
+    text = _dpkg_log(2000)
+    cs = chunks(text, "split", delimiters="\\n", min_chars=200)
+    assert len(cs) > 300  # one segment of the whole log before the fix
+    assert "".join(c.text for c in cs) == text
+    for c in cs:
+        assert c.chars >= 200 and c.text.endswith("\n")
+        lines = c.text.splitlines(keepends=True)
+        assert c.metadata["segments"] == len(lines)
+        assert len("".join(lines[:-1])) < 200 or c is cs[-1]  # no longer than it needs to be
 
 
 def test_split_repeated_text_gets_its_own_offsets():
