@@ -229,14 +229,15 @@ def split_contract(cs, p):
 
 
 def lines_contract(cs, p):
-    """Cores of `size` lines tile the file; each chunk adds `overlap` lines on both sides."""
+    """Cores of `size` lines tile the file; each chunk starts `overlap` lines before its core,
+    so neighbours share exactly `overlap` lines."""
     total, size, overlap = cs.document.line_count, p["size"], p["overlap"]
     expected_core = 1
     for c in cs.chunks:
         core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
         assert core_a == expected_core and core_b == min(total, core_a + size - 1)
         assert c.start_line == max(1, core_a - overlap)
-        assert c.end_line == min(total, core_b + overlap)
+        assert c.end_line == core_b
         expected_core = core_b + 1
     assert expected_core == total + 1
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chunktui.engine import Document, ParamError, chunk_document
+from chunktui.formats.records import chunk_record
 
 
 def chunks(text, strategy, **params):
@@ -25,13 +26,22 @@ def spans(text, strategy, **params):
 
 # -- lines ---------------------------------------------------------------------------------
 
-def test_lines_cores_tile_and_borrow_overlap_on_both_sides():
+def test_lines_cores_tile_and_each_chunk_starts_overlap_lines_early():
     text = "".join(f"l{i}\n" for i in range(1, 11))  # 10 lines of 3 chars
     cs = chunks(text, "lines", size=4, overlap=1)
-    assert [(c.start_line, c.end_line) for c in cs] == [(1, 5), (4, 9), (8, 10)]
+    assert [(c.start_line, c.end_line) for c in cs] == [(1, 4), (4, 8), (8, 10)]
     assert [(c.metadata["core_start_line"], c.metadata["core_end_line"]) for c in cs] == [(1, 4), (5, 8), (9, 10)]
-    assert [(c.start, c.end) for c in cs] == [(0, 15), (9, 27), (21, 31)]
-    assert [c.overlap_next_lines for c in cs] == [2, 2, 0]
+    assert [(c.start, c.end) for c in cs] == [(0, 12), (9, 24), (21, 31)]
+    assert [c.overlap_next_lines for c in cs] == [1, 1, 0]
+
+
+def test_lines_overlap_is_the_lines_neighbours_share_as_in_the_aiwg_manifest():
+    """aiwg's manifest: --size 200 --overlap 20 shares 20 lines (1-218 then 199-412), and
+    says overlap_start 20; chunktui shared 40 and said 40."""
+    text = "".join(f"    total += weights[{i}] * values[{i}]\n" for i in range(412))
+    records = [chunk_record(c) for c in chunks(text, "lines", size=200, overlap=20)]
+    assert [(r["start_line"], r["end_line"]) for r in records] == [(1, 200), (181, 400), (381, 412)]
+    assert [(r["overlap_start"], r["overlap_end"]) for r in records] == [(0, 20), (20, 20), (20, 0)]
 
 
 def test_lines_counts_crlf_inside_the_line():
