@@ -64,9 +64,9 @@ def test_split_falls_back_to_lines_then_words_then_chars():
     assert [c.boundary_type for c in cs.chunks] == ["heading", "line", "line"]
     blob = "# B\n" + "z" * 130
     cs = run(blob, min_char=0, max_char=50, chunk_overlap=10)
-    assert [(c.start, c.end) for c in cs.chunks] == [(0, 50), (40, 90), (80, 130), (120, 134)]
-    assert [c.boundary_type for c in cs.chunks] == ["heading", "char", "char", "char"]
-    assert all(c.overlap_prev_chars == 10 for c in cs.chunks[1:])
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, 50), (50, 100), (100, 134)]
+    assert [c.boundary_type for c in cs.chunks] == ["heading", "char", "char"]
+    assert all(c.overlap_prev_chars == 0 for c in cs.chunks[1:])  # no word start to overlap from
 
 
 FENCE = "```python\n" + "".join(f"value_{i} = {i}  # set\n" for i in range(5)) + "```\n"

@@ -12,7 +12,9 @@ whitespace never shift a chunk:
 3. Split sections longer than `max_char`: cut at the last paragraph break in the
    second half of the allowed window, else a line break, else a space, else a
    character (then the same over the whole window); the next piece starts at the first word boundary at most
-   `chunk_overlap` characters before the cut. Cuts never fall inside a fenced
+   `chunk_overlap` characters before the cut, else at the first word inside a URL or path
+   there (a letter or digit after punctuation), else at the cut: an overlap is shorter or
+   none rather than starting mid-word. Cuts never fall inside a fenced
    code block unless the block alone is longer than `max_char`; such a block is
    cut at line breaks and its pieces carry `cut_code_block` (they still fit
    `max_char`, so none is ever `oversized`).
@@ -44,6 +46,9 @@ _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
 _BEFORE_WORD = re.compile(r"\s(?=\S)")
 _NEXT_START = re.compile(r"\n|\s(?=\S)")  # the character before a line or a word (its end is the start)
+# where no line or word start is within reach (a long URL or path): a letter or digit after
+# punctuation, as "rust" in "github.com/rust-lang" (the match ends at it); never between two letters
+_INNER_WORD = re.compile(r"(?:[^\w\s]|_)(?=[^\W_])").search
 # the last match in a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost start where the pattern matches (a blank-line run ends where the last one does)
 _LAST_PARAGRAPH_BREAK = re.compile(r"(?s).*" + _PARAGRAPH_BREAK.pattern)
@@ -279,15 +284,12 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
                 lo = start + 1
             if not (lo < cut and (m := next_start(text, lo - 1, cut)) is not None and (word := m.end()) < cut):
                 word = None
+        if word is None and (m := _INNER_WORD(text, lo - 1, cut)) is not None:
+            word = m.end()  # no line or word start within reach: a word inside a URL or path
         if word is not None and kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
                 and kept[k][0] < word < kept[k][1]:
             word = cuts.first(kept[k][1], cut)
-        if word is not None:
-            start = word
-        elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
-            start = lo
-        else:
-            start = cut
+        start = cut if word is None else word  # never mid-word: a shorter overlap or none
     add_start(start)
     add_kind(kind)
     add_end(sec_end)
