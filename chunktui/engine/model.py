@@ -268,17 +268,17 @@ def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
 
 
 def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
-    """sha256 and byte offsets, which share each chunk's UTF-8 encoding."""
+    """sha256 (of the UTF-8 text) and byte offsets into the file as on disk, which share each
+    chunk's encoding when the file is UTF-8."""
     sha256 = hashlib.sha256
-    # many chunks: one pass over the text; one chunk: from the nearest checkpoint, not from 0
-    starts = [c.start for c in chunks]
-    start_bytes = doc.byte_offsets(starts) if len(starts) > 1 else [doc.byte_offset(starts[0])]
+    start_bytes = doc.file_byte_offsets([c.start for c in chunks])
+    codec = doc.file_codec
     for chunk, start_byte in zip(chunks, start_bytes):
         f = chunk.__dict__
         data = chunk.text.encode("utf-8", "surrogatepass")
         f["sha256"] = sha256(data).hexdigest()
         f["start_byte"] = start_byte
-        f["end_byte"] = start_byte + len(data)
+        f["end_byte"] = start_byte + (len(data) if codec == "utf-8" else len(chunk.text.encode(codec, "surrogatepass")))
 
 
 # replacing the dataclass defaults of these class attributes leaves __init__'s defaults as they are
