@@ -341,7 +341,8 @@ def max_lines(size: int, overlap: int) -> int:
 
 register(Strategy(
     name="semantic",
-    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the target.",
+    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
+            "target (never inside a string, docstring or comment).",
     params=(
         Param("size", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10),
         Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
