@@ -1,7 +1,7 @@
 """`chunktui serve`: the same app in a browser, through textual-serve.
 
 textual-serve runs a shell command per browser tab, so the app is started as `python -m
-chunktui.cli open FILE` in a child process with the interpreter and working directory of this one
+chunktui open FILE` in a child process with the interpreter and working directory of this one
 (exports land where they would in a terminal). Registered by cli.py (`cli.add_command`).
 """
 
@@ -32,7 +32,7 @@ def serve_command(path, host, port):
         from textual_serve.server import Server
     except ImportError:
         raise ChunktuiError("serve: textual-serve is not installed (pip install textual-serve)") from None
-    command = [sys.executable, "-m", "chunktui.cli", "open"] + ([str(path.resolve())] if path else [])
+    command = [sys.executable, "-m", "chunktui", "open"] + ([str(path.resolve())] if path else [])
     title = f"chunktui {path.name}" if path else "chunktui"
     Server(shlex.join(command), host=host, port=port, title=title).serve()
 

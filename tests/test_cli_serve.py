@@ -63,10 +63,21 @@ def test_the_served_command_opens_the_file_with_this_interpreter(monkeypatch, tm
     monkeypatch.chdir(tmp_path)
     code, err = run("my notes.md", "--port", _free_port())
     assert code == 0, err
-    assert shlex.split(started[0].command) == [sys.executable, "-m", "chunktui.cli", "open", str(doc.resolve())]
+    assert shlex.split(started[0].command) == [sys.executable, "-m", "chunktui", "open", str(doc.resolve())]
 
 
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_python_dash_m_chunktui_is_the_command():
+    """What each browser tab runs; `python -m chunktui.cli` failed there on cli.py's circular import."""
+    import subprocess
+    import sys
+
+    from chunktui import __version__
+
+    done = subprocess.run([sys.executable, "-m", "chunktui", "--version"], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.strip()) == (0, f"chunktui, version {__version__}"), done.stderr
