@@ -23,18 +23,33 @@ from chunktui.engine.errors import ChunktuiError, DocumentError
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="Address to listen on (0.0.0.0 lets other machines in: the app can read and write files here).")
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-def serve_command(path, host, port):
+@click.option("--public-url", metavar="URL",
+              help="The address browsers reach the server by, when it is not http://HOST:PORT (behind a proxy, "
+                   "or with --host 0.0.0.0, where it defaults to this machine's name).")
+def serve_command(path, host, port, public_url):
     """Serve the app to a browser at http://HOST:PORT (one app per tab; exports are offered as downloads)."""
     if path is not None:
         check_path(path)
     check_listen(host, port)
+    if public_url is not None and not public_url.startswith(("http://", "https://")):
+        raise ChunktuiError(f"--public-url: expected http://... or https://..., got {public_url!r}")
     try:
         from textual_serve.server import Server
     except ImportError:
         raise ChunktuiError("serve: textual-serve is not installed (pip install textual-serve)") from None
     command = [sys.executable, "-m", "chunktui", "open"] + ([str(path.resolve())] if path else [])
     title = f"chunktui {path.name}" if path else "chunktui"
-    Server(shlex.join(command), host=host, port=port, title=title).serve()
+    Server(shlex.join(command), host=host, port=port, title=title,
+           public_url=(public_url or browser_url(host, port)).rstrip("/")).serve()
+
+
+def browser_url(host: str, port: int) -> str:
+    """The page tells the browser where its websocket is by this URL: a wildcard address would send a
+    browser on another machine to itself, and an IPv6 address needs brackets (textual-serve's own
+    default, http://HOST:PORT, gets both wrong)."""
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 def check_path(path: Path) -> None:

@@ -66,6 +66,32 @@ def test_the_served_command_opens_the_file_with_this_interpreter(monkeypatch, tm
     assert shlex.split(started[0].command) == [sys.executable, "-m", "chunktui", "open", str(doc.resolve())]
 
 
+@pytest.mark.parametrize("args, url", [
+    ([], "http://127.0.0.1:{port}"),
+    (["--host", "0.0.0.0"], "http://{name}:{port}"),  # not 0.0.0.0: another machine's browser would dial itself
+    (["--public-url", "https://chunks.example.org/"], "https://chunks.example.org"),
+])
+def test_the_page_points_browsers_at_a_reachable_address(monkeypatch, args, url):
+    import textual_serve.server
+
+    started = []
+    monkeypatch.setattr(textual_serve.server.Server, "serve", lambda self: started.append(self))
+    port = _free_port()
+    code, err = run("--port", port, *args)
+    assert code == 0, err
+    assert started[0].public_url == url.format(port=port, name=socket.gethostname())
+
+
+def test_an_ipv6_address_is_bracketed_in_the_pages_urls():
+    from chunktui.cli_serve import browser_url
+
+    assert browser_url("::1", 8000) == "http://[::1]:8000"  # textual-serve's default, http://::1:8000, is no URL
+
+
+def test_a_public_url_must_be_http(never_serves):
+    assert_one_line_error(*run("--public-url", "chunks.example.org"), "--public-url: expected http://")
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
