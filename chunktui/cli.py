@@ -505,6 +505,9 @@ def compare(file, profile_a, profile_b, budget, as_json):
 from chunktui.cli_eval import eval_command  # imported last: it builds on the names above
 
 cli.add_command(eval_command)
+from chunktui.cli_serve import serve_command
+
+cli.add_command(serve_command)
 
 
 def main(argv=None):

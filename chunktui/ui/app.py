@@ -848,6 +848,7 @@ class ChunktuiApp(QualityMixin, App):
 
     def action_export(self) -> None:
         from .screens.export import ExportScreen
+        from .web_export import offer_download
 
         if self.chunkset is None or not self.chunkset.chunks:
             self.notify("Nothing to export yet.", severity="warning")
@@ -860,6 +861,7 @@ class ChunktuiApp(QualityMixin, App):
                 self.last_export = screen.last
                 self.notify(f"{len(result.files)} files written; manifest: {result.manifest_path}",
                             title="Exported", timeout=10)
+                offer_download(self, result)  # in a browser the files are on the server: send a zip
 
         self.push_screen(screen, done)
 
