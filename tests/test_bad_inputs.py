@@ -11,7 +11,6 @@ ChunkingError; any other exception is a bug. The 20 MB one-line file runs with C
 
 from __future__ import annotations
 
-import codecs
 import gzip
 import os
 import struct

@@ -62,7 +62,7 @@ def test_each_format_verifies_and_a_changed_chunk_is_caught(work, fmt):
     assert verify_export(result.out_dir, fmt, files) is None
     first = next(i for i, c in enumerate(cs.chunks) if "gamma" in c.text)
     target = result.out_dir / files[first]
-    target.write_bytes(target.read_bytes().replace("gamma".encode(), b"GAMMA", 1))
+    target.write_bytes(target.read_bytes().replace(b"gamma", b"GAMMA", 1))
     problem = verify_export(result.out_dir, fmt, files)
     changed = cs.chunks[first].id
     assert problem is not None and changed in problem and "sha256" in problem

@@ -89,7 +89,7 @@ class Document:
 
     @classmethod
     def from_text(cls, text: str, path: str | None = None, kind: str | None = None,
-                  language: str | None = None) -> "Document":
+                  language: str | None = None) -> Document:
         if kind is None:
             kind, detected = detect_kind(path, text)
             language = language or detected

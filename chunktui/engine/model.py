@@ -15,7 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from .documents import Document
 

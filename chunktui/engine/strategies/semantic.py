@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from . import Order, Param, Proposal, Strategy, register
 from ..derived import derived
