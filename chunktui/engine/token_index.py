@@ -235,6 +235,12 @@ class TokenIndex:
         """How many document tokens end at or before character `offset` (an anchor)."""
         return bisect_right(self._ends, offset)
 
+    def end_of_tokens(self, offset: int, n: int) -> int:
+        """Where the document's n-th token after character `offset` ends (the text's end if it
+        has fewer): an estimate of where a span from `offset` reaches n tokens."""
+        i = self.tokens_before(offset) + n - 1
+        return self._ends[i] if i < len(self._ends) else len(self.text)
+
     def _parts(self, s: int, e: int) -> tuple[int, int, int]:
         """(n, a1, a2): text[s:e] holds n tokens of its own plus the document's tokens between
         anchors a1 and a2 (none when a1 == a2, for a span encoded whole). The text's start and
