@@ -241,6 +241,12 @@ class TokenIndex:
         i = self.tokens_before(offset) + n - 1
         return self._ends[i] if i < len(self._ends) else len(self.text)
 
+    def start_of_tokens(self, offset: int, n: int) -> int:
+        """Where the document's last n tokens that end before character `offset` start (the text's
+        start if it has fewer): an estimate of where a span ending at `offset` holds n tokens."""
+        i = bisect_left(self._ends, offset) - n
+        return self._ends[i] if i >= 0 else 0
+
     def _parts(self, s: int, e: int) -> tuple[int, int, int]:
         """(n, a1, a2): text[s:e] holds n tokens of its own plus the document's tokens between
         anchors a1 and a2 (none when a1 == a2, for a span encoded whole). The text's start and

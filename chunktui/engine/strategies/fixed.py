@@ -84,6 +84,7 @@ class _Tokens:
         self.size = index.count
         self.bounds = index.token_ends()
         self.end_of_tokens = index.end_of_tokens
+        self.start_of_tokens = index.start_of_tokens
 
     def reach(self, s: int, limit: int) -> int:
         """Where `limit` tokens from `s` end by the whole-text encoding, one token generous:
@@ -118,7 +119,7 @@ class _Tokens:
         bounds, size = self.bounds, self.size
         lowest = bisect_right(bounds, floor)  # first cut strictly after the previous start
         k = bisect_left(bounds, end)
-        i = max(lowest, k - amount)
+        i = max(lowest, bisect_left(bounds, self.start_of_tokens(end, amount)))  # as in fit_end
         while i < k and size(bounds[i], end) > amount:
             i += 1
         while i - 1 >= lowest and size(bounds[i - 1], end) <= amount:
