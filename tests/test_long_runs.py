@@ -48,11 +48,12 @@ KINDS = ("letter", "dna", "cjk", "digits", "base64", "word")
 
 
 def test_200_kb_runs_are_chunked_well_inside_a_generous_bound():
-    """Not a timing test: a bound two orders of magnitude away from both codes. Here (two shared
-    cores, loaded) the child takes about 10 s: the default strategy and token-sized `fixed` and
-    `recursive` on 200 KB of each kind of run. The quadratic search took 29 s for 30 KB of `a`
-    alone and over 300 s for 50 KB; 200 KB is 16 times 50 KB squared, hours for the first input.
-    So 300 s is never reached by the linear code, and always by the quadratic one."""
+    """Not a timing test: a bound far from both codes. The child chunks 200 KB of each kind of run
+    with the default strategy and token-sized `fixed` and `recursive`: 8 s of CPU here (27-34 s of
+    wall time with two shared cores under a load of about 10). The quadratic search took 29 s for
+    30 KB of `a` alone and over 300 s for 50 KB; 200 KB is 16 times 50 KB squared, hours for the
+    first input. So 300 s is reached only by a machine ten times busier than this one for the
+    linear code, and always by the quadratic one (it failed at the bound on 844e063)."""
     script = textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(ROOT)!r})
