@@ -52,6 +52,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.app_latency
 	$(BIN)/python -m bench.app_big_log
+	$(BIN)/python -m bench.long_runs
 	$(BIN)/python -m bench.report
 
 clean:
