@@ -255,7 +255,7 @@ def write_benchmarks(data) -> None:
     """BENCHMARKS.md: the engine modes rendered from results.json, then the sections kept by hand
     (why the missed targets miss, the app)."""
     text = render(data)
-    for name in ("MISSED.md", "APP_BENCHMARKS.md"):
+    for name in ("MISSED.md", "APP_BENCHMARKS.md", "READERS.md"):
         kept = ROOT / "bench" / name
         if kept.exists():
             text += "\n" + kept.read_text()
