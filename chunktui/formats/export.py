@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.readers import write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest
 from .records import chunk_record, display_path, to_plain
@@ -121,6 +122,7 @@ def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) ->
         raise ExportError(target, f"cannot create the output folder ({why})") from None
     try:
         chunk_files = WRITERS[fmt](cs, tmp)
+        write_extracted_text(cs.document, tmp)  # a PDF's, HTML's or DOCX's text, which the offsets index
         manifest = build_manifest(cs, target, fmt, chunk_files)
         _write_json(tmp / MANIFEST_NAME, manifest)
         problem = verify_export(tmp, fmt, chunk_files)

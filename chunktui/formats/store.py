@@ -17,6 +17,7 @@ from types import MappingProxyType
 import chunktui
 from chunktui.engine.documents import Document, load_document
 from chunktui.engine.errors import DocumentError
+from chunktui.engine.readers import extraction_fields, same_extraction
 from chunktui.engine.model import Chunk, ChunkSet, Gap
 
 from .manifest import MANIFEST_NAME
@@ -56,6 +57,7 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
             "encoding": doc.encoding,
             "lines": doc.line_count,
             "chars": len(doc.text),
+            **extraction_fields(doc),
         },
         "strategy": cs.strategy,
         "params": to_plain(cs.params),
@@ -95,10 +97,14 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     found = source_path is not None
     if found:
         try:
-            candidate = load_document(source_path, kind=src.get("kind"), language=src.get("language"))
+            mode = (src.get("extraction") or {}).get("mode")
+            candidate = load_document(source_path, kind=src.get("kind"), language=src.get("language"),
+                                      reader_options={"html": mode} if mode else None)
         except DocumentError:
             candidate = None
-        if candidate is not None and candidate.sha256 == src.get("sha256"):
+        # an extracted source must also give the same text again (another extractor version may not)
+        if candidate is not None and candidate.sha256 == src.get("sha256") \
+                and same_extraction(candidate, src.get("extraction")):
             doc = candidate
     matches = doc is not None
     try:
@@ -156,8 +162,10 @@ def _manifest_as_stored(data: dict, path: Path) -> dict:
     must be there unchanged (the texts are in the export's chunk files, in any of its formats)."""
     stored = data.get("source")
     source_path = _resolve_source(stored, path.parent)
-    doc = load_document(source_path) if source_path is not None else None
-    if doc is None or doc.sha256 != data.get("source_sha256"):
+    mode = (data.get("extraction") or {}).get("mode")
+    doc = load_document(source_path, reader_options={"html": mode} if mode else None) \
+        if source_path is not None else None
+    if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, data.get("extraction")):
         raise DocumentError(path, f"its source {stored} is missing or changed; load the chunks.yaml or "
                                   "chunks.json beside it, which hold the chunk texts")
     return {**data, "source": {"path": stored, "sha256": doc.sha256, "kind": data.get("source_kind"),

@@ -170,3 +170,39 @@ def library_version(dist: str) -> str:
 
 __all__ = ["ExtractedDocument", "Extraction", "HTML_MODES", "NO_TEXT_LAYER", "READERS", "Region", "extract",
            "extracted_document", "locate", "reader_for"]
+
+
+EXTRACTED_TEXT_NAME = "source.md"
+
+
+def extraction_fields(doc, file: str | None = None) -> dict:
+    """What a manifest or a store records of an extracted document, so anyone can check its
+    offsets against the same text: the extractor, the text's hash and size, the reader's mode.
+    Empty for a text file."""
+    ex = getattr(doc, "extraction", None)
+    if ex is None:
+        return {}
+    fields = {"extractor": ex.extractor, "text_sha256": doc.text_sha256, "text_chars": len(doc.text),
+              "offsets": "characters and UTF-8 bytes of the extracted text, not of the file"}
+    if file:
+        fields["file"] = file
+    if ex.mode:
+        fields["mode"] = ex.mode
+    if ex.page_count:
+        fields["pages"] = ex.page_count
+    return {"extraction": fields}
+
+
+def write_extracted_text(doc, folder) -> None:
+    """Put the extracted text beside an export's chunks (source.md), for a document that has one."""
+    if getattr(doc, "extraction", None) is not None:
+        from pathlib import Path
+
+        with open(Path(folder) / EXTRACTED_TEXT_NAME, "w", encoding="utf-8", newline="") as fh:
+            fh.write(doc.text)
+
+
+def same_extraction(doc, stored: dict | None) -> bool:
+    """Whether a re-read source gives the text a store recorded (true when it recorded none)."""
+    wanted = (stored or {}).get("text_sha256")
+    return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted
