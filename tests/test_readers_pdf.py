@@ -7,10 +7,13 @@ file with two-column pages, a page without a text layer and an outline entry.
 
 from __future__ import annotations
 
+import io
 import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from chunktui.cli import cli
@@ -130,3 +133,50 @@ def test_a_folder_scan_takes_pdf_files(tmp_path):
     code, out, err = run("chunk", tmp_path, "-n")
     assert code == 0, err
     assert "2 files" in out
+
+
+def _pdf(pages) -> bytes:
+    """A PDF whose pages draw these lines in Helvetica (an empty list: a page without text)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    font = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Font"),
+                                                NameObject("/Subtype"): NameObject("/Type1"),
+                                                NameObject("/BaseFont"): NameObject("/Helvetica")}))
+    for lines in pages:
+        page = writer.add_blank_page(612, 792)
+        if not lines:
+            continue
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject(
+            {NameObject("/F1"): font})})
+        stream = DecodedStreamObject()
+        stream.set_data("".join(f"BT /F1 10 Tf 72 {740 - 14 * k} Td ({line}) Tj ET\n"
+                                for k, line in enumerate(lines)).encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+LINE = st.text(st.sampled_from("abcdefghij XYZ.,;:!?-#0123456789éü"), min_size=0, max_size=50)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(LINE, max_size=12), min_size=1, max_size=5),
+       st.sampled_from(["markdown", "prose", "recursive", "fixed", "lines"]))
+def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strategy):
+    path = tmp_path_factory.mktemp("p") / "gen.pdf"
+    path.write_bytes(_pdf(pages))
+    doc = load_document(path)
+    params = {"size": 60, "overlap": 10} if strategy in ("recursive", "fixed") else \
+        {"size": 3, "overlap": 1} if strategy == "lines" else {}
+    cs = chunk_document(doc, strategy, params)
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
+        assert "no text layer]" not in c.text
+    blank = sum(1 for lines in pages if not "".join(lines).strip())
+    assert sum(g.reason == NO_TEXT_LAYER for g in cs.gaps) == blank

@@ -31,6 +31,8 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
 
     if len(data) > MAX_BYTES:
         raise DocumentError(path, f"{len(data):,} bytes of HTML, over the limit of {MAX_BYTES:,}")
+    if not data.strip():
+        return Extraction(text="", extractor=library_version("lxml"), mode=mode, warnings=["the page is empty: no chunks"])
     try:
         parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
         root = lxml.html.document_fromstring(data, parser=parser)

@@ -72,7 +72,9 @@ def _extract(path: str, pdf) -> Extraction:
             raise DocumentError(path, f"more than {MAX_CHARS:,} characters of text, over the limit")
     text = "".join(parts) + ("\n" if parts else "")
     # a hole takes the blank lines around its stand-in too, so no chunk is left holding only those
-    no_text = [_widen(text, a, b) for a, b in no_text]
+    widened = [_widen(text, a, b) for a, b in no_text]
+    # neighbouring holes share the blank lines between them: each keeps its own page's stand-in
+    no_text = [(max(a, prev), b) for (a, b), prev in zip(widened, [0] + [b for _, b in widened])]
     warnings = []
     if no_text:
         warnings.append(f"{len(no_text)} of {count} pages have no text layer (OCR is not done): left as gaps")
