@@ -1,6 +1,7 @@
 """DOCX files read as markdown: heading styles, lists, tables, comments, paragraph ranges, bad zips.
 
-guide.docx and empty.docx are written by python-docx (tests/fixtures/docs/make_fixtures.py).
+guide.docx and empty.docx are written by python-docx (tests/fixtures/docs/make_fixtures.py); the
+footnote is added to guide.docx's zip as Word stores one, since python-docx cannot write footnotes.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ def test_styles_become_markdown():
     lines = doc.text.splitlines()
     for line in ("# Field guide to chunking", "# Why chunk at all", "## Sizes", "- Pieces follow headings",
                  "- Tables stay whole", "| recursive | 512 | 64 |", "1. Numbered one",
-                 "> [comment 0] Check this figure against the benchmark."):
+                 "> [comment 0] Check this figure against the benchmark.",
+                 "> [footnote 1] Measured from the offsets of both chunks."):
         assert line in lines, line
     assert lines.index("- Tables stay whole") == lines.index("- Pieces follow headings") + 1  # one list
 
