@@ -56,8 +56,8 @@ def main() -> None:
             times[name].append(time.perf_counter() - start)
     rate = {name: pages / statistics.median(t) for name, t in times.items()}
     print(f"{pages} pages, {len(data) / 1e6:.2f} MB, median of {ROUNDS} alternating rounds")
-    for name in times:
-        print(f"  {name} {version(name)}: {statistics.median(times[name]):.3f} s, {rate[name]:,.0f} pages/s")
+    for name, taken in times.items():
+        print(f"  {name} {version(name)}: {statistics.median(taken):.3f} s, {rate[name]:,.0f} pages/s")
     print(f"  pypdfium2 / pypdf: {rate['pypdfium2'] / rate['pypdf']:.1f}x the pages per second")
 
 

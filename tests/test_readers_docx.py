@@ -6,7 +6,6 @@ footnote is added to guide.docx's zip as Word stores one, since python-docx cann
 
 from __future__ import annotations
 
-import io
 import zipfile
 from pathlib import Path
 

@@ -6,7 +6,6 @@ The-Basics.html, Texinfo) and a saved news page with a cookie banner, navigation
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -75,16 +74,14 @@ def test_cli_html_whole_flag_reaches_the_reader(tmp_path):
     assert "Advertisement" in whole_text and "Advertisement" not in main_text
 
 
-def test_one_hundred_thousand_nested_elements_fail_in_one_line_and_bounded_time(tmp_path):
+def test_one_hundred_thousand_nested_elements_fail_in_one_line(tmp_path):
     deep = tmp_path / "deep.html"
     deep.write_bytes(b"<html><body>" + b"<div>" * 100_000 + b"deep text" + b"</div>" * 100_000 + b"</body></html>")
-    start = time.perf_counter()
     for mode in ("main", "whole"):
         result = CliRunner().invoke(cli, ["chunk", str(deep), "-o", str(tmp_path / mode), "--html", mode])
         assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
         assert f"{deep}: not readable as HTML past line 1 (Excessive depth in document: 2048" in result.stderr
         assert not (tmp_path / mode).exists()
-    assert time.perf_counter() - start < 60  # a bound, not a speed figure
 
 
 def test_elements_nested_a_thousand_deep_are_read(tmp_path):

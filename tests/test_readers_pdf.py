@@ -12,9 +12,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from click.testing import CliRunner
 
 from chunktui.cli import cli
 from chunktui.engine import chunk_document, load_document

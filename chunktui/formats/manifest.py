@@ -12,7 +12,6 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import chunktui
-
 from chunktui.engine.readers import EXTRACTED_TEXT_NAME, extraction_fields
 
 from .records import chunk_record, display_path, folder_display, size_params, to_plain

@@ -17,8 +17,8 @@ from types import MappingProxyType
 import chunktui
 from chunktui.engine.documents import Document, load_document
 from chunktui.engine.errors import DocumentError
-from chunktui.engine.readers import extraction_fields, same_extraction
 from chunktui.engine.model import Chunk, ChunkSet, Gap
+from chunktui.engine.readers import extraction_fields, same_extraction
 
 from .manifest import MANIFEST_NAME
 from .records import chunk_record, to_plain

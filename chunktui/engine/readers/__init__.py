@@ -21,7 +21,6 @@ from ..documents import Document
 
 READERS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html"}
 NO_TEXT_LAYER = "no text layer (OCR is not done)"
-HTML_MODES = ("main", "whole")
 _CACHE_SIZE = 16
 
 
@@ -166,10 +165,6 @@ def library_version(dist: str) -> str:
     from importlib.metadata import version
 
     return f"{dist} {version(dist)}"
-
-
-__all__ = ["ExtractedDocument", "Extraction", "HTML_MODES", "NO_TEXT_LAYER", "READERS", "Region", "extract",
-           "extracted_document", "locate", "reader_for"]
 
 
 EXTRACTED_TEXT_NAME = "source.md"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from itertools import pairwise
 
 from ..errors import DocumentError
 from . import Extraction, Region, library_version
@@ -50,7 +51,7 @@ def read_docx(path: str, data: bytes) -> Extraction:
         parts.append(("\n\n" if parts else "") + "\n\n".join(notes))
     text = "".join(parts)
     text = text + "\n" if text else ""
-    for here, after in zip(regions, regions[1:]):
+    for here, after in pairwise(regions):
         here.end = after.start
     if regions:
         regions[-1].end = len(text)

@@ -10,6 +10,7 @@ pre blocks fences, links `[text](url)`. Each chunk gets the anchor of the headin
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ..errors import DocumentError
 from . import Extraction, Region, library_version
@@ -89,7 +90,7 @@ def _anchors(text: str, root) -> list[Region]:
             title = _words(m.group(2))
             regions.append(Region(pos, pos, {"anchor": "#" + (ids.get(title) or _slug(title))}))
         pos += len(line) + 1
-    for here, after in zip(regions, regions[1:]):
+    for here, after in pairwise(regions):
         here.end = after.start
     regions[-1].end = len(text)
     return [r for r in regions if r.end > r.start or r is regions[-1]]

@@ -11,6 +11,7 @@ office tools is column by column.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ..errors import DocumentError
 from . import Extraction, Region, library_version
@@ -79,7 +80,7 @@ def _extract(path: str, pdf) -> Extraction:
     if no_text:
         warnings.append(f"{len(no_text)} of {count} pages have no text layer (OCR is not done): left as gaps")
     # a region runs to the next page's start, so text between pages (the separator) belongs to one
-    for here, after in zip(regions, regions[1:]):
+    for here, after in pairwise(regions):
         here.end = after.start
     if regions:
         regions[-1].end = len(text)
