@@ -180,3 +180,14 @@ def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strat
         assert "no text layer]" not in c.text
     blank = sum(1 for lines in pages if not "".join(lines).strip())
     assert sum(g.reason == NO_TEXT_LAYER for g in cs.gaps) == blank
+
+
+def test_the_open_command_lets_a_pdf_past_its_binary_check(tmp_path):
+    from chunktui.engine.documents import check_text_file
+    from chunktui.engine.errors import DocumentError
+
+    check_text_file(MANUAL)  # a PDF is binary by nature: its reader judges it
+    image = tmp_path / "scan.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(DocumentError, match="binary file"):
+        check_text_file(image)
