@@ -39,6 +39,12 @@ def test_whole_page_keeps_what_main_content_left_out():
                  "## What it will cost", "| Footbridge | 3.1 |"):
         assert kept in doc.text
     assert "window.dataLayer" not in doc.text and ".banner" not in doc.text  # scripts and styles never
+    assert "- [Home](/)\n- [Local](/local)\n- [Sport](/sport)\n" in doc.text  # a list's items stay together
+
+
+def test_nested_and_numbered_lists_in_whole_mode():
+    page = b"<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul><p>after</p><ol><li>x</li><li>y</li></ol>"
+    assert read_html("lists.html", page, "whole").text == "- a\n  - b\n  - c\n- d\n\nafter\n\n1. x\n2. y\n"
 
 
 def test_headings_give_header_paths_and_anchors():

@@ -60,7 +60,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
             mode = "whole"
     if text is None:
-        text = "\n\n".join(_Converter().blocks(root))
+        text = _Converter().markdown(root)
     text = _tidy(text)
     return Extraction(text=text, extractor=extractor, mode=mode, regions=_anchors(text, root), warnings=warnings)
 
@@ -109,19 +109,27 @@ class _Converter:
 
     def __init__(self):
         self.out: list[str] = []
+        self.items: set[int] = set()  # indexes in `out` of list items, which follow each other without a blank line
         self.buf: list[str] = []
         self.prefix = ""
 
-    def blocks(self, root) -> list[str]:
+    def markdown(self, root) -> str:
         body = root.find("body")
         self.visit(body if body is not None else root, 0)
         self.flush()
-        return self.out
+        parts = []
+        for k, block in enumerate(self.out):
+            if k:
+                parts.append("\n" if k in self.items and k - 1 in self.items else "\n\n")
+            parts.append(block)
+        return "".join(parts)
 
     def flush(self) -> None:
         text = " ".join("".join(self.buf).split())
         self.buf = []
         if text:
+            if self.prefix:
+                self.items.add(len(self.out))
             self.out.append(self.prefix + text)
 
     def visit(self, el, depth: int) -> None:
