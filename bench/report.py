@@ -256,7 +256,8 @@ def write_benchmarks(data) -> None:
     (why the missed targets miss, how many code chunks fit, the app, retrieval against the peers,
     long runs without spaces)."""
     text = render(data)
-    for name in ("MISSED.md", "CODE_FIT.md", "APP_BENCHMARKS.md", "RETRIEVAL_BENCHMARKS.md", "LONG_RUNS.md"):
+    for name in ("MISSED.md", "CODE_FIT.md", "APP_BENCHMARKS.md", "RETRIEVAL_BENCHMARKS.md", "LONG_RUNS.md",
+                 "READERS.md"):
         kept = ROOT / "bench" / name
         if kept.exists():
             text += "\n" + kept.read_text()
