@@ -214,7 +214,7 @@ async def test_split_pieces_of_one_section_get_distinct_labels(tmp_path):
     """Rows of one long section read `…: FileHandle` thirteen times in Node's fs.md; each row now
     says which piece it is, and rows under different versions keep their version."""
     body = "".join(f"Paragraph {i} about file handles and what they do. " * 6 + "\n\n" for i in range(12))
-    doc = "# fs\n\n## Class: FileHandle\n\n" + body + "## 1.80.0\n\n### Cargo\n\nA.\n\n## 1.79.0\n\n### Cargo\n\nB.\n"
+    doc = "# fs\n\n## Class: FileHandle\n\n" + body + "## 1.80.0\n\nReleased in July.\n\n### Cargo\n\nA.\n\n## 1.79.0\n\nReleased in June.\n\n### Cargo\n\nB.\n"
     path = tmp_path / "fs.md"
     path.write_text(doc, encoding="utf-8")
     async with opened(path, strategy="markdown", params={"max_char": 400, "min_char": 0}) as (app, pilot):

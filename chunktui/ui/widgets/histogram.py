@@ -43,6 +43,15 @@ def budget_in_range(mark: float | None, values: list[int]) -> bool:
     return mark is not None and min(values) * 0.5 <= mark <= max(values) * 1.5
 
 
+def fit_title(title: str, width: int) -> str:
+    """As many of the title's ` · `-separated parts as fit `width` (plotext drops a title that does
+    not fit whole, and in a narrow pane the budget's part went with it)."""
+    parts = title.split(" · ")
+    while len(parts) > 1 and len(" · ".join(parts)) > width:
+        parts.pop()
+    return " · ".join(parts)
+
+
 class SizeHistogram(PlotextPlot):
     """Redrawn from the chunkset; `unit` is "tokens" or "chars" (the `t` key toggles it).
 
@@ -101,7 +110,7 @@ class SizeHistogram(PlotextPlot):
                 plt.ylim(0, ticks[-1])
             if mark is not None and not budget_in_range(mark, self.values):
                 side = "all below" if mark > max(self.values) else "all above"
-                title = f"{unit} · {side} budget {sign} {mark:,.0f}" + (f" · {FLAGGED_COLOR}: flagged" if flagged else "")
+                title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (f" · {FLAGGED_COLOR}: flagged" if flagged else "")
             plt.xlim(lo, hi)
-        plt.title(title)  # no x label: the title names the unit and the plot keeps a row for its bars
+        plt.title(fit_title(title, self.size.width - 2))  # no x label: the title names the unit and the plot keeps a row for its bars
         self.refresh()
