@@ -40,6 +40,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.app_latency
 	$(BIN)/python -m bench.app_big_log
+	$(BIN)/python -m bench.cli_process
 	$(BIN)/python -m bench.report
 
 clean:
