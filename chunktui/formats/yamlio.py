@@ -2,18 +2,9 @@
 
 from __future__ import annotations
 
-import yaml
+from functools import cache
 
 from chunktui.engine.errors import DocumentError
-
-# The pure-Python emitter on purpose: libyaml's escapes every emoji and so
-# double-quotes whole chunks; loading uses libyaml for speed when present.
-_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Dumper(yaml.SafeDumper):
-    pass
-
 
 # YAML reads these as line breaks (or strips them) unless they are escaped, which
 # only the double-quoted style does; PyYAML would otherwise emit them raw.
@@ -30,20 +21,35 @@ def _represent_str(dumper, value: str):
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-_Dumper.add_representer(str, _represent_str)
+@cache
+def _yaml():
+    """(yaml, its loader, our dumper), imported on first use: a JSONL export never pays for PyYAML.
+
+    The pure-Python emitter on purpose: libyaml's escapes every emoji and so
+    double-quotes whole chunks; loading uses libyaml for speed when present.
+    """
+    import yaml
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(str, _represent_str)
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader), Dumper
 
 
 def dump_yaml(data, stream=None):
     """safe_dump with key order kept, unicode as is and `|` blocks for multi-line text."""
-    return yaml.dump(data, stream, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
+    yaml, _, dumper = _yaml()
+    return yaml.dump(data, stream, Dumper=dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=100)
 
 
 def read_yaml(path):
     """safe_load of `path`; unreadable or malformed files raise DocumentError naming it."""
+    yaml, loader, _ = _yaml()
     try:
         with open(path, encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=_SafeLoader)
+            return yaml.load(fh, Loader=loader)
     except FileNotFoundError:
         raise DocumentError(path, "no such file") from None
     except IsADirectoryError:
