@@ -27,12 +27,32 @@ EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
 
 
 def fail_line(message: str) -> None:
-    one_line = " ".join(message.split())
+    # a path's bytes that are not UTF-8 are shown as \xNN (they cannot be written as text)
+    from chunktui.formats.records import printable_path
+
+    one_line = printable_path(" ".join(message.split()))
     click.echo(f"chunktui: error: {one_line}", err=True)
 
 
 def warn_line(message: str) -> None:
-    click.echo(f"chunktui: warning: {message}", err=True)
+    from chunktui.formats.records import printable_path
+
+    click.echo(f"chunktui: warning: {printable_path(message)}", err=True)
+
+
+class WholeNumber(click.IntRange):
+    """click.IntRange taking what a strategy flag takes (ASCII digits, an optional sign): click's
+    int() would also take " 12", "1_000" and other scripts' digits."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str):
+            from chunktui.engine.strategies import parse_int
+
+            try:
+                value = parse_int(value)
+            except ValueError:
+                self.fail(f"{value!r} is not a whole number (ASCII digits, optional sign)", param, ctx)
+        return super().convert(value, param, ctx)
 
 
 class ChunktuiGroup(click.Group):
@@ -53,8 +73,9 @@ class ChunktuiGroup(click.Group):
         try:
             rv = super().main(args, prog_name or "chunktui", complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else EXIT_OK
-        except (click.Abort, KeyboardInterrupt):
-            click.echo("chunktui: interrupted", err=True)
+        except (click.Abort, KeyboardInterrupt) as exc:  # SIGTERM during an export too
+            why = str(exc.__cause__ or exc)  # click turns KeyboardInterrupt into Abort
+            click.echo("chunktui: interrupted" + (f" ({why})" if why else ""), err=True)
             code = 130
         except click.ClickException as exc:  # usage: unknown option, bad value, missing argument
             where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) else ""
@@ -195,7 +216,7 @@ def demo():
               help="Tokenizer for token counts and token sizes. [default: cl100k_base]")
 @click.option("--profile", type=click.Path(path_type=Path),
               help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
               help="Token budget: chunks above it are reported.")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
               help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
@@ -212,7 +233,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
     from chunktui.engine import get_strategy
     from chunktui.engine.tokens import DEFAULT_TOKENIZER
     from chunktui.formats.discover import parse_size, plan_jobs
-    from chunktui.formats.export import check_target, writer_names
+    from chunktui.formats.export import check_target, recover_interrupted, writer_names
 
     if fmt not in writer_names():
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
@@ -251,7 +272,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         facts = load_phrases(facts_path)
     if not dry_run:
         for job in jobs:
-            check_target(job.out_dir, force)  # refuse up front rather than after half the files
+            recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
+            check_target(job.out_dir, force, job.source)  # refuse up front rather than after half the files
     return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget,
                     single=len(paths) == 1 and len(jobs) == 1, facts=facts)
 
@@ -271,6 +293,10 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
 
     console = Console(stderr=True)
     fact_blocks = []
+
+    def warn_above_progress(line: str) -> None:
+        progress.console.print(f"chunktui: warning: {line}", markup=False, highlight=False, soft_wrap=True)
+
     failures, total_chunks, total_lines, over_total, over_files, outputs = 0, 0, 0, 0, 0, []
     seen_sha, duplicates, blocked = set(), 0, 0
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
@@ -286,14 +312,14 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                                         progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
                 if dry_run:
                     try:
-                        check_target(job.out_dir, force)
+                        check_target(job.out_dir, force, job.source)
                         note = ""
                     except ChunktuiError as exc:
                         note = f"would fail: {getattr(exc, 'problem', exc)}"
                         blocked += 1  # the real run refuses it up front: the plan exits as it would
                     outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)])
                 else:
-                    result = export_chunkset(cs, job.out_dir, fmt, force)
+                    result = export_chunkset(cs, job.out_dir, fmt, force, notify=warn_above_progress)
                     outputs.append([result_line(cs, result.out_dir, result.manifest_path)])
                 if facts:
                     fact_blocks.append((job.source, facts_lines(cs, facts)))
@@ -411,16 +437,17 @@ def _param_facts(p) -> str:
 @click.option("--strategy", "-s", "strategy_names", multiple=True, metavar="NAME[,NAME]",
               help="Strategies to sweep (repeat or comma-separate). Default: auto.")
 @click.option("--size", "size_spec", metavar="START:STOP[:STEP]|N,N",
-              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512. Default: each strategy's default.")
+              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512 (at most 1,000 values; 2,000 "
+                   "configurations in all). Default: each strategy's default.")
 @click.option("--overlap", "overlap_spec", metavar="START:STOP[:STEP]|N,N",
               help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True,
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
               help="Token budget for over_budget and over_budget_pct.")
-@click.option("--min-tokens", type=click.IntRange(min=0), default=16, show_default=True,
+@click.option("--min-tokens", type=WholeNumber(min=0), default=16, show_default=True,
               help="Chunks below this many tokens are flagged tiny.")
 @click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default="cl100k_base", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "csv", "json")), default="table", show_default=True)
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=2, show_default=True,
+@click.option("--workers", type=WholeNumber(min=1, max=64), default=2, show_default=True,
               help="Worker processes running the cells.")
 @click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
               help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
@@ -465,7 +492,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--a", "profile_a", required=True, type=click.Path(path_type=Path), help="Profile of configuration A.")
 @click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
-@click.option("--budget", type=click.IntRange(min=1), default=DEFAULT_BUDGET, show_default=True)
+@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
 def compare(file, profile_a, profile_b, budget, as_json):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""

@@ -15,15 +15,14 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Callable, Iterable
 
 import chunktui
 from chunktui.engine import Chunk, ChunkSet, Document
 from chunktui.engine.code.languages import UnsupportedLanguageError, detect_language
 from chunktui.engine.derived import forget
-from chunktui.engine.documents import decode_bytes
-from chunktui.engine.errors import ChunkingError, DocumentError
+from chunktui.engine.documents import decode_bytes, read_file_bytes
+from chunktui.engine.errors import ChunkingError
 
 __all__ = ["BatchResult", "Chunker", "ChunkingError", "UnsupportedLanguageError", "chunk", "chunk_batch"]
 
@@ -98,12 +97,7 @@ def _file_item(f) -> tuple[str, str | None]:
 
 
 def _read(path: str) -> str:
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
-    return decode_bytes(data, path)[0]
+    return decode_bytes(read_file_bytes(path), path)[0]
 
 
 def chunk(path, code: str, **options) -> list[Chunk]:

@@ -53,7 +53,7 @@ CONTAINERS = {
     "namespace_definition", "namespace_declaration", "method", "class", "module", "constructor_declaration",
     "enhanced_for_statement", "foreach_statement", "for_in_statement", "lexical_declaration",
     "variable_declarator", "arrow_function", "class_specifier", "finally_clause", "except_clause", "elif_clause",
-    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause",
+    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause", "object",
 }
 ANY_PIECE = re.compile(r"\S")
 
@@ -83,8 +83,19 @@ def assert_cuts_between_siblings(cs):
             if inner is None:
                 break
             node = inner
+        if "comment" in node.type or node.type in ("string", "string_content"):  # a comment or docstring
+            node = node.parent if node.type == "string_content" else node  # too long: cut between its lines
+            assert doc.text[cut - 1] == "\n" and not fits_whole(doc, node, cs), (doc.path, doc.line_of(cut))
+            continue
         assert any(ch.start_byte == b for ch in node.children), (doc.path, doc.line_of(cut), node.type)
         assert node.type in CONTAINERS, (doc.path, doc.line_of(cut), node.type)
+
+
+def fits_whole(doc, node, cs):
+    """Would the comment `node`'s lines, with the line before (a header it may have to go with),
+    fit the run's limit (bytes)?"""
+    first, last = max(1, node.start_point[0]), node.end_point[0] + 1
+    return len(doc.text[doc.line_start(first):doc.line_end(last)].encode()) <= cs.params["max_chunk_size"]
 
 
 def assert_covering(doc, cs):

@@ -127,7 +127,9 @@ def test_interrupt_while_writing_keeps_the_earlier_output(work, monkeypatch):
 
 @pytest.mark.parametrize("failure", [KeyboardInterrupt, PermissionError(errno.EACCES, "Permission denied")])
 def test_failure_during_the_swap_puts_the_earlier_output_back(work, monkeypatch, failure):
+    """The two-rename fallback (where renameat2 cannot exchange); the exchange itself is one step."""
     before = earlier_export()
+    monkeypatch.setattr(export_mod, "_exchange", lambda a, b: False)
     real_rename = export_mod.os.rename
 
     def rename(src, dst):

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from chunktui.engine import Document, ParamError, chunk_document, get_counter, load_document
+from chunktui.engine import Document, chunk_document, get_counter, load_document
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -125,9 +125,14 @@ def test_boilerplate_fixture_reasons_and_no_false_positives():
     assert cs.notes == ["prose: 5 boilerplate block(s) left out"]
 
 
-def test_min_above_max_is_a_param_error():
-    with pytest.raises(ParamError, match="min-tokens"):
-        chunk_document(Document.from_text("x"), "prose", {"min_tokens": 50, "max_tokens": 10})
+def test_min_above_max_packs_whatever_fits():
+    """As in markdown: shrinking max_tokens (the app's `[` key, a sweep) below the default min_tokens
+    keeps working; headers no longer cut early and paragraphs are packed up to the maximum."""
+    text = "".join(f"## Part {i}\n\n" + "word " * 12 + "\n\n" for i in range(8))
+    cs = chunk_document(Document.from_text(text, kind="markdown"), "prose", {"max_tokens": 40})
+    assert cs.params["min_tokens"] == 1000 and len(cs.chunks) > 1
+    assert all(c.tokens <= 40 for c in cs.chunks)
+    assert any(c.text.count("## Part") > 1 for c in cs.chunks)
 
 
 words = st.sampled_from(["alpha", "beta", "Gamma.", "delta!", "épée", "🚢", "x" * 40, "end?", "\t"])

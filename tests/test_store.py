@@ -107,8 +107,9 @@ def test_source_found_relative_to_the_yaml_after_moving_both(tmp_path, monkeypat
 @pytest.mark.parametrize("content, problem", [
     ("chunks: [\n", "not valid YAML"),
     ("- 1\n", "not a chunks.yaml"),
-    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3, text: ab}\n", "text has 2 chars"),
-    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3}\n", "malformed"),
+    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3, start_line: 1, end_line: 1, "
+     "tokens: 1, sha256: x, text: ab}\n", "text has 2 chars"),
+    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3}\n", "chunks[0] (c).text: missing"),
 ])
 def test_broken_files_name_the_file_and_the_problem(tmp_path, content, problem):
     f = tmp_path / "chunks.yaml"

@@ -83,6 +83,33 @@ def test_progress_and_cancel(doc):
         sweep(doc, ["lines"], [5, 10], [0, 1], workers=2, is_cancelled=lambda: True)
 
 
+def test_cancel_returns_without_waiting_for_the_cells_running_in_workers(doc, monkeypatch):
+    """Escape in the app cancels the sweep; it must not wait for every running cell to finish
+    (a cell on a big file runs for seconds) before handing control back."""
+    from concurrent.futures import Future
+
+    from chunktui.engine import Cancelled
+
+    waits = []
+
+    class StuckPool:  # cells that never finish, like long ones still running
+        def __init__(self, *a, **kw):
+            pass
+
+        def submit(self, fn, *args):
+            return Future()
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            waits.append(wait)
+
+    monkeypatch.setattr(sweep_module, "ProcessPoolExecutor", StuckPool)
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)
+    calls = iter([False, False, True])
+    with pytest.raises(Cancelled):
+        sweep(doc, ["lines"], [5, 10], [0, 1], workers=2, is_cancelled=lambda: next(calls, True))
+    assert waits == [False]
+
+
 def test_auto_is_swept_as_the_strategy_it_picks():
     from chunktui.engine.strategies.auto import pick_strategy
 

@@ -189,6 +189,23 @@ async def test_demo_steps_through_strategies_with_their_summary():
 
 
 @run
+async def test_every_demo_step_shows_its_strategy_cutting_the_sample():
+    """The demo opened on adaptive making one chunk of all 207 lines of guide.md; every step now
+    shows at least three chunks."""
+    from chunktui.ui.samples import DEMO_MIN_CHUNKS
+
+    app = ChunktuiApp(demo=True, debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        seen = {}
+        for _ in range(len([s for s in all_strategies() if s.name != "auto"])):
+            seen[app.controls.strategy_name] = len(app.chunkset.chunks)
+            await pilot.press("s")
+            await settle(pilot)
+        assert len(seen) >= 15 and all(n >= DEMO_MIN_CHUNKS for n in seen.values()), seen
+
+
+@run
 async def test_palette_offers_every_strategy_and_switches_to_it():
     async with opened(SAMPLES / "essay.txt", strategy="lines") as (app, pilot):
         provider = ChunktuiCommands(app.screen)

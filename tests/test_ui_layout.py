@@ -125,3 +125,18 @@ def test_overlap_stands_apart_from_every_chunk_tint_in_every_theme_and_colour_de
         tints = build_tints(*(Color.parse(colours[key]) for key in ("background", "foreground", "accent")))
         for overlap in (tints.overlap, tints.overlap_selected):
             assert all(seen(overlap) != seen(chunk) for chunk in tints.chunk + tints.chunk_selected), name
+
+
+@run
+async def test_every_strategy_summary_shows_whole_at_80_columns():
+    from chunktui.engine import all_strategies
+
+    app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", debounce=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        summary = app.query_one("#strategy-summary")
+        for strategy in all_strategies():
+            summary.update(strategy.summary)
+            await pilot.pause()
+            needed = summary.get_content_height(summary.size, app.size, summary.content_region.width)
+            assert summary.content_region.height >= needed, strategy.name

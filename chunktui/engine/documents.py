@@ -7,7 +7,10 @@ CRLF file keeps its "\\r" inside the line and every offset still counts it.
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
+import os
+import stat
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +18,10 @@ from pathlib import Path
 from .errors import DocumentError
 
 BINARY_PROBE = 8192
+# Files that only steer a run (a profile, a --facts list) are small; a bigger one is a mistake,
+# such as a document passed in their place, and is refused before it is read.
+SMALL_FILE_LIMIT = 1_000_000
+NOT_REGULAR = "not a regular file (a pipe, socket or device)"
 _BYTE_CHECKPOINT = 4096
 
 CODE_LANGUAGES = {
@@ -190,6 +197,47 @@ def decode_bytes(data: bytes, path: str) -> tuple[str, str, list[str]]:
         return data.decode("latin-1"), "latin-1", [warning]
 
 
+def read_file_bytes(path, limit: int | None = None, what: str = "this file") -> bytes:
+    """The bytes of a regular file, for every file the tool reads (documents, profiles, facts, chunks.yaml).
+
+    A pipe, socket or device is refused before anything is read: a FIFO would block forever and
+    /dev/zero never ends. The file is opened without blocking and checked through its descriptor,
+    so it cannot be swapped for a pipe between the check and the read. With `limit`, a file over
+    that many bytes is refused, and at most limit + 1 bytes are ever read.
+    """
+    p = Path(path)
+    try:
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open() blocks until a writer comes
+    except FileNotFoundError:
+        raise DocumentError(p, "no such file") from None
+    except OSError as exc:
+        problem = NOT_REGULAR if exc.errno == errno.ENXIO else f"cannot read ({exc.strerror or exc})"  # ENXIO: a socket
+        raise DocumentError(p, problem) from None
+    problem = _refusal(os.fstat(fd), limit, what)
+    if problem:
+        os.close(fd)
+        raise DocumentError(p, problem)
+    with os.fdopen(fd, "rb") as fh:
+        try:
+            data = fh.read() if limit is None else fh.read(limit + 1)
+        except OSError as exc:
+            raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
+    if limit is not None and len(data) > limit:  # it grew after the check
+        raise DocumentError(p, f"over the {limit:,}-byte limit for {what}")
+    return data
+
+
+def _refusal(info: os.stat_result, limit: int | None, what: str) -> str | None:
+    """Why a file with this stat may not be read, or None."""
+    if stat.S_ISDIR(info.st_mode):
+        return "is a folder, not a file"
+    if not stat.S_ISREG(info.st_mode):
+        return NOT_REGULAR
+    if limit is not None and info.st_size > limit:
+        return f"{info.st_size:,} bytes, over the {limit:,}-byte limit for {what}"
+    return None
+
+
 def check_text_file(path) -> None:
     """Refuse a binary file from its first block, without reading the rest."""
     with open(path, "rb") as fh:
@@ -201,14 +249,7 @@ def check_text_file(path) -> None:
 def load_document(path, kind: str | None = None, language: str | None = None) -> Document:
     """Read a file into a Document; bad input raises DocumentError naming the file."""
     p = Path(path)
-    if not p.exists():
-        raise DocumentError(p, "no such file")
-    if p.is_dir():
-        raise DocumentError(p, "is a folder, not a file")
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise DocumentError(p, f"cannot read ({exc.strerror or exc})") from None
+    data = read_file_bytes(p)
     text, encoding, warnings = decode_bytes(data, str(p))
     digest = hashlib.sha256(data).hexdigest()
     del data  # the bytes go before the line index is built: peak memory is the larger of the two, not both

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
+from .documents import SMALL_FILE_LIMIT, read_file_bytes
 from .errors import DocumentError
 from .model import ChunkSet
 
@@ -35,11 +36,10 @@ class Fact:
 def load_phrases(path) -> list[str]:
     """One phrase a line; blank lines and lines starting with # are skipped."""
     p = Path(path)
+    data = read_file_bytes(p, SMALL_FILE_LIMIT, "a phrases file")
     try:
-        raw = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise DocumentError(p, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        raw = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
         raise DocumentError(p, f"cannot read phrases ({exc})") from None
     phrases = parse_phrases(raw)
     if not phrases:

@@ -74,11 +74,8 @@ def timestamp_of(line: str) -> str | None:
     if m:
         return m.group(0).strip("[]")
     if line.startswith("{"):
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            return None
-        if isinstance(obj, dict):
+        obj = json_object(line)
+        if obj is not None:
             for key in ("ts", "timestamp", "time", "@timestamp", "date", "datetime"):
                 if isinstance(obj.get(key), (str, int, float)):
                     return str(obj[key])
@@ -103,16 +100,84 @@ def json_keys(lines) -> tuple[list[str], int]:
     for line in lines:
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError:
+        obj = json_object(line)
+        if obj is None:
             bad += 1
-            continue
-        if isinstance(obj, dict):
-            seen.update(dict.fromkeys(obj))
         else:
-            bad += 1
+            seen.update(dict.fromkeys(obj))
     return list(seen), bad
+
+
+def json_object(line: str) -> dict | None:
+    """The JSON object on `line` (None if the line is not one), read at any depth of nesting.
+
+    json.loads recurses, in C, once per level: a line nested deeper than the interpreter's
+    recursion limit (about 1,000 levels) raises RecursionError. Such lines are read again by
+    `_top_level`, which keeps its place in an explicit stack instead.
+    """
+    try:
+        obj = json.loads(line)
+    except RecursionError:
+        return _top_level(line)
+    except ValueError:
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity")
+_CLOSER = {"{": "}", "[": "]"}
+
+
+def _top_level(line: str) -> dict | None:
+    """The top-level object of a JSON line, checked as json.loads checks it but without recursing:
+    its scalar values are kept, its nested arrays and objects become None (only the top level is
+    ever read). None when the line is not a JSON object."""
+    pos = _WS.match(line).end()
+    if not line.startswith("{", pos):
+        return None
+    top: dict = {}
+    stack = ["{"]
+    state, first, key, pos = "key", True, None, pos + 1
+    try:
+        while stack:
+            pos = _WS.match(line, pos).end()
+            ch = line[pos:pos + 1]
+            if ch == _CLOSER[stack[-1]] and (state == "next" or first):  # first: just after the opener
+                stack.pop()
+                state, first, pos = "next", False, pos + 1
+            elif state == "next":
+                if ch != ",":
+                    return None
+                state, first, pos = ("key" if stack[-1] == "{" else "value"), False, pos + 1
+            elif state == "key":
+                if ch != '"':
+                    return None
+                key, pos = json.decoder.scanstring(line, pos + 1)
+                state, first = "colon", False
+            elif state == "colon":
+                if ch != ":":
+                    return None
+                state, pos = "value", pos + 1
+            elif ch in _CLOSER:
+                if len(stack) == 1:
+                    top[key] = None
+                stack.append(ch)
+                state, first, pos = ("key" if ch == "{" else "value"), True, pos + 1
+            else:
+                if ch == '"':
+                    value, pos = json.decoder.scanstring(line, pos + 1)
+                else:
+                    m = _SCALAR.match(line, pos)
+                    if not m:
+                        return None
+                    value, pos = json.loads(m.group()), m.end()
+                if len(stack) == 1:
+                    top[key] = value
+                state, first = "next", False
+    except ValueError:  # a malformed string
+        return None
+    return top if _WS.match(line, pos).end() == len(line) else None
 
 
 def line_text(doc, line: int) -> str:

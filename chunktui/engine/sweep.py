@@ -19,7 +19,7 @@ from .errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
 from .retrieval import TOKEN_BUDGET, chunks_key, evaluate_retrieval
 from .run import chunk_document
-from .strategies import get_strategy
+from .strategies import get_strategy, parse_int
 from .tokens import DEFAULT_TOKENIZER
 
 DEFAULT_WORKERS = 2
@@ -76,28 +76,45 @@ class SweepResult:
         return max(self.cells, key=lambda c: getattr(c, by), default=None)
 
 
+MAX_VALUES = 1_000  # values in one --size or --overlap range
+MAX_CELLS = 2_000  # configurations in one sweep: each chunks the whole document
+
+
 def parse_range(spec: str, name: str = "size") -> list[int]:
-    """`200:2000:200` (inclusive), `200,400,800`, or a single number -> sorted unique ints."""
-    spec = str(spec).strip()
+    """`200:2000:200` (inclusive), `200,400,800`, or a single number -> sorted unique ints.
+
+    Numbers are ASCII digits with an optional sign, as every parameter takes them; a range is
+    counted before it is built, so `1:100000000:1` is refused without making its values.
+    """
+    spec = str(spec)
     try:
         if ":" in spec:
-            parts = [int(p) for p in spec.split(":")]
+            parts = [parse_int(p) for p in spec.split(":")]
             if len(parts) not in (2, 3):
                 raise ValueError
             lo, hi = parts[0], parts[1]
             step = parts[2] if len(parts) == 3 else max(1, (hi - lo) // 9 or 1)
             if step <= 0 or hi < lo:
                 raise ParamError(name, f"range {spec!r} needs start <= stop and a positive step")
-            values = list(range(lo, hi + 1, step))
+            values = range(lo, hi + 1, step)
         else:
-            values = [int(p) for p in spec.split(",") if p.strip()]
+            values = [parse_int(p) for p in spec.split(",") if p]
     except ValueError:
         raise ParamError(name, f"expected START:STOP[:STEP] or comma-separated whole numbers, got {spec!r}") from None
     if not values:
         raise ParamError(name, f"no values in {spec!r}")
-    if len(values) > 1000:
-        raise ParamError(name, f"{spec!r} makes {len(values)} values; at most 1000")
+    if len(values) > MAX_VALUES:
+        raise ParamError(name, f"{spec!r} makes {len(values):,} values; at most {MAX_VALUES:,}")
     return sorted(set(values))
+
+
+def count_cells(strategies, sizes, overlaps) -> int:
+    """How many configurations the grid holds, counted before any is planned."""
+    total = 0
+    for name in strategies:
+        strat = get_strategy(name)
+        total += (len(sizes) if strat.size_param else 1) * (len(overlaps) if strat.overlap_param else 1)
+    return total
 
 
 def cell_params(strategy: str, size, overlap) -> dict:
@@ -226,6 +243,10 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
         for what, values, pname in (("size", sizes, strat.size_param), ("overlap", overlaps, strat.overlap_param)):
             if pname is None and any(v is not None for v in values):
                 notes.append(f"{name} has no {what} parameter: its cells use the other values only")
+    cells = count_cells(strategies, sizes, overlaps)
+    if cells > MAX_CELLS:
+        raise ParamError("size", f"the grid has {cells:,} configurations ({len(strategies)} strategies x "
+                                 f"{len(sizes)} sizes x {len(overlaps)} overlaps); at most {MAX_CELLS:,}")
     jobs, skipped = plan_grid(strategies, sizes, overlaps, base_params)
     results: list = [None] * len(jobs)
     total = len(jobs)
@@ -248,18 +269,23 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
                       queries, retrieve_tokens))
+        cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
             pending = set(futures)
             while pending:
-                check()
+                if is_cancelled is not None and is_cancelled():
+                    cancelled = True
+                    raise Cancelled()
                 done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
                 for fut in done:
                     finished(futures[fut], fut.result())
         except BrokenProcessPool:
             pass  # workers could not start (e.g. no importable __main__): finish in-process
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            # cancelled (Escape in the app): return now; the cells already running finish in
+            # their processes, which then exit, instead of holding the caller until they do
+            pool.shutdown(wait=not cancelled, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
         _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)  # in-process: the caller's Document, its line index and scans

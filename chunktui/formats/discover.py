@@ -22,7 +22,7 @@ SPECIAL_NAMES = frozenset({"Makefile", "Dockerfile"})
 DEFAULT_MAX_FILE_SIZE = 100_000_000  # 100 MB: bigger files in a folder scan are skipped, saying so
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
           "kib": 2**10, "mib": 2**20, "gib": 2**30}
-_SIZE = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*", re.I)
+_SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*", re.I)  # ASCII digits: float() takes any script's
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,15 @@
 """Export a ChunkSet to a folder: chunk files in one format plus manifest.json, all or nothing.
 
-Everything is written into a temporary folder beside the target and renamed into
+Everything is written into a temporary folder beside the target and swapped into
 place at the end, so an interrupted or failed export never leaves half a folder.
 The CLI and the app's export dialog both call `export_chunkset`.
+
+Beside a target `out` an export keeps, only while it runs: `.out.lock` (an flock
+that makes runs on one target take turns), `.out.XXXXXXXX.tmp` (the folder being
+written; after the swap, the earlier export being deleted) and, only where the
+two-rename fallback is used, `.out.XXXXXXXX.old` (the whole earlier export, set
+aside for the moment between the renames). A run killed outright (SIGKILL, power)
+leaves them; the next run on that target removes them or puts the `.old` back.
 
 Writers register by name: `@register_writer("brain")` on a function
 `(cs, folder: Path) -> list[str]` that writes into `folder` and returns, for each
@@ -11,14 +18,23 @@ chunk in order, the name of the file holding it.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import errno
+import fcntl
 import hashlib
 import importlib
 import json
 import os
 import pkgutil
+import re
 import shutil
+import signal
+import stat
 import tempfile
+import threading
+import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -31,9 +47,15 @@ from .store import STORE_NAME, save_chunkset
 from .yamlio import read_yaml
 
 DEFAULT_ROOT = "chunks"
+LOCK_WAIT_SECONDS = 10.0  # a second run on the same target waits this long for the first, then fails
+PAUSE_ENV = "CHUNKTUI_EXPORT_PAUSE"  # tests: "<point>:<folder>" stops the export at a named point
 
 Writer = Callable[..., list]
 WRITERS: dict[str, Writer] = {}
+
+
+class ExportInterrupted(KeyboardInterrupt):
+    """Ctrl-C or SIGTERM arrived while the new export was being swapped in: it is in place, whole."""
 
 
 class ExportError(ChunktuiError):
@@ -79,55 +101,146 @@ def writer_names() -> list[str]:
 
 
 def default_output_dir(source_path) -> Path:
-    """`chunks/<file-name-with-dots-as-dashes>/`: `src/auth/middleware.ts` -> `chunks/middleware-ts`."""
-    name = Path(source_path).name if source_path else "text"
+    """`chunks/<file-name-with-dots-as-dashes>/`: `src/auth/middleware.ts` -> `chunks/middleware-ts`.
+
+    Bytes of the name that are not UTF-8 become `%XX`, so the folder name can be written in manifests.
+    """
+    name = _percent_escaped(Path(source_path).name) if source_path else "text"
     return Path(DEFAULT_ROOT) / (name.replace(".", "-").strip("-") or "text")
 
 
-def check_target(out_dir, force: bool = False) -> Path:
+def _percent_escaped(name: str) -> str:
+    return "".join(_percent_pieces(os.fsencode(name)))
+
+
+def _percent_pieces(raw: bytes):
+    while raw:
+        try:
+            yield raw.decode("utf-8")
+            return
+        except UnicodeDecodeError as exc:
+            yield raw[:exc.start].decode("utf-8")
+            yield "".join(f"%{b:02X}" for b in raw[exc.start:exc.end])
+            raw = raw[exc.end:]
+
+
+def check_target(out_dir, force: bool = False, source=None) -> Path:
     """Refuse a target we must not write: a file, or a non-empty folder without `force`.
 
-    Even with `force` only an earlier export (it holds a manifest.json) is replaced,
-    so a mistyped `--output .` can never wipe a project.
+    Even with `force` only an earlier chunktui export is replaced (see `not_an_export`), and
+    never the folder holding `source` or any folder above it, the working folder, / or home,
+    so a mistyped `--output` can never wipe a project.
     """
     target = Path(out_dir)
-    if target.exists() or target.is_symlink():
-        if not target.is_dir() or target.is_symlink():
+    try:
+        if stat.S_ISLNK(os.lstat(target).st_mode) or not target.is_dir():
             raise ExportError(target, "exists and is not a folder")
-        if any(target.iterdir()):
-            if not force:
-                raise ExportError(target, "output folder is not empty (use --force to replace it)")
-            if not (target / MANIFEST_NAME).is_file():
-                raise ExportError(target, "output folder is not empty and holds no manifest.json, "
-                                          "so it is not an earlier export; refusing to replace it even with --force")
+        if not any(target.iterdir()):
+            return target
+    except (FileNotFoundError, NotADirectoryError):  # a file above it is reported when it is created
+        return target
+    except OSError as exc:  # a name too long for the file system, a folder we may not read
+        raise ExportError(target, f"cannot use this output folder ({exc.strerror or exc})") from None
+    if not force:
+        raise ExportError(target, "output folder is not empty (use --force to replace it)")
+    why = _protected(target, source) or not_an_export(target)
+    if why:
+        raise ExportError(target, f"{why}; refusing to replace it even with --force")
     return target
 
 
-def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) -> ExportResult:
-    """Write `cs` in `fmt` plus manifest.json to `out_dir` (default: `default_output_dir`)."""
+def _protected(target: Path, source) -> str | None:
+    """Why `target` must never be replaced, or None."""
+    real = target.resolve()
+    if real == Path(real.anchor):
+        return "it is the root folder"
+    if real == Path.home().resolve():
+        return "it is the home folder"
+    if real == Path.cwd().resolve():
+        return "it is the working folder"
+    if real in Path.cwd().resolve().parents:
+        return "it holds the working folder"
+    if source is not None and real in Path(source).resolve().parents:
+        return f"it holds the source file {Path(source).name}"
+    return None
+
+
+def not_an_export(folder: Path) -> str | None:
+    """What in `folder` shows it is not an earlier chunktui export, or None.
+
+    An export is a manifest.json that names a chunktui version, and beside it only regular
+    files that manifest lists (its `files`, or for older manifests its chunks' `file`s).
+    """
+    try:
+        manifest = json.loads((folder / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return f"it is not an earlier export (it holds no {MANIFEST_NAME})"
+    except (OSError, ValueError) as exc:
+        return f"it is not an earlier export (its {MANIFEST_NAME} cannot be read: {exc})"
+    if not isinstance(manifest, dict) or "chunktui_version" not in manifest:
+        return f"it is not an earlier export (its {MANIFEST_NAME} is not chunktui's: no chunktui_version)"
+    listed = {MANIFEST_NAME, *_listed_files(manifest)}
+    for entry in sorted(os.scandir(folder), key=lambda e: e.name):
+        if entry.name not in listed:
+            return f"it is not an earlier export ({entry.name} is not listed in its {MANIFEST_NAME})"
+        if not entry.is_file(follow_symlinks=False):
+            return f"it is not an earlier export ({entry.name} is not a regular file)"
+    return None
+
+
+def _listed_files(manifest: dict) -> set[str]:
+    files = manifest.get("files")
+    if not isinstance(files, list):
+        chunks = manifest.get("chunks") if isinstance(manifest.get("chunks"), list) else []
+        files = [c.get("file") for c in chunks if isinstance(c, dict)]
+    return {Path(f).name for f in files if isinstance(f, str)}
+
+
+def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False,
+                    notify: Callable[[str], None] | None = None) -> ExportResult:
+    """Write `cs` in `fmt` plus manifest.json to `out_dir` (default: `default_output_dir`).
+
+    One run at a time per target (the second waits up to LOCK_WAIT_SECONDS, then fails).
+    `notify` gets one line when leftovers of an earlier interrupted run are cleaned up.
+    """
     names = writer_names()
     if fmt not in WRITERS:
         raise ExportError(out_dir or "export", f"unknown format {fmt!r} (known: {', '.join(names)})")
-    target = check_target(out_dir if out_dir is not None else default_output_dir(cs.document.path), force)
+    source = cs.document.path
+    target = Path(out_dir if out_dir is not None else default_output_dir(source))
+    with _sigterm_as_interrupt(), _exclusive(target) as after_a_kill:
+        if after_a_kill:
+            _recover(target, notify)
+        check_target(target, force, source)  # with the lock held: no other export changes it from here
+        return _export_locked(cs, target, fmt, force)
+
+
+def _blocker(parent: Path, exc: OSError) -> str:
+    blocker = next((a for a in parent.parents if a.exists() and not a.is_dir()), None)
+    if parent.exists() and not parent.is_dir():
+        blocker = parent
+    return f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
+
+
+def _export_locked(cs, target: Path, fmt: str, force: bool) -> ExportResult:
     parent = target.absolute().parent
     try:
-        parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent))
+        tmp = Path(tempfile.mkdtemp(prefix=_stem(target) + ".", suffix=".tmp", dir=parent))
     except OSError as exc:
-        blocker = next((a for a in parent.parents if a.exists() and not a.is_dir()), None)
-        if parent.exists() and not parent.is_dir():
-            blocker = parent
-        why = f"{blocker} is a file, not a folder" if blocker else exc.strerror or str(exc)
-        raise ExportError(target, f"cannot create the output folder ({why})") from None
+        raise ExportError(target, f"cannot create the output folder ({_blocker(parent, exc)})") from None
     try:
+        _pause("locked")
         chunk_files = WRITERS[fmt](cs, tmp)
+        written = sorted(p.name for p in tmp.iterdir()) + [MANIFEST_NAME]
         manifest = build_manifest(cs, target, fmt, chunk_files)
+        manifest["files"] = written
         _write_json(tmp / MANIFEST_NAME, manifest)
         problem = verify_export(tmp, fmt, chunk_files)
         if problem:
             raise ExportError(target, f"verification failed, nothing written: {problem}")
-        written = sorted(p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file())
-        _move_into_place(tmp, target, force)
+        _pause("written")
+        with _signals_deferred(target):
+            _move_into_place(tmp, target, force, cs.document.path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         why = "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
@@ -141,22 +254,268 @@ def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False) ->
     return ExportResult(out_dir=target, manifest_path=target / MANIFEST_NAME, files=[target / p for p in written])
 
 
-def _move_into_place(tmp: Path, target: Path, force: bool) -> None:
-    """Rename the finished folder onto `target`; an old one is set aside until the swap succeeds."""
-    old = None
-    if target.exists():
-        check_target(target, force)  # the folder may have changed while we were writing
-        old = tmp.with_name(tmp.name[:-4] + ".old")
-        os.rename(target, old)
-    try:
-        os.chmod(tmp, 0o777 & ~_umask())
+def _move_into_place(tmp: Path, target: Path, force: bool, source) -> None:
+    """Put the finished folder at `target`; afterwards nothing of `tmp` or of an earlier export is left.
+
+    An earlier export is swapped with the new one in one step (renameat2 RENAME_EXCHANGE) and then
+    deleted. Where the OS or file system cannot exchange, it is renamed aside to `.old`, the new
+    one renamed in, and the `.old` renamed back to `.tmp` before it is deleted (so a `.old` is
+    always a whole earlier export, which the next run puts back if the target is missing).
+    The working folder, when it is the (empty) target, is filled file by file instead: renaming
+    over it would pull the folder out from under this process and the user's shell.
+    """
+    os.chmod(tmp, 0o777 & ~_umask())
+    if not os.path.lexists(target):
         os.rename(tmp, target)
-    except BaseException:  # an interrupt mid-swap too: the earlier output goes back
-        if old is not None and not target.exists():
+        return
+    check_target(target, force, source)  # the folder may have changed while we were writing
+    if target.resolve() == Path.cwd().resolve():
+        _fill_working_folder(tmp, target)
+    elif not any(target.iterdir()):
+        os.rename(tmp, target)  # replaces an empty folder in one step
+    elif _exchange(tmp, target):
+        _pause("swapped")
+        shutil.rmtree(tmp, ignore_errors=True)
+    else:
+        old = tmp.with_name(tmp.name[:-len(".tmp")] + ".old")
+        os.rename(target, old)
+        _pause("set-aside")
+        try:
+            os.rename(tmp, target)
+        except BaseException:
             os.rename(old, target)
+            raise
+        _pause("swapped")
+        try:
+            os.rename(old, tmp)
+        except OSError:
+            tmp = old
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _fill_working_folder(tmp: Path, target: Path) -> None:
+    """Move each file into the empty working folder, manifest.json last; on a failure take them out again."""
+    moved = []
+    try:
+        for path in sorted(tmp.iterdir(), key=lambda p: p.name == MANIFEST_NAME):
+            os.rename(path, target / path.name)
+            moved.append(path.name)
+    except BaseException:
+        for name in moved:
+            os.rename(target / name, tmp / name)
         raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    os.rmdir(tmp)
+
+
+_renameat2 = None
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two folders in one step with Linux's renameat2(RENAME_EXCHANGE); False where unsupported."""
+    global _renameat2
+    if _renameat2 is None:
+        try:
+            fn = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True).renameat2
+            fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+            fn.restype = ctypes.c_int
+            _renameat2 = fn
+        except (OSError, AttributeError, TypeError):  # not Linux, or a libc without it (glibc < 2.28)
+            _renameat2 = False
+    if not _renameat2:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if _renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP):  # a file system (or kernel) that cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _stem(target: Path) -> str:
+    """`.out`: the name the lock and temporary folders beside `target` start with.
+
+    Cut to fit a 255-byte file name with its suffixes (`.XXXXXXXX.tmp`); a cut name ends
+    with a hash of the whole one, so two long names sharing a start do not share leftovers.
+    """
+    raw = os.fsencode(target.absolute().name)
+    if len(raw) > 200:
+        raw = raw[:190] + b"~" + hashlib.sha256(raw).hexdigest()[:8].encode()
+    return "." + os.fsdecode(raw)
+
+
+def _lock_path(target: Path) -> Path:
+    return target.absolute().parent / (_stem(target) + ".lock")
+
+
+@contextmanager
+def _exclusive(target: Path):
+    """Hold `.out.lock` beside `target` (flock): one export per target at a time; the file goes at the end.
+
+    Yields whether the lock file was there before and still is once locked: a run that ends, even
+    by an exception or a signal, removes it, so it was left by a killed run (whose leftovers are
+    then worth looking for; a clean run leaves none, and looking costs a scan of the parent folder).
+    A waiting run that wakes on a lock file its holder already removed locks the new one instead.
+    """
+    parent = target.absolute().parent
+    path = _lock_path(target)
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            parent.mkdir(parents=True, exist_ok=True)
+            fd, found = _open_lock(path)
+        except OSError as exc:
+            raise ExportError(target, f"cannot create the output folder ({_blocker(parent, exc)})") from None
+        try:
+            _flock(fd, target, deadline)
+            if _same_file(fd, path):
+                break
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+    try:
+        yield found
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        os.close(fd)
+
+
+def _open_lock(path: Path) -> tuple[int, bool]:
+    """The lock file's descriptor, and whether the file was there already."""
+    while True:
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644), False
+        except FileExistsError:
+            try:
+                return os.open(path, os.O_RDWR | os.O_CLOEXEC), True
+            except FileNotFoundError:  # its holder removed it in between
+                continue
+
+
+def _flock(fd: int, target: Path, deadline: float) -> None:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                raise ExportError(target, f"another export to this folder is still running "
+                                          f"(waited {LOCK_WAIT_SECONDS:g} s); nothing written") from None
+            time.sleep(0.05)
+
+
+def _same_file(fd: int, path: Path) -> bool:
+    try:
+        return os.path.samestat(os.fstat(fd), os.stat(path))
+    except FileNotFoundError:
+        return False
+
+
+def recover_interrupted(out_dir, notify: Callable[[str], None] | None = None) -> None:
+    """Clean up after an export to `out_dir` that was killed, before a run that may refuse the target.
+
+    Only a lock file left beside the target says there may be something (see `_exclusive`).
+    """
+    target = Path(out_dir)
+    try:
+        if not _lock_path(target).exists():
+            return
+    except OSError:  # a folder name too long, say: the up-front check names the problem
+        return
+    with _exclusive(target) as after_a_kill:
+        if after_a_kill:
+            _recover(target, notify)
+
+
+def _leftovers(target: Path) -> list:
+    """The temporary and set-aside folders of exports to `target`, oldest first."""
+    pattern = re.compile(re.escape(_stem(target)) + r"\.[a-z0-9_]{8}\.(tmp|old)")
+    with os.scandir(target.absolute().parent) as entries:
+        found = [e for e in entries if pattern.fullmatch(e.name) and e.is_dir(follow_symlinks=False)]
+    return sorted(found, key=lambda e: e.stat(follow_symlinks=False).st_mtime)
+
+
+def _recover(target: Path, notify) -> None:
+    """Remove what an earlier run on `target` left when it was killed, putting a set-aside export back;
+    `notify` gets one line saying what was done.
+
+    Called with the lock held, so every match is from a run that is no longer running.
+    """
+    found = _leftovers(target)
+    if not found:
+        return
+    olds = [e for e in found if e.name.endswith(".old")]
+    said = []
+    if olds and not os.path.lexists(target):
+        os.rename(olds[-1].path, target)
+        said.append(f"put back the earlier export an interrupted run had set aside as {olds[-1].name}")
+        found.remove(olds[-1])
+    for e in found:
+        shutil.rmtree(e.path, ignore_errors=True)
+    if found:
+        said.append(f"removed {len(found)} leftover folder{'s' * (len(found) > 1)} of an interrupted export "
+                    f"({', '.join(e.name for e in found)})")
+    if notify:
+        notify(f"{target}: {'; '.join(said)}")
+
+
+def _in_main_thread() -> bool:
+    return threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def _sigterm_as_interrupt():
+    """SIGTERM ends an export the way Ctrl-C does (cleanly, earlier output kept), unless a handler is set."""
+    if not _in_main_thread() or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextmanager
+def _signals_deferred(target: Path):
+    """Hold Ctrl-C and SIGTERM back while the new export is swapped in; if one came, say it is in place.
+
+    Raised in the middle of the swap, they could leave neither export whole, or report an
+    interrupt after the new one was already in place.
+    """
+    if not _in_main_thread():
+        yield
+        return
+    caught = []
+    before = {s: signal.signal(s, lambda signum, frame: caught.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    if caught:
+        raise ExportInterrupted(f"{target} was written in full before it stopped")
+
+
+def _pause(point: str) -> None:
+    """Test hook: with CHUNKTUI_EXPORT_PAUSE="<point>:<folder>", create <folder>/paused at `point` and wait
+    (up to a minute) for <folder>/go, so a test can kill the process at that exact step."""
+    where = os.environ.get(PAUSE_ENV, "")
+    if not where.startswith(point + ":"):
+        return
+    folder = Path(where[len(point) + 1:])
+    (folder / "paused").touch()
+    deadline = time.monotonic() + 60
+    while not (folder / "go").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def verify_export(folder: Path, fmt: str, chunk_files: list[str]) -> str | None:

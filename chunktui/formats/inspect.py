@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chunktui.engine.documents import read_file_bytes
 from chunktui.engine.errors import DocumentError
 from chunktui.engine.stats import percentile, text_histogram
 
@@ -85,9 +86,10 @@ def _from_store(path: Path) -> Inspection:
 
 
 def _from_manifest(path: Path) -> Inspection:
+    raw = read_file_bytes(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
         raise DocumentError(path, f"not a readable manifest.json ({exc})") from None
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list):
         raise DocumentError(path, "not a chunktui manifest (needs 'chunks')")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import chunktui
 
-from .records import chunk_record, display_path, folder_display, size_params, to_plain
+from .records import chunk_record, display_path, folder_display, printable_path, size_params, to_plain
 
 MANIFEST_NAME = "manifest.json"
 
@@ -53,7 +53,18 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
                   "end_line": g.end_line, "reason": g.reason} for g in cs.gaps],
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
+        **_raw_source_name(doc.path),
     }
+
+
+def _raw_source_name(path) -> dict:
+    """`source_name_bytes` when the source's path is not UTF-8. `source` shows such bytes as `\\xNN`,
+    which a name could also hold literally; here every byte but printable ASCII (a backslash
+    included) is `\\xNN`, so the exact bytes can be recovered."""
+    if not path or printable_path(str(path)) == str(path):
+        return {}
+    raw = os.fsencode(display_path(path, raw=True))
+    return {"source_name_bytes": "".join(chr(b) if 32 <= b < 127 and b != 92 else f"\\x{b:02x}" for b in raw)}
 
 
 def _file_display(out_dir: Path):

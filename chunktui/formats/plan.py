@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .records import display_path, folder_display
+from .records import display_path, folder_display, printable_path
 
 MAX_GAPS_SHOWN = 5
 
@@ -27,7 +27,8 @@ def _lines(first: int, last: int) -> str:
 def result_line(cs, out_dir: Path, manifest_path: Path) -> str:
     """`Split guide.md (312 lines) into 9 chunks using markdown. Output: chunks/guide-md/. Manifest: ...`"""
     doc = cs.document
-    return (f"Split {doc.name} ({plural(doc.line_count, 'line')}) into {plural(len(cs.chunks), 'chunk')} "
+    return (f"Split {printable_path(doc.name)} ({plural(doc.line_count, 'line')}) into "
+            f"{plural(len(cs.chunks), 'chunk')} "
             f"using {cs.strategy}. Output: {folder_display(out_dir)}. Manifest: {display_path(manifest_path)}")
 
 
@@ -37,7 +38,8 @@ def plan_lines(cs, out_dir: Path, fmt: str, budget: int, requested: str, target_
     st = cs.stats(budget)
     picked = f" (picked by {requested})" if requested != cs.strategy else ""
     lines = [
-        f"{doc.path or doc.name} ({plural(doc.line_count, 'line')}, {plural(len(doc.text), 'char')}, {doc.kind}"
+        f"{printable_path(str(doc.path or doc.name))} ({plural(doc.line_count, 'line')}, "
+        f"{plural(len(doc.text), 'char')}, {doc.kind}"
         + (f" {doc.language}" if doc.language else "") + ")",
         f"  strategy   {cs.strategy}{picked}",
         "  params     " + (" ".join(f"{k}={_typed(v)}" for k, v in cs.params.items()) or "-"),

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from chunktui.engine.documents import SMALL_FILE_LIMIT
 from chunktui.engine.errors import ChunktuiError, DocumentError
 from chunktui.engine.strategies import get_strategy
 from chunktui.engine.tokens import DEFAULT_TOKENIZER, ENCODING_SPECS
@@ -46,7 +47,7 @@ def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFA
 
 def load_profile(path) -> Profile:
     """Read and validate a profile; any problem raises DocumentError naming the file."""
-    data = read_yaml(path)
+    data = read_yaml(path, SMALL_FILE_LIMIT, "a profile")
     if not isinstance(data, dict) or not isinstance(data.get("strategy"), str):
         raise DocumentError(path, "not a chunktui profile (needs 'strategy')")
     params = data.get("params") or {}

@@ -22,18 +22,29 @@ def to_plain(value):
     return str(value)
 
 
-def display_path(path, base=None) -> str:
+def display_path(path, base=None, raw: bool = False) -> str:
     """`path` relative to `base` (default: the working folder) when it lies below it, else absolute.
 
     Relative paths keep manifests portable with the project; paths outside it stay
-    absolute because a chain of `..` would break as soon as the output moves.
+    absolute because a chain of `..` would break as soon as the output moves. Bytes of a name
+    that are not UTF-8 are shown as `\\xNN` (`printable_path`), unless `raw`.
     """
     p = Path(path).absolute()
     root = Path(base if base is not None else os.getcwd()).absolute()
     try:
-        return p.relative_to(root).as_posix() or "."
+        shown = p.relative_to(root).as_posix() or "."
     except ValueError:
-        return p.as_posix()
+        shown = p.as_posix()
+    return shown if raw else printable_path(shown)
+
+
+def printable_path(path: str) -> str:
+    """`path` with each byte of a file name that is not UTF-8 shown as `\\xNN` (it cannot be written as text)."""
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return os.fsencode(path).decode("utf-8", "backslashreplace")
 
 
 def folder_display(path, base=None) -> str:

@@ -20,7 +20,7 @@ from chunktui.engine.errors import DocumentError
 from chunktui.engine.model import Chunk, ChunkSet, Gap
 
 from .manifest import MANIFEST_NAME
-from .records import chunk_record, to_plain
+from .records import chunk_record, printable_path, to_plain
 from .yamlio import dump_yaml, read_yaml
 
 STORE_NAME = "chunks.yaml"
@@ -79,7 +79,11 @@ def save_chunkset(cs: ChunkSet, path) -> Path:
 
 
 def load_chunkset(path) -> LoadedChunkSet:
-    """Rebuild the ChunkSet saved in `path`; says whether its source is found and unchanged."""
+    """Rebuild the ChunkSet saved in `path`; says whether its source is found and unchanged.
+
+    Every field is checked for its type and range before it is used (`chunks[3].tokens: expected
+    a whole number, got 'x'`), ids must be unique and offsets inside the source.
+    """
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
@@ -88,30 +92,39 @@ def load_chunkset(path) -> LoadedChunkSet:
 
 
 def _reload(data: dict, path: Path) -> LoadedChunkSet:
-    """The ChunkSet of chunks.yaml's content `data`, read from `path`."""
-    src = data["source"]
-    source_path = _resolve_source(src.get("path"), path.parent)
+    """The ChunkSet of chunks.yaml's content `data` (or a chunks.json or manifest read as one),
+    read from `path`, every field typed and checked first."""
+    top = _Fields(data, "", path)
+    src = top.fields("source")
+    source = {"path": src.text("path", None), "sha256": src.text("sha256", None), "kind": src.text("kind", None),
+              "language": src.text("language", None), "encoding": src.text("encoding", None),
+              "lines": src.whole("lines", 0), "chars": src.whole("chars", 0)}
+    records = [_chunk_fields(r) for r in top.records("chunks")]
+    gaps = [_gap_fields(g) for g in top.records("gaps", optional=True)]
+    run = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
+           "tokenizer": top.text("tokenizer", "cl100k_base"), "warnings": top.texts("warnings"),
+           "notes": top.texts("notes")}
+    _refuse_duplicate_ids(records, path)
+    source_path = _resolve_source(source["path"], path.parent)
     doc = None
     found = source_path is not None
     if found:
         try:
-            candidate = load_document(source_path, kind=src.get("kind"), language=src.get("language"))
+            candidate = load_document(source_path, kind=source["kind"], language=source["language"])
         except DocumentError:
             candidate = None
-        if candidate is not None and candidate.sha256 == src.get("sha256"):
+        if candidate is not None and candidate.sha256 == source["sha256"]:
             doc = candidate
     matches = doc is not None
-    try:
-        if doc is None:
-            doc = _rebuild_document(data, path)
-        chunks = [_chunk(i, r, doc, path) for i, r in enumerate(data["chunks"])]
-        gaps = [Gap(int(g["start_char"]), int(g["end_char"]), int(g["start_line"]), int(g["end_line"]),
-                    str(g.get("reason", "uncovered"))) for g in data.get("gaps") or []]
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DocumentError(path, f"malformed chunks.yaml ({type(exc).__name__}: {exc})") from None
-    cs = ChunkSet(document=doc, strategy=str(data.get("strategy", "")), params=dict(data.get("params") or {}),
-                  tokenizer=str(data.get("tokenizer", "cl100k_base")), chunks=chunks, gaps=gaps,
-                  warnings=list(data.get("warnings") or []), notes=list(data.get("notes") or []))
+    if doc is None:
+        doc = _rebuild_document(source, records, gaps, path)
+    chunks = [_chunk(i, r, doc, path) for i, r in enumerate(records)]
+    for g in gaps:
+        if g["end_char"] > len(doc.text):
+            raise DocumentError(path, f"{g['where']}: offsets {g['start_char']}:{g['end_char']} fall outside the "
+                                      f"source ({len(doc.text)} chars)")
+    cs = ChunkSet(document=doc, chunks=chunks, **run,
+                  gaps=[Gap(g["start_char"], g["end_char"], g["start_line"], g["end_line"], g["reason"]) for g in gaps])
     return LoadedChunkSet(cs, source_path, found, matches)
 
 
@@ -165,14 +178,122 @@ def _manifest_as_stored(data: dict, path: Path) -> dict:
             "chunks": [{**r, "text": doc.text[int(r["start_char"]):int(r["end_char"])]} for r in data["chunks"]]}
 
 
+_REQUIRED = object()
+
+
+class _Fields:
+    """Typed reads of one mapping of a chunks.yaml: a missing or mistyped field is one DocumentError
+    naming it (`chunks[2].start_char: expected a whole number, got 'x'`), before any value is used."""
+
+    def __init__(self, data: dict, where: str, path: Path):
+        self.data, self.where, self.path = data, where, path
+
+    def fail(self, key: str, problem: str):
+        raise DocumentError(self.path, f"{self.where}{key}: {problem}")
+
+    def get(self, key: str, default):
+        value = self.data.get(key)
+        if value is None:
+            if default is _REQUIRED:
+                self.fail(key, "missing")
+            return default
+        return value
+
+    def whole(self, key: str, default=_REQUIRED, least: int = 0) -> int:
+        value = self.get(key, default)
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(key, f"expected a whole number, got {_shown(value)}")
+        if value < least:
+            self.fail(key, f"must be at least {least}, got {value}")
+        return value
+
+    def text(self, key: str, default=_REQUIRED) -> str | None:
+        value = self.get(key, default)
+        if value is not None and not isinstance(value, str):
+            self.fail(key, f"expected text, got {_shown(value)}")
+        return value
+
+    def mapping(self, key: str) -> dict:
+        value = self.get(key, {})
+        if not isinstance(value, dict):
+            self.fail(key, f"expected a mapping, got {_shown(value)}")
+        return dict(value)
+
+    def texts(self, key: str) -> list[str]:
+        value = self.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            self.fail(key, f"expected a list of text, got {_shown(value)}")
+        return list(value)
+
+    def fields(self, key: str) -> "_Fields":
+        return _Fields(self.mapping(key), f"{self.where}{key}.", self.path)
+
+    def records(self, key: str, optional: bool = False) -> list["_Fields"]:
+        value = self.get(key, [] if optional else _REQUIRED)
+        if not isinstance(value, list):
+            self.fail(key, f"expected a list, got {_shown(value)}")
+        for i, item in enumerate(value):
+            if not isinstance(item, dict):
+                self.fail(f"{key}[{i}]", f"expected a mapping, got {_shown(item)}")
+        return [_Fields(item, f"{self.where}{key}[{i}].", self.path) for i, item in enumerate(value)]
+
+
+def _shown(value) -> str:
+    """A wrong value in an error line: containers by their type, anything else cut short."""
+    if isinstance(value, (list, dict)):
+        return f"a {'list' if isinstance(value, list) else 'mapping'}"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
+
+
+def _chunk_fields(r: _Fields) -> dict:
+    """A stored chunk's fields, typed and checked; errors name it by place and id (`chunks[2] (chunk-0003)`)."""
+    named = f"{r.where.rstrip('.')} ({r.text('id')})"
+    r = _Fields(r.data, named + ".", r.path)
+    out = {"where": named, "id": r.data["id"], "text": r.text("text"), "sha256": r.text("sha256"),
+           "start_char": r.whole("start_char"), "end_char": r.whole("end_char"),
+           "start_line": r.whole("start_line", least=1), "end_line": r.whole("end_line", least=1),
+           "tokens": r.whole("tokens"), "start_byte": r.whole("start_byte", 0), "end_byte": r.whole("end_byte", 0),
+           "boundary_type": r.text("boundary_type", "size"), "boundary_label": r.text("boundary_label", ""),
+           "context_text": r.text("context_text", None), "metadata": r.mapping("metadata")}
+    for key in ("overlap_start_chars", "overlap_end_chars", "overlap_start", "overlap_end"):
+        out[key] = r.whole(key, 0)
+    for first, last in (("start_char", "end_char"), ("start_line", "end_line"), ("start_byte", "end_byte")):
+        if out[first] > out[last]:
+            r.fail(first, f"{out[first]} is past {last} ({out[last]})")
+    return out
+
+
+def _gap_fields(g: _Fields) -> dict:
+    out = {"where": g.where.rstrip("."), "start_char": g.whole("start_char"), "end_char": g.whole("end_char"),
+           "start_line": g.whole("start_line", least=1), "end_line": g.whole("end_line", least=1),
+           "reason": g.text("reason", "uncovered"), "newlines": g.whole("newlines", 0)}
+    for first, last in (("start_char", "end_char"), ("start_line", "end_line")):
+        if out[first] > out[last]:
+            g.fail(first, f"{out[first]} is past {last} ({out[last]})")
+    return out
+
+
+def _refuse_duplicate_ids(records: list[dict], path: Path) -> None:
+    seen: set[str] = set()
+    for r in records:
+        if r["id"] in seen:
+            raise DocumentError(path, f"{r['where']}: id {r['id']!r} is used by an earlier chunk too")
+        seen.add(r["id"])
+
+
 def _stored_path(source, base: Path) -> str:
-    """Relative to the YAML's folder when both live under the working folder, else absolute."""
+    """Relative to the YAML's folder when both live under the working folder, else absolute.
+
+    Bytes of a name that are not UTF-8 are written as `\\xNN` (YAML text cannot hold them),
+    so such a source is not found again on reload and the saved chunks are shown on their own.
+    """
     src = Path(source).absolute()
     base = base.absolute()
     cwd = Path.cwd()
     if src.is_relative_to(cwd) and base.is_relative_to(cwd):
-        return Path(os.path.relpath(src, base)).as_posix()
-    return src.as_posix()
+        return printable_path(Path(os.path.relpath(src, base)).as_posix())
+    return printable_path(src.as_posix())
 
 
 def _resolve_source(stored, base: Path) -> Path | None:
@@ -186,23 +307,26 @@ def _resolve_source(stored, base: Path) -> Path | None:
     return None
 
 
-def _rebuild_document(data: dict, path: Path) -> Document:
+def _rebuild_document(source: dict, records: list[dict], gaps: list[dict], path: Path) -> Document:
     """The source as far as the chunks know it: their texts at their offsets, gaps as blank filler.
 
     Gap filler keeps each gap's newline count, so every line number still matches the file.
     """
-    src = data["source"]
-    total = int(src.get("chars") or 0)
-    gap_newlines = [(int(g["start_char"]), int(g["end_char"]), int(g.get("newlines", 0))) for g in data.get("gaps") or []]
+    total = source["chars"]
+    covered = max([r["end_char"] for r in records] + [g["end_char"] for g in gaps], default=0)
+    if total > covered:  # chunks and gaps cover the whole source; past them, only blank would be made up
+        raise DocumentError(path, f"source.chars: {total:,} is past the last chunk or gap (which end at {covered:,})")
+    gap_newlines = [(g["start_char"], g["end_char"], g["newlines"]) for g in gaps]
 
     def newlines(a: int, b: int) -> int:
         return sum(n for s, e, n in gap_newlines if s >= a and e <= b)
 
     pieces, pos = [], 0
-    for r in sorted(data["chunks"], key=lambda r: (int(r["start_char"]), int(r["end_char"]))):
-        start, end, text = int(r["start_char"]), int(r["end_char"]), str(r["text"])
+    for r in sorted(records, key=lambda r: (r["start_char"], r["end_char"])):
+        start, end, text = r["start_char"], r["end_char"], r["text"]
         if len(text) != end - start:
-            raise DocumentError(path, f"{r.get('id')}: text has {len(text)} chars but offsets {start}:{end} span {end - start}")
+            raise DocumentError(path, f"{r['id']}: text has {len(text)} chars but offsets {start}:{end} "
+                                      f"span {end - start}")
         if start > pos:
             pieces.append(_filler(start - pos, newlines(pos, start), trailing=False))
             pos = start
@@ -211,12 +335,12 @@ def _rebuild_document(data: dict, path: Path) -> Document:
             pos = end
     if total > pos:
         filler = _filler(total - pos, newlines(pos, total), trailing=False)
-        if Document("".join(pieces) + filler).line_count != int(src.get("lines") or 0):
+        if Document("".join(pieces) + filler).line_count != source["lines"]:
             filler = _filler(total - pos, newlines(pos, total), trailing=True)
         pieces.append(filler)
-    doc = Document(text="".join(pieces), path=src.get("path"), kind=src.get("kind") or "prose",
-                   language=src.get("language"), sha256=str(src.get("sha256") or ""),
-                   encoding=src.get("encoding") or "utf-8")
+    doc = Document(text="".join(pieces), path=source["path"], kind=source["kind"] or "prose",
+                   language=source["language"], sha256=source["sha256"] or "",
+                   encoding=source["encoding"] or "utf-8")
     doc.warnings.append(f"{path}: source file missing or changed since saving; text outside the chunks is blank")
     return doc
 
@@ -229,17 +353,20 @@ def _filler(length: int, newlines: int, trailing: bool) -> str:
 
 
 def _chunk(index: int, r: dict, doc: Document, path: Path) -> Chunk:
-    start, end, text = int(r["start_char"]), int(r["end_char"]), str(r["text"])
-    if not 0 <= start <= end <= len(doc.text):  # a slice would clip, so the text check alone misses it
-        raise DocumentError(path, f"{r.get('id')}: offsets {start}:{end} fall outside the source ({len(doc.text)} chars)")
+    start, end, text = r["start_char"], r["end_char"], r["text"]
+    if end > len(doc.text):  # a slice would clip, so the text check alone misses it
+        raise DocumentError(path, f"{r['id']}: offsets {start}:{end} fall outside the source ({len(doc.text)} chars)")
     if doc.text[start:end] != text:
-        raise DocumentError(path, f"{r.get('id')}: stored text differs from the source at {start}:{end}")
+        raise DocumentError(path, f"{r['id']}: stored text differs from the source at {start}:{end}")
+    if r["end_line"] > max(doc.line_count, 1):
+        raise DocumentError(path, f"{r['where']}.end_line: {r['end_line']} is past the source's last line "
+                                  f"({doc.line_count})")
     return Chunk(
-        index=index, start=start, end=end, start_line=int(r["start_line"]), end_line=int(r["end_line"]),
-        text=text, tokens=int(r["tokens"]), sha256=str(r["sha256"]),
-        boundary_type=str(r.get("boundary_type", "size")), boundary_label=str(r.get("boundary_label") or ""),
-        overlap_prev_chars=int(r.get("overlap_start_chars", 0)), overlap_next_chars=int(r.get("overlap_end_chars", 0)),
-        overlap_prev_lines=int(r.get("overlap_start", 0)), overlap_next_lines=int(r.get("overlap_end", 0)),
-        start_byte=int(r.get("start_byte", 0)), end_byte=int(r.get("end_byte", 0)),
-        metadata=MappingProxyType(dict(r.get("metadata") or {})), context_text=r.get("context_text"),
+        index=index, start=start, end=end, start_line=r["start_line"], end_line=r["end_line"],
+        text=text, tokens=r["tokens"], sha256=r["sha256"],
+        boundary_type=r["boundary_type"], boundary_label=r["boundary_label"] or "",
+        overlap_prev_chars=r["overlap_start_chars"], overlap_next_chars=r["overlap_end_chars"],
+        overlap_prev_lines=r["overlap_start"], overlap_next_lines=r["overlap_end"],
+        start_byte=r["start_byte"], end_byte=r["end_byte"],
+        metadata=MappingProxyType(r["metadata"]), context_text=r["context_text"],
     )

@@ -2,9 +2,36 @@
 
 from __future__ import annotations
 
-from functools import cache
+import re
 
+import yaml
+
+from chunktui.engine.documents import read_file_bytes
 from chunktui.engine.errors import DocumentError
+
+# The pure-Python emitter on purpose: libyaml's escapes every emoji and so
+# double-quotes whole chunks; loading uses libyaml for speed when present.
+_SafeLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_INT_TAG = "tag:yaml.org,2002:int"
+
+
+class _Loader(_SafeLoader):
+    """Safe loading where a whole number is only what chunktui writes: ASCII digits, optional sign.
+
+    YAML 1.1 also reads `1_000`, `0x1F`, `017` (octal 15) and `1:30` (sexagesimal 90) as numbers;
+    here they stay text, which a parameter then refuses as the CLI and the app refuse it.
+    """
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != _INT_TAG]
+    for first, resolvers in _SafeLoader.yaml_implicit_resolvers.items()}
+_Loader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
 
 # YAML reads these as line breaks (or strips them) unless they are escaped, which
 # only the double-quoted style does; PyYAML would otherwise emit them raw.
@@ -21,45 +48,44 @@ def _represent_str(dumper, value: str):
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
-@cache
-def _yaml():
-    """(yaml, its loader, our dumper), imported on first use: a JSONL export never pays for PyYAML.
-
-    The pure-Python emitter on purpose: libyaml's escapes every emoji and so
-    double-quotes whole chunks; loading uses libyaml for speed when present.
-    """
-    import yaml
-
-    class Dumper(yaml.SafeDumper):
-        pass
-
-    Dumper.add_representer(str, _represent_str)
-    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader), Dumper
+_Dumper.add_representer(str, _represent_str)
 
 
 def dump_yaml(data, stream=None):
     """safe_dump with key order kept, unicode as is and `|` blocks for multi-line text."""
-    yaml, _, dumper = _yaml()
-    return yaml.dump(data, stream, Dumper=dumper, sort_keys=False, allow_unicode=True,
+    return yaml.dump(data, stream, Dumper=_Dumper, sort_keys=False, allow_unicode=True,
                      default_flow_style=False, width=100)
 
 
-def read_yaml(path):
-    """safe_load of `path`; unreadable or malformed files raise DocumentError naming it."""
-    yaml, loader, _ = _yaml()
+def read_yaml(path, limit: int | None = None, what: str = "this file"):
+    """safe_load of `path`, a regular file of at most `limit` bytes, without anchors or aliases.
+
+    Unreadable or malformed files raise DocumentError naming them. Neither a profile nor a
+    chunks.yaml needs an anchor, and aliases nested a few levels deep expand without bound
+    ("billion laughs": nine levels of nine take gigabytes) once anything walks the value, so
+    every anchor and alias is refused from the parser's events, before a value is built.
+    """
+    data = read_file_bytes(path, limit, what)
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=loader)
-    except FileNotFoundError:
-        raise DocumentError(path, "no such file") from None
-    except IsADirectoryError:
-        raise DocumentError(path, "is a folder, not a file") from None
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise DocumentError(path, f"not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise DocumentError(path, f"cannot read ({exc.strerror or exc})") from None
+    del data
+    try:
+        if "&" in text:  # no anchor without "&", and an alias without its anchor is a YAML error
+            _refuse_anchors(text, path)
+        return yaml.load(text, Loader=_Loader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise DocumentError(path, f"not valid YAML{where}: {problem}") from None
+
+
+def _refuse_anchors(text: str, path) -> None:
+    """DocumentError at the first anchor (`&name`) or alias (`*name`); one pass of libyaml's events."""
+    for event in yaml.parse(text, Loader=_SafeLoader):
+        if getattr(event, "anchor", None) is not None:
+            kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
+            raise DocumentError(path, f"YAML {kind} {'*' if kind == 'alias' else '&'}{event.anchor} at line "
+                                      f"{event.start_mark.line + 1}: anchors and aliases are not allowed here")

@@ -26,10 +26,11 @@ from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, 
 from ..engine.tokens import DEFAULT_TOKENIZER
 from .commands import ChunktuiCommands
 from .gc_pacing import GCPacer
-from .samples import demo_files, find_sample_docs
+from .samples import demo_files, demo_params, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
 from .widgets.chunk_table import ChunkTable
 from .widgets.controls import ControlsPane
+from .widgets.corpus import CorpusPane, CorpusTotals, corpus_totals
 from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
 from .widgets.stats_panel import StatsPanel
@@ -179,6 +180,7 @@ class ChunktuiApp(QualityMixin, App):
         yield Static("", id="banner")
         with Horizontal(id="main"):
             with Vertical(id="left"):
+                yield CorpusPane(id="corpus")
                 yield ControlsPane(name, self.initial_params, self.initial_tokenizer or DEFAULT_TOKENIZER,
                                    self.budget, id="controls")
                 yield StatsPanel(id="stats")
@@ -249,9 +251,12 @@ class ChunktuiApp(QualityMixin, App):
     # -- opening ----------------------------------------------------------------------------
 
     async def open_path(self, path: Path) -> bool:
-        """Open a document for tuning, or a chunks.yaml for review; errors become notifications."""
+        """Open a document for tuning, a chunks.yaml for review, or a folder (a mailbox of .eml
+        files, else a corpus of files to tune over); errors become notifications."""
         try:
-            if is_chunk_store(path):
+            if Path(path).is_dir():
+                await self.open_folder(Path(path))
+            elif is_chunk_store(path):
                 await self.open_review(path)
             else:
                 await self.open_document(load_document(path))
@@ -261,6 +266,72 @@ class ChunktuiApp(QualityMixin, App):
                 self.action_open_picker()
             return False
         return True
+
+    async def open_folder(self, root: Path) -> None:
+        """A folder of .eml files is one mailbox; any other folder is a corpus: its files in a
+        pane, each opened with the configuration on screen, and totals over all of them."""
+        from ..engine.mail import is_email_folder, load_email_folder
+        from ..formats.discover import DEFAULT_MAX_FILE_SIZE, walk_folder
+
+        if is_email_folder(root):
+            await self.open_document(load_email_folder(root))
+            return
+        skipped: list = []
+        files = walk_folder(root, max_size=DEFAULT_MAX_FILE_SIZE, skipped=skipped)
+        if not files:
+            raise ChunktuiError(f"{root}: no file chunktui reads in this folder")
+        self.corpus.show_folder(root, files, len(skipped))
+        await self.open_corpus_file(files[0])
+
+    @property
+    def corpus(self) -> CorpusPane:
+        return self.query_one("#corpus", CorpusPane)
+
+    async def open_corpus_file(self, path: Path) -> None:
+        """Open one file of the corpus with the strategy, parameters and tokenizer on screen; a
+        strategy made for another kind of file gives way to the one `auto` picks for this one."""
+        from ..formats.discover import load_source
+
+        request = self.current_request() if self.doc is not None else None
+        doc = load_source(path)
+        if request is None:
+            await self.open_document(doc)
+            return
+        name, values, tokenizer = request
+        strategy = get_strategy(name)
+        if strategy.kinds and doc.kind not in strategy.kinds:
+            self.notify(f"{name} is for {', '.join(strategy.kinds)} files: {path.name} opens with auto",
+                        title="Strategy", timeout=6)
+            await self.open_document(doc, strategy="auto", tokenizer=tokenizer)
+        else:
+            await self.open_document(doc, strategy=name, params=dict(values), tokenizer=tokenizer)
+
+    async def on_corpus_pane_file_chosen(self, message: CorpusPane.FileChosen) -> None:
+        try:
+            await self.open_corpus_file(message.path)
+        except ChunktuiError as exc:
+            self.notify(str(exc), title="Cannot open", severity="error", timeout=8)
+
+    def _start_corpus_totals(self) -> None:
+        request = self.current_request()
+        if request is None or not self.corpus.files:
+            return
+        name, values, tokenizer = request
+        self.corpus.show_totals(CorpusTotals(), done=False)
+        self.corpus_worker(name, dict(values), tokenizer, self.budget, self.generation)
+
+    @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
+    def corpus_worker(self, strategy: str, values: dict, tokenizer: str, budget: int, generation: int):
+        worker = get_current_worker()
+
+        def show(totals, done=False):
+            if not worker.is_cancelled and generation == self.generation:
+                self.call_from_thread(self.corpus.show_totals, totals, done)
+
+        totals = corpus_totals(self.corpus.files, strategy, values, tokenizer, budget,
+                               lambda: worker.is_cancelled or generation != self.generation, show)
+        show(totals, done=True)
+        return totals
 
     async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
                             tokenizer: str | None = None) -> None:
@@ -479,6 +550,8 @@ class ChunktuiApp(QualityMixin, App):
             return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
         self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
+        if self.corpus.display:
+            self._start_corpus_totals()
 
     def on_chunking_failed(self, message: ChunkingFailed) -> None:
         if message.generation != self.generation or not self.is_running or message.document is not self.doc:
@@ -681,12 +754,13 @@ class ChunktuiApp(QualityMixin, App):
             sample = self._demo_sample_for(strategy.kinds)
             if sample is not None:
                 self._remembered[current] = self.controls.raw_values
-                await self.open_document(load_document(sample), strategy=name)
-                self._demo_banner()
+                await self._demo_step(load_document(sample), name)
                 return
+        if self.demo and self.doc is not None:
+            self._remembered[current] = self.controls.raw_values
+            await self._demo_step(self.doc, name)
+            return
         await self.action_strategy(name)
-        if self.demo:
-            self._demo_banner()
 
     def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
         from ..engine import detect_kind
@@ -705,7 +779,11 @@ class ChunktuiApp(QualityMixin, App):
             return
         first = next(s for s in all_strategies() if s.name != "auto")  # the tour starts at 1/N
         sample = (self._demo_sample_for(first.kinds) if first.kinds else None) or demo_files(self.demo_dir)[0]
-        await self.open_document(load_document(sample), strategy=first.name)
+        await self._demo_step(load_document(sample), first.name)
+
+    async def _demo_step(self, doc: Document, name: str) -> None:
+        """Open a demo step with parameters that show its strategy cutting the sample."""
+        await self.open_document(doc, strategy=name, params=demo_params(doc, name))
         self._demo_banner()
 
     def _demo_banner(self) -> None:

@@ -4,9 +4,12 @@ The file becomes a row-ordered list of atoms: groups of sibling nodes that share
 a line (or a comment glued to what it documents). A group that does not fit the
 limit is opened up: entities, blocks and compound statements are replaced by
 their children and grouped again, so cuts land between statements of a body,
-never inside one. Atoms are then merged greedily up to the limit, overlap lines
-are borrowed from the previous chunk while the limit allows, and each chunk is
-told where it lives (scope chain, entities, siblings, imports).
+never inside one; a statement holding a block (a callback passed as an argument,
+an object literal, a struct's fields) is cut inside that block, and a comment or
+docstring too long for a chunk between its lines. Atoms are then merged greedily
+up to the limit, overlap lines are borrowed from the previous chunk while the
+limit allows, and each chunk is told where it lives (scope chain, entities,
+siblings, imports).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from ..model import Span
 from ..strategies import Proposal
 from .entities import Entity, extract
 from .languages import COMMENT_LIKE, MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
-from .parse import ParsedFile, parse
+from .parse import ParsedFile, last_row, parse
 from .scope import ScopeTree
 
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
@@ -28,8 +31,11 @@ _ASCII_IDENT = re.compile(r"[A-Za-z_$][A-Za-z0-9_$]*")  # the same tokens on ASC
 _NON_WS = re.compile(r"\S")
 _to_dict = Entity.to_dict
 _SIBLINGS_EACH_SIDE = 3
+_JS_LIKE = ("javascript", "typescript", "tsx")
 _JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
                         "function_expression", "function", "generator_function", "expression_statement"}
+# bodies made of members: their header may stand alone when the first member fits only without it
+_MEMBER_BODIES = {"class_body", "declaration_list", "interface_body", "class_specifier"}
 _BOUNDARY = {"function": "function", "method": "method", "import": "import", "class": "class", "struct": "class",
              "interface": "class", "trait": "class", "impl": "class", "enum": "class", "module": "class",
              "namespace": "class"}
@@ -45,13 +51,15 @@ def _is_comment(node) -> bool:
     return "comment" in t or t in COMMENT_LIKE
 
 
-def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset()) -> list[list]:
+def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset(),
+            required: frozenset = frozenset()) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
     Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
     statement of the file). `imports` is True for import statements and comments only, told here
     where the node kinds are read anyway (None while only comments were seen). Kinds are
     compared by id (`Grammar.comment_ids`, `import_ids`): reading a type name makes a string.
+    `required`: where statements that are imports of no import kind start (`const x = require('x')`).
     """
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
@@ -62,31 +70,48 @@ def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset()) 
         last = end_row - 1 if end_col == 0 and end_row > row else end_row
         kind = n.kind_id
         comment = kind in comment_ids  # _is_comment(n)
+        imports = kind in import_ids or (required and n.start_byte in required)
         if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
             group = out[-1]
             group[1] = last
             group[2].append(n)
             if group[3] is not False and not comment:
-                group[3] = kind in import_ids
+                group[3] = imports
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n], None if comment else kind in import_ids])
+            out.append([row, last, [n], None if comment else imports])
             own_line = True
         prev_last, prev_comment = last, comment
     return out
 
 
-class _Atomizer:
-    """Turns the tree into atoms no bigger than the limit where the syntax allows."""
+class _Piece:
+    """A stand-in node for some whole rows of the file: a line of a comment too long for any
+    chunk, or the text around the blocks a statement holds. Only what `_groups` and `split` read."""
 
-    def __init__(self, pf: ParsedFile, fits, bounds: list[int]):
-        self.pf, self.fits, self.bounds = pf, fits, bounds
+    __slots__ = ("child_count", "end_point", "kind_id", "start_byte", "start_point")
+
+    def __init__(self, first_row: int, last_row: int):
+        self.start_point, self.end_point, self.kind_id, self.child_count = (first_row, 0), (last_row, 1), -1, 0
+        self.start_byte = -1
+
+
+class _Atomizer:
+    """Turns the tree into atoms no bigger than the limit where the syntax allows.
+
+    The walk keeps its own stack (a file nested thousands deep is still chunked), and a
+    header opened out of a definition or compound statement is held until the first atom of
+    its body arrives, so the two share an atom whenever they fit together.
+    """
+
+    def __init__(self, pf: ParsedFile, fits, bounds: list[int], required: frozenset = frozenset()):
+        self.pf, self.fits, self.bounds, self.required = pf, fits, bounds, required
         grammar = pf.grammar
         spec = grammar.spec
         blocks = set(grammar.known) - set(spec.entities)
         entities = set(spec.entities) | {"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"}
         openable = blocks | {"ERROR"}
-        if spec.name in ("javascript", "typescript", "tsx"):
+        if spec.name in _JS_LIKE:
             openable |= _JS_FUNCTION_HOLDERS
         # node kinds by id (reading a type name makes a string); ERROR's id is outside the kind count
         lang = grammar.language
@@ -94,6 +119,11 @@ class _Atomizer:
         self.block_ids = frozenset(i for i, t in named if t in blocks)
         self.entity_ids = frozenset(i for i, t in named if t in entities)
         self.openable_ids = frozenset(i for i, t in named if t in openable or is_control(t))
+        members = {t for t, kind in spec.entities.items() if kind in MEMBER_SCOPES} | _MEMBER_BODIES
+        self.member_ids = frozenset(i for i, t in named if t in members)
+        self.comment_only_ids = frozenset(i for i, t in named if "comment" in t)
+        self.string_statement_ids = frozenset(i for i, t in named if t == "expression_statement") \
+            if spec.docstring_in_body else frozenset()
         self.rows: list[tuple[int, int, bool, bool, bool]] = []  # first row, last row, oversized, imports only, opens
 
     def can_open(self, n) -> bool:
@@ -104,26 +134,120 @@ class _Atomizer:
         return kind in self.entity_ids and (n.child_by_field_name("body") is not None
                                             or any(c.kind_id in self.block_ids for c in n.children))
 
+    def is_prose(self, n) -> bool:
+        """A comment, or a string standing as a statement (a Python docstring): text, not code."""
+        kind = n.kind_id
+        if kind in self.comment_only_ids:
+            return True
+        return kind in self.string_statement_ids and n.named_child_count == 1 and n.named_children[0].type == "string"
+
+    def has_header(self, n) -> bool:
+        """Does opening `n` leave a header (`def f():`, `if x {`, `impl T {`) ahead of its body?
+        A bare body (a Python block, a module) starts with a statement of its own."""
+        return n.kind_id not in self.block_ids or not n.children[0].is_named
+
+    def inner_blocks(self, node) -> list:
+        """The outermost nodes inside `node` that open up and span lines (a callback's body, a
+        `loop`, a struct's field list), with the text around them as pieces: a statement that
+        holds a block is cut inside that block, and nowhere else. Empty if it holds none."""
+        found, stack = [], [node]
+        while stack:
+            n = stack.pop()
+            if n.start_point[0] == n.end_point[0]:
+                continue
+            if n is not node and n.child_count and self.can_open(n):
+                found.append(n)
+            else:
+                stack.extend(reversed(n.children))
+        if not found:
+            return []
+        out, row, pos = [], node.start_point[0], node.start_byte
+        for b in found:
+            if b.start_byte > pos:
+                out.append(_Piece(row, b.start_point[0]))
+            out.append(b)
+            row, pos = b.end_point[0], b.end_byte
+        if node.end_byte > pos:
+            out.append(_Piece(row, last_row(node)))
+        return out
+
+    def open_group(self, g: list, head: int) -> tuple[list, bool, bool]:
+        """A group too big for a chunk (from row `head`: a header waiting for it included), its
+        nodes replaced by their parts: (the nodes, did any open, does what opened leave a header
+        ahead of its body)."""
+        opened, changed, header = [], False, False
+        fits, i = self.fits, 0
+        while i < len(g):
+            n = g[i]
+            i += 1
+            if self.is_prose(n):  # with the comments right after it: text, cut between its lines
+                j = i
+                while j < len(g) and g[j].kind_id in self.comment_only_ids:
+                    j += 1
+                a, b = n.start_point[0], last_row(g[j - 1])
+                if a < b and not fits(head if i == 1 else a, b):
+                    opened.extend(_Piece(r, r) for r in range(a, b + 1))
+                    changed, i = True, j
+                    continue
+            if n.child_count and self.can_open(n):
+                opened.extend(n.children)
+                changed = True
+                header = header or self.has_header(n)
+            elif n.child_count and (inner := self.inner_blocks(n)):
+                opened.extend(inner)
+                changed = header = True
+            else:
+                opened.append(n)
+        if not changed and len(g) > 1 and g[0].kind_id in self.comment_only_ids:
+            # a statement too big to cut: the comments above it go apart, line by line
+            k = next((k for k, n in enumerate(g) if n.kind_id not in self.comment_only_ids), 0)
+            if k and g[k].start_point[0] > last_row(g[k - 1]):  # the statement starts a line of its own
+                rows = range(g[0].start_point[0], g[k].start_point[0])
+                return [*map(_Piece, rows, rows), *g[k:]], True, False
+        return opened, changed, header
+
     def split(self, nodes) -> None:
         rows, fits, grammar = self.rows, self.fits, self.pf.grammar
-        for first, last, g, imports in _groups(nodes, grammar.comment_ids, grammar.import_ids):
-            if fits(first, last):
-                rows.append((first, last, False, imports is True, False))
-                continue
-            opened, changed = [], False
-            for n in g:
-                if n.child_count and self.can_open(n):
-                    opened.extend(n.children)
-                    changed = True
-                else:
-                    opened.append(n)
-            if changed:
-                k = len(rows)
-                self.split(opened)
-                if k < len(rows) and any(n.kind_id in self.entity_ids for n in g):
-                    rows[k] = (*rows[k][:4], True)
+        comment_ids, import_ids = grammar.comment_ids, grammar.import_ids
+        held = None  # (first, last, loose) of a header waiting for the first atom of its body;
+        # loose: a class-like header, which a member (not its docstring) that fits only without it
+        # may leave alone
+        opens = False  # the next row starts a definition that had to be opened
+        stack = [iter(_groups(nodes, comment_ids, import_ids, self.required))]
+        while stack:
+            for first, last, g, imports in stack[-1]:
+                if held is not None and held[2] and not fits(held[0], last) and fits(first, last) \
+                        and not self.is_prose(g[0]):  # a class's docstring is cut to go with it
+                    rows.append((held[0], held[1], False, False, opens))
+                    held, opens = None, False
+                head = first if held is None else held[0]
+                if fits(head, last):
+                    rows.append((head, last, False, imports is True and held is None, opens))
+                    held, opens = None, False
+                    continue
+                opened, changed, header = self.open_group(g, head)
+                if not changed:  # a statement that cannot be cut: the header waiting for it goes alone
+                    if held is not None:
+                        rows.append((held[0], held[1], False, False, opens))
+                        held, opens = None, False
+                    rows.append((first, last, not fits(first, last), imports is True, opens))
+                    opens = False
+                    continue
+                opens = opens or any(n.kind_id in self.entity_ids for n in g)
+                loose = any(n.kind_id in self.member_ids for n in g)
+                groups = _groups(opened, comment_ids, import_ids, self.required)
+                if header and len(groups) > 1:
+                    h_first, h_last = groups[0][0], groups[0][1]
+                    if held is not None and fits(held[0], h_last):
+                        held, groups = (held[0], h_last, loose), groups[1:]  # nested headers wait together
+                    elif fits(h_first, h_last):
+                        if held is not None:
+                            rows.append((held[0], held[1], False, False, opens))
+                        held, groups = (h_first, h_last, loose), groups[1:]
+                stack.append(iter(groups))
+                break
             else:
-                rows.append((first, last, True, imports is True, False))
+                stack.pop()
 
     def atoms(self) -> list[tuple]:
         text_end = len(self.pf.doc.text)
@@ -305,7 +429,9 @@ class CodeChunker:
             rows_fit = lambda a, b: bounds[b + 1] - bounds[a] <= limit  # noqa: E731
         else:
             rows_fit = lambda a, b: fits(bounds[a], bounds[b + 1])  # noqa: E731
-        return _Atomizer(self.pf, rows_fit, bounds).atoms()
+        # JavaScript's require('x') statements are imports by where they start, not by their kind
+        required = frozenset(i.start_byte for i in self.imports) if self.language in _JS_LIKE else frozenset()
+        return _Atomizer(self.pf, rows_fit, bounds, required).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
         limit = self.params["max_chunk_size"]

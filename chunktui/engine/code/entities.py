@@ -10,7 +10,7 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
-from .languages import EXTRA_KINDS
+from .languages import CLOSURES, EXTRA_KINDS
 from .parse import ParsedFile, last_row
 from .scope import nest
 
@@ -80,7 +80,9 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     containers = g.spec.statement_containers
     if not containers or pf.root.has_error:
         captures = QueryCursor(g.query).captures(pf.root)
-        return captures.get("entity", []), captures.get("import", []), False
+        closures = [n for n in captures.get("closure", ()) if n.start_point[0] < n.end_point[0]]
+        requires = list({n.id: n for n in map(require_statement, captures.get("require", ()))}.values())
+        return captures.get("entity", []) + closures, captures.get("import", []) + requires, False
     # kinds told by id (reading a node's type name makes a string), one lookup for the many
     # statements that are none of the three
     role = dict.fromkeys(g.kind_ids(containers), _CONTAINER)
@@ -107,6 +109,22 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
         else:
             stack.pop()
     return entities, imports, True
+
+
+# what a require('x') or import('x') call can sit in, up to the statement that is the import
+_REQUIRE_HOLDERS = frozenset({"call_expression", "member_expression", "await_expression", "parenthesized_expression",
+                              "variable_declarator", "assignment_expression"})
+_REQUIRE_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration", "expression_statement"})
+
+
+def require_statement(call):
+    """The statement a CommonJS require('x') or dynamic import('x') call makes an import of
+    (`const {a, b} = require('x');`, `require('x');`), or the call itself where it sits deeper
+    in other code (`return import('./page.js')`)."""
+    node = call.parent
+    while node is not None and node.type in _REQUIRE_HOLDERS:
+        node = node.parent
+    return node if node is not None and node.type in _REQUIRE_STATEMENTS else call
 
 
 def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
@@ -204,7 +222,21 @@ def _declarator_name_node(node):
     return d
 
 
+def _closure_name(pf: ParsedFile, node) -> str:
+    """`new Observable callback`, `app.get callback`: a function passed to a call, by the call."""
+    call = node.parent.parent if node.parent is not None else None
+    callee = None if call is None else call.child_by_field_name("function") or call.child_by_field_name("constructor")
+    if callee is None:
+        return "<anonymous>"
+    name = " ".join(pf.text(callee).split())
+    if len(name) > 60:
+        name = name[:59] + "…"
+    return f"{'new ' if call.type == 'new_expression' else ''}{name} callback"
+
+
 def _name(pf: ParsedFile, node, node_type: str) -> str:
+    if node_type in CLOSURES:
+        return _closure_name(pf, node)
     if node_type == "impl_item":
         typ, trait = node.child_by_field_name("type"), node.child_by_field_name("trait")
         return f"{pf.text(trait)} for {pf.text(typ)}" if trait is not None else pf.text(typ) if typ is not None else "impl"
@@ -301,6 +333,8 @@ def _bound_names(pf: ParsedFile, node) -> list[str]:
             else:
                 out.append(text(child).split(".")[-1])
         return out
+    if lang in ("javascript", "typescript", "tsx") and t != "import_statement":
+        return _required_names(pf, node)
     if lang in ("javascript", "typescript", "tsx"):
         out = []
         clause = next((c for c in node.children if c.type == "import_clause"), None)
@@ -335,6 +369,27 @@ def _bound_names(pf: ParsedFile, node) -> list[str]:
         words = re.findall(r"[A-Za-z_]\w*", text(node).rstrip(";"))
         return words[-1:] if words else []
     return []
+
+
+def _required_names(pf: ParsedFile, node) -> list[str]:
+    """Names a require('x') statement binds: `const a = …`, `const {b, c: d} = …` (b, d), `e = …`."""
+    out = []
+    targets = [d.child_by_field_name("name") for d in node.named_children if d.type == "variable_declarator"]
+    if node.type == "expression_statement" and node.named_child_count:
+        expr = node.named_children[0]
+        if expr.type == "assignment_expression":
+            targets.append(expr.child_by_field_name("left"))
+    for target in targets:
+        if target is None:
+            continue
+        if target.type == "identifier":
+            out.append(pf.text(target))
+        elif target.type == "object_pattern":
+            for p in target.named_children:
+                value = p.child_by_field_name("value") if p.type == "pair_pattern" else p
+                if value is not None and value.type in ("identifier", "shorthand_property_identifier_pattern"):
+                    out.append(pf.text(value))
+    return out
 
 
 def _rust_use(pf: ParsedFile, node) -> list[str]:

@@ -58,8 +58,14 @@ _TS_ENTITIES = {
     "abstract_method_signature": "method", "method_signature": "method", "internal_module": "namespace",
     "module": "namespace",
 }
-_JS_ARROWS = ("(variable_declarator value: [(arrow_function) (function_expression) (generator_function)]) @entity",)
-_JS_BLOCKS = ("statement_block", "class_body", "switch_body", "program")
+_JS_ARROWS = ("(variable_declarator value: [(arrow_function) (function_expression) (generator_function)]) @entity",
+              # a function passed as an argument: a scope of its own when it spans lines (entities.find_nodes)
+              "(arguments [(arrow_function) (function_expression) (generator_function)] @closure)",
+              # CommonJS require('x') and dynamic import('x'): imports (entities.require_statement)
+              '(call_expression function: (identifier) @_require (#eq? @_require "require") '
+              "arguments: (arguments . (string))) @require",
+              "(call_expression function: (import) arguments: (arguments . (string))) @require")
+_JS_BLOCKS = ("statement_block", "class_body", "switch_body", "program", "object")  # object: cut between members
 _TS_BLOCKS = _JS_BLOCKS + ("interface_body", "enum_body", "object_type")
 
 SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
@@ -95,13 +101,14 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
          "mod_item": "module", "type_item": "type", "macro_definition": "macro"},
         ("use_declaration", "extern_crate_declaration"),
         ("block", "declaration_list", "source_file", "match_block"), ("attribute_item",),
+        extra_queries=("(arguments (closure_expression) @closure)",),
     ),
     LanguageSpec(
         "go", "tree_sitter_go", "language", (".go",),
         {"function_declaration": "function", "method_declaration": "method", "type_spec": "type",
          "type_alias": "type"},
-        ("import_declaration",), ("block", "statement_list", "source_file"),
-        import_items=("import_spec",),
+        ("import_declaration",), ("block", "statement_list", "source_file", "field_declaration_list"),
+        import_items=("import_spec",), extra_queries=("(argument_list (func_literal) @closure)",),
     ),
     LanguageSpec(
         "java", "tree_sitter_java", "language", (".java",),
@@ -162,6 +169,8 @@ SPECS: dict[str, LanguageSpec] = {s.name: s for s in (
 # kinds of nodes matched by `extra_queries` rather than listed in `entities`
 EXTRA_KINDS = {"struct_specifier": "struct", "union_specifier": "struct", "enum_specifier": "enum",
                "class_specifier": "class", "variable_declarator": "function"}
+CLOSURES = frozenset({"arrow_function", "function_expression", "generator_function", "closure_expression",
+                      "func_literal"})  # functions without a name, named after the call they are passed to
 
 EXTENSIONS = {ext: spec.name for spec in SPECS.values() for ext in spec.extensions}
 LANGUAGE_NAMES = tuple(SPECS)

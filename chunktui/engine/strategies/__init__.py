@@ -7,7 +7,9 @@ CLI builds its flags from, so both always agree on names, types, defaults and ra
 from __future__ import annotations
 
 import importlib
+import math
 import pkgutil
+import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -15,6 +17,34 @@ from ..errors import Cancelled, ParamError, UnknownStrategyError
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
+# Numbers as typed in a flag, a profile or the app: ASCII digits with an optional sign, nothing else.
+# int() and float() would also take " 12", "1_000" and other scripts' digits ("١٢"), which no
+# size a user means is written as. A negative number passes here and is refused by the range.
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A bad value for an error line: a container by its type (a profile may nest thousands of
+    items in one), anything else by its repr() cut short."""
+    if isinstance(value, (list, tuple, dict, set)):
+        return f"a {type(value).__name__}"
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def parse_int(text: str) -> int:
+    """A whole number written in ASCII digits with an optional sign; ValueError for anything else."""
+    if not _INT.fullmatch(text):
+        raise ValueError(text)
+    return int(text)
+
+
+def parse_float(text: str) -> float:
+    """A finite decimal number (`1.5`, `-2`, `1e3`) in ASCII; ValueError for anything else."""
+    if not _FLOAT.fullmatch(text):
+        raise ValueError(text)
+    return float(text)
 
 
 @dataclass(frozen=True)
@@ -44,12 +74,14 @@ class Param:
                     raise ValueError
                 if isinstance(value, float) and not value.is_integer():
                     raise ValueError
-                value = int(str(value).strip()) if isinstance(value, str) else int(value)
+                value = parse_int(value) if isinstance(value, str) else int(value)
             elif self.type == "float":
-                value = float(value)
+                value = parse_float(value) if isinstance(value, str) else float(value)
+                if not math.isfinite(value):
+                    raise ValueError
             elif self.type == "bool":
                 if isinstance(value, str):
-                    low = value.strip().lower()
+                    low = value.lower()
                     if low not in _TRUE | _FALSE:
                         raise ValueError
                     value = low in _TRUE
@@ -62,7 +94,8 @@ class Param:
             else:
                 value = str(value)
         except (TypeError, ValueError):
-            raise ParamError(self.name, f"expected {'a whole number' if self.type == 'int' else 'a number' if self.type == 'float' else 'true or false' if self.type == 'bool' else 'text'}, got {value!r}") from None
+            expected = {"int": "a whole number", "float": "a number", "bool": "true or false"}.get(self.type, "text")
+            raise ParamError(self.name, f"expected {expected}, got {_shown(value)}") from None
         if self.type in ("int", "float"):
             if self.min is not None and value < self.min:
                 raise ParamError(self.name, f"must be at least {self.min:g}, got {value:g}")
@@ -79,6 +112,24 @@ class Param:
         if self.choices:
             d["choices"] = list(self.choices)
         return d
+
+
+@dataclass(frozen=True)
+class Order:
+    """A constraint between two parameters: `low` must be smaller than `high` (an overlap and its size).
+
+    A minimum above its maximum (markdown's min_char, prose's min_tokens) is not one: the maximum
+    wins and whatever fits is packed, so shrinking the maximum below the default minimum (the
+    app's `[` key, a sweep of sizes) keeps working.
+    """
+
+    low: str
+    high: str
+
+    def check(self, values: dict) -> None:
+        low, high = values[self.low], values[self.high]
+        if low >= high:
+            raise ParamError(self.low, f"must be smaller than {self.high} ({high}), got {low}")
 
 
 @dataclass
@@ -129,7 +180,8 @@ class Strategy:
     run: Callable[..., Proposal]
     kinds: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
-    validate_extra: Callable[[dict], None] | None = None
+    constraints: tuple[Order, ...] = ()  # checked by validate(), after each value's own type and range
+    validate_extra: Callable[[dict], None] | None = None  # any other check (a delimiter set, not all zero)
     covering: bool = True  # False for sampling strategies whose gaps are by design
     size_param: str | None = "size"  # what the app's [ / ] keys change
     overlap_param: str | None = "overlap"  # what the app's { / } keys change
@@ -143,12 +195,18 @@ class Strategy:
         return {p.name: p.default for p in self.params}
 
     def validate(self, values: dict | None) -> dict:
-        """Complete, typed and checked params; unknown names are an error naming them."""
+        """Complete, typed and checked params; unknown names are an error naming them.
+
+        The one check behind every entry point (flags, profiles, the app's controls, sweep cells):
+        each value's type and range, then the strategy's constraints between values.
+        """
         values = dict(values or {})
         unknown = [k for k in values if self.param(k) is None]
         if unknown:
             raise ParamError(unknown[0], f"not a parameter of strategy {self.name!r}")
         out = {p.name: p.coerce(values.get(p.name)) for p in self.params}
+        for order in self.constraints:
+            order.check(out)
         if self.validate_extra is not None:
             self.validate_extra(out)
         return out
@@ -187,16 +245,6 @@ def get_strategy(name: str) -> Strategy:
 def all_strategies() -> list[Strategy]:
     _load_all()
     return sorted(_REGISTRY.values(), key=lambda s: s.name)
-
-
-def check_overlap_below_size(size_key: str = "size", overlap_key: str = "overlap"):
-    """A validate_extra hook: overlap must be smaller than size."""
-
-    def check(values: dict) -> None:
-        if values.get(overlap_key, 0) >= values.get(size_key, 1):
-            raise ParamError(overlap_key, f"must be smaller than {size_key} ({values[size_key]}), got {values[overlap_key]}")
-
-    return check
 
 
 def sampled_out_gaps(spans: list, length: int) -> list[tuple[int, int, str]]:

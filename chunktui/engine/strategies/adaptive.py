@@ -21,7 +21,7 @@ import re
 from array import array
 from itertools import accumulate
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..derived import derived
 from .semantic import classify, max_lines, plan
 
@@ -93,6 +93,6 @@ register(Strategy(
         Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
     ),
     run=run,
-    validate_extra=check_overlap_below_size(),
+    constraints=(Order("overlap", "size"),),
     max_size=lambda p: ("lines", max_lines(round(p["size"] * MAX_FACTOR), p["overlap"])),
 ))

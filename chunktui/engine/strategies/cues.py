@@ -42,10 +42,12 @@ def run(doc, params, ctx) -> Proposal:
     for group in _groups(subs.cues, params["size"]):
         ctx.check()
         first, last = group[0], group[-1]
+        earliest = min(group, key=lambda c: c.start_ms)  # first and last in the file unless cues are out of order
+        latest = max(group, key=lambda c: c.end_ms)
         text = "\n".join(c.text for c in group)
         meta = {
-            "ts_start": first.start, "ts_end": last.end,
-            "start_ms": first.start_ms, "end_ms": last.end_ms,
+            "ts_start": earliest.start, "ts_end": latest.end,
+            "start_ms": earliest.start_ms, "end_ms": latest.end_ms,
             "cue_count": len(group), "cue_text_chars": len(text), "format": subs.format,
             "cue_ids": [c.identifier or f"#{c.index + 1}" for c in group],
         }
@@ -55,7 +57,7 @@ def run(doc, params, ctx) -> Proposal:
         if len(group) == 1 and len(text) > params["size"]:
             meta["oversized"] = True
         end = next_block.get(last.block_start, len(doc.text))
-        spans.append(Span(first.block_start, end, "cue", f"{first.start} --> {last.end}", meta, context_text=text))
+        spans.append(Span(first.block_start, end, "cue", f"{earliest.start} --> {latest.end}", meta, context_text=text))
     if spans and not subs.blocks:  # SRT: blank lines before the first cue belong to the first chunk
         spans[0] = replace(spans[0], start=0)
     gaps = [] if spans or subs.blocks else [(0, len(doc.text), "blank")]
@@ -64,7 +66,19 @@ def run(doc, params, ctx) -> Proposal:
     notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]
     if subs.header and spans:  # the WEBVTT header's title and metadata travel with the first chunk
         spans[0] = replace(spans[0], metadata={**spans[0].metadata, "header": dict(subs.header)})
-    return Proposal(spans, gaps=gaps, notes=notes)
+    return Proposal(spans, gaps=gaps, notes=notes, warnings=_order_warnings(subs.cues))
+
+
+def _order_warnings(cues) -> list[str]:
+    """One warning naming the first cue that starts before the cue above it, if any: chunks keep the
+    file's order, so such a chunk's time range is its cues' earliest start to their latest end."""
+    late = next(((a, b) for a, b in zip(cues, cues[1:]) if b.start_ms < a.start_ms), None)
+    if late is None:
+        return []
+    above, cue = late
+    return [f"cues out of order: cue {cue.identifier or f'#{cue.index + 1}'} (line {cue.line}) starts at {cue.start}, "
+            f"before the cue above it ({above.start}); chunks keep file order, each timed from its earliest "
+            "start to its latest end"]
 
 
 register(Strategy(

@@ -31,7 +31,7 @@ import re
 from collections import deque
 from itertools import accumulate
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..errors import ChunkingError
 from ..mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
 from ..model import Span, chunk_id
@@ -291,7 +291,7 @@ register(Strategy(
     ),
     run=run,
     kinds=("email",),
-    validate_extra=check_overlap_below_size("max_emails_per_chunk", "overlap_emails"),
+    constraints=(Order("overlap_emails", "max_emails_per_chunk"),),
     size_param="max_chars",
     overlap_param="overlap_emails",
 ))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ._delimiters import decode_delimiters
 from ..model import Span, SpanTable
 
@@ -194,7 +194,6 @@ def _char_windows(n: int, size: int, overlap: int) -> SpanTable:
 
 
 def _validate(values: dict) -> None:
-    check_overlap_below_size()(values)
     decode_delimiters("delimiters", values["delimiters"])
 
 
@@ -214,6 +213,7 @@ register(Strategy(
               "(smaller than size).", min=0, max=100_000_000, step=64),
     ),
     run=run,
+    constraints=(Order("overlap", "size"),),
     validate_extra=_validate,
     max_size=lambda p: (p["unit"], p["size"]),
 ))

@@ -7,7 +7,7 @@ and the first `overlap` lines of chunk k+1's core.
 
 from __future__ import annotations
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..model import Span
 
 
@@ -37,6 +37,6 @@ register(Strategy(
     ),
     run=run,
     aliases=("fixed-count",),
-    validate_extra=check_overlap_below_size(),
+    constraints=(Order("overlap", "size"),),
     max_size=lambda p: ("lines", p["size"] + 2 * p["overlap"]),
 ))

@@ -24,7 +24,7 @@ from bisect import bisect_left, bisect_right
 from functools import cached_property, lru_cache
 from itertools import chain
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..derived import derived
 from ..model import SpanTable
 
@@ -402,7 +402,7 @@ register(Strategy(
     ),
     run=run,
     kinds=("markdown",),
-    validate_extra=check_overlap_below_size("max_char", "chunk_overlap"),
+    constraints=(Order("chunk_overlap", "max_char"),),
     size_param="max_char",
     overlap_param="chunk_overlap",
     max_size=lambda p: ("chars", p["max_char"]),

@@ -18,7 +18,6 @@ from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
 from ..boilerplate import find_boilerplate, parse_blocks
-from ..errors import ParamError
 from ..model import Span
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’)\]]*)[ \t]+|\n")
@@ -243,11 +242,6 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans, gaps=gaps, notes=notes)
 
 
-def _check(values: dict) -> None:
-    if values["min_tokens"] > values["max_tokens"]:
-        raise ParamError("min_tokens", f"must not exceed max_tokens ({values['max_tokens']}), got {values['min_tokens']}")
-
-
 register(Strategy(
     name="prose",
     summary="Sections at #/## headers packed to a token range, paragraphs kept whole, boilerplate left out as gaps.",
@@ -260,7 +254,6 @@ register(Strategy(
     ),
     run=run,
     kinds=("markdown", "prose"),
-    validate_extra=_check,
     size_param="max_tokens",
     overlap_param=None,
     max_size=lambda p: ("tokens", p["max_tokens"]),

@@ -21,7 +21,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import ge, not_
 from typing import Sequence
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..model import SpanTable
 
 SEPARATORS = ("\n\n", "\n", " ", "")
@@ -343,6 +343,6 @@ register(Strategy(
               "run's tokenizer.", choices=("chars", "tokens")),
     ),
     run=run,
-    validate_extra=check_overlap_below_size(),
+    constraints=(Order("overlap", "size"),),
     max_size=lambda p: (p["unit"], p["size"]),
 ))

@@ -25,7 +25,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import Param, Proposal, Strategy, check_overlap_below_size, register
+from . import Order, Param, Proposal, Strategy, register
 from ..derived import derived
 from ..model import Span
 from .markdown import heading_label, scan_markdown, split_lines
@@ -290,6 +290,6 @@ register(Strategy(
     run=run,
     aliases=("semantic-boundary",),
     kinds=("code", "markdown"),
-    validate_extra=check_overlap_below_size(),
+    constraints=(Order("overlap", "size"),),
     max_size=lambda p: ("lines", max_lines(p["size"], p["overlap"])),
 ))
