@@ -148,12 +148,15 @@ def measure(rounds: int) -> dict:
         for name, script in PEER_SCRIPTS.items():
             (folder / name).write_text(script)
         env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tiktoken_cache(folder)), XDG_CACHE_HOME=str(folder / "cache"),
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
+                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+                   PYTHONPYCACHEPREFIX=str(folder / "pycache"))
+        env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled modules are cached, as in an install
         cmds = commands(folder, doc, small, peer)
         times: dict[str, list[float]] = {name: [] for name in cmds}
         cpu: dict[str, list[float]] = {name: [] for name in cmds}
         names = list(cmds)
-        run_once(cmds[names[0]], env)  # warm the disk cache and fill chunktui's vocabulary cache
+        for name in names:  # warm the disk cache, fill chunktui's vocabulary cache and the bytecode cache
+            run_once(cmds[name], env)
         for r in range(rounds):
             for name in names[r % len(names):] + names[:r % len(names)]:  # each round starts elsewhere
                 wall, used = run_once(cmds[name], env)
