@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-fast fuzz bench venv clean snapshots
+.PHONY: run test test-fast lint fuzz bench venv clean snapshots chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -22,11 +22,23 @@ venv: $(VENV)/.installed
 run: $(VENV)/.installed
 	$(BIN)/chunktui sample_docs/guide.md
 
-test: $(STAMP)
+test: lint chromium
 	$(BIN)/python -m pytest -n 2 tests
 
+# ruff with the rules and the short ignore list in pyproject.toml; `make test` runs it first
+lint: $(STAMP)
+	$(BIN)/ruff check chunktui tests bench
+
+# tests/test_ui_browser.py drives a real Chromium (Playwright never downloads one here): as root on a
+# Debian-like machine without it, install Debian's; elsewhere the test uses CHUNKTUI_CHROMIUM or PATH.
+chromium:
+	@if [ -z "$$CHUNKTUI_CHROMIUM" ] && [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] \
+	    && command -v apt-get >/dev/null; then \
+		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } \
+		|| echo "chromium could not be installed: tests/test_ui_browser.py will be skipped"; fi
+
 # Everything but the tests that drive the Textual app (marked `ui` in tests/conftest.py).
-test-fast: $(STAMP)
+test-fast: lint
 	$(BIN)/python -m pytest -n 2 -m "not ui" tests
 
 fuzz: $(STAMP)

@@ -11,7 +11,7 @@ A contender that cannot run a mode raises Skip with the reason, which the report
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from chunktui.engine import Document, chunk_document, token_index
 from chunktui.engine.tokens import get_encoding

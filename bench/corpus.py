@@ -16,7 +16,7 @@ import site
 import sys
 import sysconfig
 import warnings
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 SIZES = {"100k": 100_000, "1m": 1_000_000, "10m": 10_000_000}
@@ -46,7 +46,7 @@ def _roots(kind: str) -> list[Path]:
     return [r for r in dict.fromkeys(roots) if r.is_dir()]
 
 
-@lru_cache(maxsize=None)
+@cache
 def candidate_files(kind: str) -> tuple[Path, ...]:
     """Readable UTF-8 files of the kind, one per distinct content, in a seeded order."""
     suffixes = KINDS[kind][0]
@@ -85,13 +85,13 @@ def candidate_files(kind: str) -> tuple[Path, ...]:
     return tuple(p for p, _ in files)
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus(kind: str, size: int) -> str:
     """About `size` characters of distinct files of `kind` (fewer if the machine has less)."""
     return "".join(corpus_parts(kind, size))
 
 
-@lru_cache(maxsize=None)
+@cache
 def corpus_parts(kind: str, size: int) -> tuple[str, ...]:
     """The pieces `corpus` concatenates, one per file (bench.code_parse parses them one by one)."""
     parts: list[str] = []

@@ -216,8 +216,8 @@ def demo():
               help="Tokenizer for token counts and token sizes. [default: cl100k_base]")
 @click.option("--profile", type=click.Path(path_type=Path),
               help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
-@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
-              help="Token budget: chunks above it are reported.")
+@click.option("--budget", type=WholeNumber(min=1), default=None,
+              help=f"Token budget: chunks above it are reported.  [default: the profile's, else {DEFAULT_BUDGET}]")
 @click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
               help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
 @click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
@@ -257,6 +257,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         except ParamError as exc:
             raise blame_default(exc, params) from None
     tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
+    budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
     try:
         limit = parse_size(max_file_size)
     except ParamError as exc:
@@ -537,6 +538,9 @@ def compare(file, profile_a, profile_b, budget, as_json):
 from chunktui.cli_eval import eval_command  # imported last: it builds on the names above
 
 cli.add_command(eval_command)
+from chunktui.cli_serve import serve_command
+
+cli.add_command(serve_command)
 
 
 def main(argv=None):

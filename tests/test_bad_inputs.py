@@ -11,7 +11,6 @@ ChunkingError; any other exception is a bug. The 20 MB one-line file runs with C
 
 from __future__ import annotations
 
-import codecs
 import gzip
 import os
 import struct
@@ -386,7 +385,7 @@ def test_strategies_command_lists_every_strategy():
 
 @pytest.mark.parametrize("name", ["latin1", "gb2312", "bad-utf8-mid"])
 def test_undecodable_utf8_is_read_as_latin1_with_a_warning(name, work):
-    """Every byte is kept (one char per byte) and the user is told offsets may differ from the file's."""
+    """Every byte is kept (one char per byte, so byte offsets are the file's) and the user is told."""
     case = next(c for c in CASES if c.name == name)
     path = make(case, work)
     doc = load_document(path)

@@ -481,3 +481,15 @@ def test_a_flag_shared_by_strategies_with_different_choices_lists_them_all():
     assert code == 0
     assert re.search(r"--unit (\w+\|)+\w+", out) and all(u in re.search(r"--unit (\S+)", out).group(1).split("|")
                                                        for u in ("bytes", "chars", "tokens", "lines"))
+
+
+def test_a_profiles_budget_is_used_unless_budget_is_given(tmp_path):
+    from chunktui.formats.profiles import save_profile
+
+    profile = save_profile(tmp_path / "p.yaml", "recursive", {"size": 400, "overlap": 0}, budget=50)
+    runner = CliRunner()
+    src = str(Path(__file__).resolve().parent.parent / "sample_docs" / "essay.txt")
+    used = runner.invoke(cli, ["chunk", src, "--profile", str(profile), "--dry-run"])
+    assert "50-token budget" in used.stderr + used.stdout
+    given = runner.invoke(cli, ["chunk", src, "--profile", str(profile), "--dry-run", "--budget", "2000"])
+    assert "50-token budget" not in given.stderr + given.stdout and given.exit_code == 0

@@ -50,7 +50,7 @@ CONTAINERS = {
     "function_declaration", "method_declaration", "method_definition", "function_item", "class_definition",
     "class_declaration", "impl_item", "trait_item", "decorated_definition", "export_statement", "if_statement",
     "for_statement", "while_statement", "try_statement", "for_expression", "if_expression", "else_clause",
-    "namespace_definition", "namespace_declaration", "method", "class", "module", "constructor_declaration",
+    "namespace_definition", "namespace_declaration", "method", "class", "constructor_declaration",
     "enhanced_for_statement", "foreach_statement", "for_in_statement", "lexical_declaration",
     "variable_declarator", "arrow_function", "class_specifier", "finally_clause", "except_clause", "elif_clause",
     "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause", "object",

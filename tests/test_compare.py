@@ -28,7 +28,9 @@ def test_overlap_moves_boundaries_and_each_side_is_scored():
     a = chunk_document(doc, "lines", {"size": 10, "overlap": 0})
     b = chunk_document(doc, "lines", {"size": 10, "overlap": 2})
     c = compare(b, a)
-    assert set(c.only_a) == boundaries_of(b) and set(c.only_b) == boundaries_of(a)
+    # the overlap moves each chunk's start two lines back; its end stays at the core's end
+    assert c.only_a == [doc.line_start(line) for line in (9, 19, 29)] and c.only_b == []
+    assert set(c.both) == boundaries_of(a)
     assert c.a.quality.score == assess(b).score and c.b.quality.score == assess(a).score
     assert c.a.name.startswith("lines") and "overlap=2" in c.a.name
 

@@ -7,6 +7,7 @@ import webvtt
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import ChunkingError, Document, chunk_document, load_document
+from chunktui.engine.subtitles import parse_subtitles
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -93,7 +94,7 @@ def test_utf16_subtitles_give_the_same_cues_as_utf8(tmp_path):
     path = tmp_path / "talk16.srt"
     path.write_bytes(src.encode("utf-16"))
     doc = load_document(path)
-    assert doc.encoding == "utf-16"
+    assert doc.encoding == "utf-16-le"  # .encode("utf-16") writes the machine's order after the BOM
     got = chunk_document(doc, "cues")
     want = chunk_document(load_document(SAMPLES / "talk.srt"), "cues")
     check_offsets(got)
@@ -120,15 +121,67 @@ def test_malformed_vtt_names_file_and_line(text, line, fragment):
 def test_malformed_srt_names_the_line():
     doc = Document.from_text("1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:03,000 -> 00:00:04,000\n",
                              path="talk.srt")
-    with pytest.raises(ChunkingError, match=r"^talk.srt: line 6: expected a cue number or a timing line"):
+    with pytest.raises(ChunkingError, match=r"^talk.srt: line 6: expected the timing line 'start --> end' "
+                                            r"after cue number 2$"):
         chunk_document(doc, "cues")
 
+
+def test_srt_holding_only_a_cue_number_says_its_timing_line_is_missing():
+    doc = Document.from_text("1\n", path="talk.srt")
+    with pytest.raises(ChunkingError) as err:
+        chunk_document(doc, "cues")
+    assert str(err.value) == "talk.srt: line 1: the timing line 'start --> end' after cue number 1 is missing"
+
+
+def test_srt_block_without_number_or_timing_says_so():
+    doc = Document.from_text("Hello there.\n00:00:01,000 --> 00:00:02,000\n", path="talk.srt")
+    with pytest.raises(ChunkingError, match=r"^talk.srt: line 1: expected a cue number or a timing line"):
+        chunk_document(doc, "cues")
 
 
 def test_an_error_names_the_path_as_the_user_gave_it():
     doc = Document.from_text("1\n00:00:01,000 -> 00:00:02,000\nok\n", path="media/en/talk.srt")
-    with pytest.raises(ChunkingError, match=r"^media/en/talk.srt: line 2: expected a cue number or a timing line"):
+    with pytest.raises(ChunkingError, match=r"^media/en/talk.srt: line 2: expected the timing line"):
         chunk_document(doc, "cues")
+
+
+# As youtube-dl writes auto-captions: a cue's timing line follows the previous cue's
+# text with no blank line between them (webvtt-py's youtube_dl.vtt has this shape).
+YOUTUBE_DL_VTT = """WEBVTT
+Kind: captions
+Language: en
+Style:
+::cue(c.colorCCCCCC) { color: rgb(204,204,204);
+ }
+##
+
+
+00:01:10.120 --> 00:01:10.500 align:start position:0%
+right
+
+00:01:10.500 --> 00:01:21.030 align:start position:0%
+right
+<c.colorCCCCCC>so</c>
+00:01:21.030 --> 00:01:22.100 align:start position:0%
+so<00:01:21.300><c> the</c><00:01:21.600><c> plan</c><c.colorCCCCCC><00:01:21.800><c> is</c></c>
+
+00:01:22.100 --> 00:01:22.400 align:start position:0%
+so the plan is
+"""
+
+
+def test_vtt_timing_line_right_after_cue_text_starts_a_new_cue():
+    doc = Document.from_text(YOUTUBE_DL_VTT, path="auto.en.vtt")
+    cues = parse_subtitles(doc).cues
+    assert [(c.start, c.line) for c in cues] == [
+        ("00:01:10.120", 10), ("00:01:10.500", 13), ("00:01:21.030", 16), ("00:01:22.100", 19)]
+    assert [c.text for c in cues] == ["right", "right\nso", "so the plan is", "so the plan is"]
+    assert doc.text[cues[2].block_start:].startswith("00:01:21.030 --> ")
+    assert cues[1].block_end == cues[2].block_start
+    cs = chunk_document(doc, "cues", {"size": 20})
+    check_offsets(cs)
+    assert sum(c.metadata["cue_count"] for c in cs.chunks) == 4
+    assert not any("-->" in c.context_text or c.metadata.get("oversized") for c in cs.chunks)
 
 
 cue_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="<>&"),

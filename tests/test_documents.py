@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunktui.engine import Document, DocumentError, detect_kind, load_document
+from chunktui.engine import Document, DocumentError, chunk_document, detect_kind, load_document
+from chunktui.formats.records import chunk_record
 
 TEXT = "Grüße — naïve café 🎉\nsecond line\n"
 
@@ -39,6 +40,37 @@ def test_utf16_and_utf32_with_bom(tmp_path, codec):
     doc = load_document(write(tmp_path, "a.md", bom + TEXT.encode(codec)))
     assert doc.text == TEXT and not doc.warnings
     assert doc.kind == "markdown"
+
+
+def test_a_second_byte_order_mark_is_text(tmp_path):
+    doc = load_document(write(tmp_path, "a.txt", codecs.BOM_UTF8 + "\ufeffx\n".encode("utf-8")))
+    assert doc.text == "\ufeffx\n" and doc.encoding == "utf-8-sig"
+
+
+@pytest.mark.parametrize("codec, bom", [
+    ("utf-8", b""), ("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE),
+    ("utf-16-be", codecs.BOM_UTF16_BE), ("utf-32-le", codecs.BOM_UTF32_LE), ("latin-1", b""),
+])
+def test_byte_offsets_index_the_file_as_it_is_on_disk(tmp_path, codec, bom):
+    """A BOM shifted every offset by 3, and UTF-16 and Latin-1 files got offsets into a UTF-8
+    re-encoding the file does not hold; now the manifest's encoding reads each chunk back."""
+    text = "".join(f"## Größe {i}\r\n\ncafé crème, naïve façade — {i} €\n\n" for i in range(60))
+    if codec == "latin-1":
+        text = text.replace("—", "-").replace("€", "EUR")
+    data = bom + text.encode(codec)
+    path = write(tmp_path, "notes.md", data)
+    doc = load_document(path)
+    assert doc.text == text
+    for strategy, params in (("markdown", {"max_char": 120, "chunk_overlap": 30, "min_char": 0}),
+                             ("recursive", {"size": 50, "overlap": 10}), ("lines", {"size": 7, "overlap": 2})):
+        cs = chunk_document(doc, strategy, params)
+        assert len(cs.chunks) > 5
+        for c in cs.chunks:
+            assert data[c.start_byte:c.end_byte].decode(doc.encoding) == c.text
+        first = cs.chunks[0]
+        assert first.start == 0 and first.start_byte == len(bom)
+        record = chunk_record(cs.chunks[-1])  # what the manifest says, read back with its encoding
+        assert data[record["start_byte"]:record["end_byte"]].decode(doc.encoding) == cs.chunks[-1].text
 
 
 def test_other_bytes_fall_back_to_latin1_with_a_warning(tmp_path):

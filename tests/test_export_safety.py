@@ -60,10 +60,11 @@ def test_each_format_verifies_and_a_changed_chunk_is_caught(work, fmt):
     result = export_chunkset(cs, "out", fmt)
     files = [f["file"].rsplit("/", 1)[-1] for f in json.loads(result.manifest_path.read_text())["chunks"]]
     assert verify_export(result.out_dir, fmt, files) is None
-    target = result.out_dir / files[1]
-    target.write_bytes(target.read_bytes().replace("gamma".encode(), b"GAMMA", 1))
+    first = next(i for i, c in enumerate(cs.chunks) if "gamma" in c.text)
+    target = result.out_dir / files[first]
+    target.write_bytes(target.read_bytes().replace(b"gamma", b"GAMMA", 1))
     problem = verify_export(result.out_dir, fmt, files)
-    changed = next(c.id for c in cs.chunks if "gamma" in c.text)
+    changed = cs.chunks[first].id
     assert problem is not None and changed in problem and "sha256" in problem
 
 

@@ -64,9 +64,9 @@ def test_split_falls_back_to_lines_then_words_then_chars():
     assert [c.boundary_type for c in cs.chunks] == ["heading", "line", "line"]
     blob = "# B\n" + "z" * 130
     cs = run(blob, min_char=0, max_char=50, chunk_overlap=10)
-    assert [(c.start, c.end) for c in cs.chunks] == [(0, 50), (40, 90), (80, 130), (120, 134)]
-    assert [c.boundary_type for c in cs.chunks] == ["heading", "char", "char", "char"]
-    assert all(c.overlap_prev_chars == 10 for c in cs.chunks[1:])
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, 50), (50, 100), (100, 134)]
+    assert [c.boundary_type for c in cs.chunks] == ["heading", "char", "char"]
+    assert all(c.overlap_prev_chars == 0 for c in cs.chunks[1:])  # no word start to overlap from
 
 
 FENCE = "```python\n" + "".join(f"value_{i} = {i}  # set\n" for i in range(5)) + "```\n"
@@ -104,6 +104,32 @@ def test_header_paths_setext_and_hash_comments_in_fences():
     ]
     assert [c.boundary_label for c in cs.chunks] == ["# Harbor guide", "## Install", "### From source", "## Usage"]
     assert "#### Details" in cs.chunks[2].text  # H4 does not split
+
+
+RELEASE_NOTES = ("# Release process\n\nHow a release is cut, from the freeze to the announcement.\n\n"
+                 "## Notes\n\n### Freeze\n\nThe branch is frozen a week before the release; only fixes "
+                 "for regressions land after that.\n\n### Announcement\n\nThe announcement goes out once "
+                 "the artifacts are signed and mirrored.\n")
+
+
+def test_a_heading_only_section_goes_with_its_first_subsection_even_at_min_char_0():
+    cs = run(RELEASE_NOTES, min_char=0)
+    assert [c.boundary_label for c in cs.chunks] == ["# Release process", "## Notes", "### Announcement"]
+    notes = cs.chunks[1]
+    assert notes.text.startswith("## Notes\n\n### Freeze\n\nThe branch is frozen")
+    assert notes.metadata["fused_headings"] == ["## Notes", "### Freeze"]
+    assert notes.metadata["header_path"] == ["Release process", "Notes"]
+    assert cs.chunks[2].metadata["header_path"] == ["Release process", "Notes", "Announcement"]
+
+
+def test_a_heading_only_section_opens_the_first_piece_of_a_long_subsection():
+    setext = RELEASE_NOTES.replace("## Notes\n", "Notes\n-----\n")
+    for text, heading in ((RELEASE_NOTES, "## Notes\n"), (setext, "Notes\n-----\n")):
+        cs = run(text, min_char=0, max_char=60, chunk_overlap=10)
+        first = next(c for c in cs.chunks if "Notes" in c.boundary_label)
+        assert first.start == text.index(heading) and first.text != heading
+        assert "### Freeze" in first.text and first.metadata["part"] == 1
+        assert first.metadata["fused_headings"] == ["## Notes", "### Freeze"]
 
 
 def test_atx_heading_forms_and_fence_closing_rules():

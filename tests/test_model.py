@@ -133,7 +133,7 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
         for twin in (copy.deepcopy(chunk_), pickle.loads(pickle.dumps(chunk_))):
             assert twin == chunk_ and type(twin) is Chunk
     assert repr(chunk) == repr(whole) and bool(chunk)
-    assert "%s" % chunk == repr(chunk) and weakref.ref(chunk)() is chunk  # no tuple behind it
+    assert "%s" % chunk == repr(chunk) and weakref.ref(chunk)() is chunk  # noqa: UP031 (%-formatting is the case tested: no tuple behind it)
     assert dataclasses.asdict(chunk) == chunk.to_dict() == dataclasses.asdict(whole)
     for use in (len, list, lambda c: c[0], lambda c: c < c, lambda c: c + (), lambda c: 3 in c):
         for one in (chunk, whole):  # what a Chunk refuses, a built one refuses too (no tuple behind it shows)

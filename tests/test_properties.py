@@ -2,13 +2,14 @@
 
 Parametrized over `all_strategies()`, so a strategy added later is held to the
 same invariants without touching this file: exact offsets, order, no silent
-gaps, sizes within the declared limit (or flagged oversized), byte offsets that
-never split a character, and exact token counts. Strategies whose overlap has a
+gaps, sizes within the declared limit (or flagged oversized), byte offsets into the
+file as it is on disk (its BOM and encoding counted), and exact token counts. Strategies whose overlap has a
 precise meaning also get their overlap contract checked.
 """
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,7 +19,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, all_strategies, chunk_document, get_strategy, load_document
-from chunktui.engine.errors import ChunkingError, ParamError
+from chunktui.engine.errors import ChunkingError, DocumentError, ParamError
 from chunktui.engine.strategies._delimiters import decode_delimiters
 from chunktui.engine.tokens import get_counter, get_encoding
 
@@ -99,18 +100,16 @@ def check_invariants(cs):
     strategy = get_strategy(cs.strategy)  # `auto` reports the strategy it delegated to
     values = cs.params
     assert [(c.start, c.end) for c in chunks] == sorted((c.start, c.end) for c in chunks)
-    pos, lines, nbytes = 0, 1, 0  # walked forward with the chunk starts, so checks stay linear
+    check_file_bytes(cs, file_bytes(cs.document))
+    pos, lines = 0, 1  # walked forward with the chunk starts, so checks stay linear
     for i, c in enumerate(chunks):
         assert c.index == i and c.id == f"chunk-{i + 1:04d}"
         assert 0 <= c.start < c.end <= len(text)
         assert c.text == text[c.start:c.end]
         lines += text.count("\n", pos, c.start)
-        nbytes += len(text[pos:c.start].encode("utf-8"))
         pos = c.start
         assert c.start_line == lines
         assert c.end_line == lines + c.text.count("\n", 0, c.chars - 1)
-        assert c.start_byte == nbytes
-        assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))
         assert c.tokens == len(ENC.encode_ordinary(c.text))
         assert c.sha256 == hashlib.sha256(c.text.encode("utf-8")).hexdigest()
         ov_prev = max(0, min(chunks[i - 1].end, c.end) - c.start) if i else 0
@@ -158,6 +157,32 @@ def check_invariants(cs):
     contract = CONTRACTS.get(strategy.name)
     if contract is not None:
         contract(cs, values)
+
+
+def file_bytes(doc) -> bytes:
+    """The bytes of the file `doc` was loaded from (its hash tells), else its text's UTF-8 (a
+    text from no file, whose offsets are UTF-8's)."""
+    if doc.path and Path(doc.path).is_file():
+        data = Path(doc.path).read_bytes()
+        if hashlib.sha256(data).hexdigest() == doc.sha256:
+            return data
+    return doc.text.encode("utf-8", "surrogatepass")
+
+
+def check_file_bytes(cs, data: bytes):
+    """Each chunk's bytes in the file, decoded with the encoding the manifest names, are its
+    text, and so are the bytes from one chunk's start to the next's (linear: each byte once or
+    twice); before the first chunk lies at most the file's BOM and the text before it."""
+    text, chunks, encoding = cs.document.text, cs.chunks, cs.document.encoding
+    for c in chunks:
+        assert data[c.start_byte:c.end_byte].decode(encoding) == c.text
+    if chunks:
+        head = data[:chunks[0].start_byte].decode(encoding)
+        if encoding not in ("utf-8", "latin-1"):  # a BOM the text does not hold
+            head = head.removeprefix("\ufeff")
+        assert head == text[:chunks[0].start]
+    for a, b in zip(chunks, chunks[1:]):
+        assert data[a.start_byte:b.start_byte].decode(encoding) == text[a.start:b.start]
 
 
 def held_containers(value):
@@ -229,14 +254,15 @@ def split_contract(cs, p):
 
 
 def lines_contract(cs, p):
-    """Cores of `size` lines tile the file; each chunk adds `overlap` lines on both sides."""
+    """Cores of `size` lines tile the file; each chunk starts `overlap` lines before its core,
+    so neighbours share exactly `overlap` lines."""
     total, size, overlap = cs.document.line_count, p["size"], p["overlap"]
     expected_core = 1
     for c in cs.chunks:
         core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
         assert core_a == expected_core and core_b == min(total, core_a + size - 1)
         assert c.start_line == max(1, core_a - overlap)
-        assert c.end_line == min(total, core_b + overlap)
+        assert c.end_line == core_b
         expected_core = core_b + 1
     assert expected_core == total + 1
 
@@ -263,6 +289,34 @@ def test_invariants_on_generated_text(strategy, data, text):
 def test_invariants_on_sample_docs(strategy, path, data):
     raw = data.draw(param_values(strategy, least_size=16))
     cs = run(load_document(path), strategy, raw, generated=False)
+    assume(cs is not None)
+    if cs is not REFUSED:
+        check_invariants(cs)
+
+
+FILE_ENCODINGS = [("utf-8", b""), ("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE),
+                  ("utf-16-be", codecs.BOM_UTF16_BE), ("utf-32-be", codecs.BOM_UTF32_BE), ("latin-1", b"")]
+
+
+@pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
+@settings(SETTINGS, max_examples=15)
+@given(data=st.data(), text=texts, layout=st.sampled_from(FILE_ENCODINGS))
+def test_byte_offsets_index_files_in_any_encoding(strategy, data, text, layout, tmp_path_factory):
+    """Generated text written as a file (BOM or not, UTF-8/16/32, Latin-1 where it fits), read
+    back: every chunk's start_byte/end_byte index the file's own bytes."""
+    codec, bom = layout
+    try:
+        body = text.encode(codec)
+    except UnicodeEncodeError:
+        body = text.encode("utf-8")  # beyond Latin-1: the file is UTF-8
+    path = tmp_path_factory.mktemp("enc") / "doc.txt"
+    path.write_bytes(bom + body)
+    try:
+        doc = load_document(path)
+    except DocumentError:
+        assume(False)  # NUL bytes without a BOM read as binary, as they should
+    raw = data.draw(param_values(strategy))
+    cs = run(doc, strategy, raw, generated=True)
     assume(cs is not None)
     if cs is not REFUSED:
         check_invariants(cs)

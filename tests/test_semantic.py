@@ -245,3 +245,59 @@ def test_cores_tile_the_lines_within_the_window(doc, size, overlap):
             assert core_b - core_a + 1 >= size - size // 4
         expected = core_b + 1
     assert expected == d.line_count + 1
+
+
+# As dataclasses.py documents astuple(): the docstring's example holds a decorator, a class and
+# a blank line, none of which is a boundary of the code (a cut landed there, as class "C").
+ASTUPLE = '''"""Utilities for record classes."""
+
+import copy
+
+
+def astuple(obj, *, tuple_factory=tuple):
+    """Return the fields of a dataclass instance as a new tuple of field values.
+
+    Example usage::
+
+      @dataclass
+      class C:
+          x: int
+          y: int
+
+      def total(c):
+          return c.x + c.y
+
+      c = C(1, 2)
+      assert astuple(c) == (1, 2)
+
+    If given, 'tuple_factory' will be used instead of built-in tuple.
+    """
+    if not hasattr(obj, "__dataclass_fields__"):
+        raise TypeError("astuple() should be called on dataclass instances")
+    return _astuple_inner(obj, tuple_factory)
+
+
+def _astuple_inner(obj, tuple_factory):
+    return tuple_factory(copy.deepcopy(v) for v in vars(obj).values())
+'''
+
+
+@pytest.mark.parametrize("language", ["python", None])  # the syntax tree; triple quotes without one
+def test_definitions_and_blank_lines_inside_a_docstring_are_not_boundaries(language):
+    doc = Document(text=ASTUPLE, kind="code", language=language)
+    cls = classify(doc)
+    docstring = range(ASTUPLE.splitlines().index("      @dataclass") - 3, ASTUPLE.splitlines().index("    \"\"\"") + 2)
+    assert [i for i in docstring if cls.kind[i] is not None] == []
+    assert (cls.kind[6], cls.label[6]) == ("function", "astuple()")
+    assert cls.context(20) == ("astuple",) and cls.context(26) == ("astuple",)
+    for strategy in ("semantic", "adaptive"):
+        for c in chunk_document(doc, strategy, {"size": 12, "overlap": 0}).chunks:
+            assert c.boundary_label != "C" and "C" not in c.metadata.get("scope_chain", ())
+
+
+def test_a_block_comment_and_a_template_string_hold_no_definitions():
+    text = ("/**\n * Usage:\n *\nfunction fake() {}\nclass Fake {}\n */\nexport function real() {\n"
+            "  const page = `\n<p>\n\nfunction inPage() {}\n`;\n  return page;\n}\n")
+    cls = classify(Document(text=text, kind="code", language="javascript"))
+    assert [(i, cls.kind[i], cls.label[i]) for i in range(1, cls.count + 1) if cls.kind[i]] == [
+        (1, "function", "real()")]  # the doc comment opens the definition it documents

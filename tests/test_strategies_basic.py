@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from chunktui.engine import Document, ParamError, chunk_document
+from chunktui.formats.records import chunk_record
 
 
 def chunks(text, strategy, **params):
@@ -25,13 +26,22 @@ def spans(text, strategy, **params):
 
 # -- lines ---------------------------------------------------------------------------------
 
-def test_lines_cores_tile_and_borrow_overlap_on_both_sides():
+def test_lines_cores_tile_and_each_chunk_starts_overlap_lines_early():
     text = "".join(f"l{i}\n" for i in range(1, 11))  # 10 lines of 3 chars
     cs = chunks(text, "lines", size=4, overlap=1)
-    assert [(c.start_line, c.end_line) for c in cs] == [(1, 5), (4, 9), (8, 10)]
+    assert [(c.start_line, c.end_line) for c in cs] == [(1, 4), (4, 8), (8, 10)]
     assert [(c.metadata["core_start_line"], c.metadata["core_end_line"]) for c in cs] == [(1, 4), (5, 8), (9, 10)]
-    assert [(c.start, c.end) for c in cs] == [(0, 15), (9, 27), (21, 31)]
-    assert [c.overlap_next_lines for c in cs] == [2, 2, 0]
+    assert [(c.start, c.end) for c in cs] == [(0, 12), (9, 24), (21, 31)]
+    assert [c.overlap_next_lines for c in cs] == [1, 1, 0]
+
+
+def test_lines_overlap_is_the_lines_neighbours_share_as_in_the_aiwg_manifest():
+    """aiwg's manifest: --size 200 --overlap 20 shares 20 lines (1-218 then 199-412), and
+    says overlap_start 20; chunktui shared 40 and said 40."""
+    text = "".join(f"    total += weights[{i}] * values[{i}]\n" for i in range(412))
+    records = [chunk_record(c) for c in chunks(text, "lines", size=200, overlap=20)]
+    assert [(r["start_line"], r["end_line"]) for r in records] == [(1, 200), (181, 400), (381, 412)]
+    assert [(r["overlap_start"], r["overlap_end"]) for r in records] == [(0, 20), (20, 20), (20, 0)]
 
 
 def test_lines_counts_crlf_inside_the_line():
@@ -126,13 +136,34 @@ def test_split_default_delimiters_end_their_segment():
     ]
 
 
-def test_split_short_segments_join_the_previous_one():
+def test_split_pieces_accumulate_until_the_segment_reaches_min_chars():
     text = "Hi. Yo? ok\nA much longer sentence here. x. End"
-    assert texts(text, "split", min_chars=5) == ["Hi. Yo? ok\n", "A much longer sentence here. x. End"]
+    assert texts(text, "split", min_chars=5) == ["Hi. Yo?", " ok\nA much longer sentence here.", " x. End"]
 
 
-def test_split_short_first_segment_joins_forward():
+def test_split_short_last_segment_joins_the_previous_one():
     assert texts("a.b.cccccc.d", "split", delimiters=".", min_chars=3) == ["a.b.", "cccccc.d"]
+
+
+def _dpkg_log(lines: int) -> str:
+    """Lines as /var/log/dpkg.log writes them: every one far shorter than 200 characters."""
+    actions = ("status unpacked", "status half-configured", "status installed", "configure", "upgrade")
+    return "".join(
+        f"2025-06-24 14:{i // 60 % 60:02d}:{i % 60:02d} {actions[i % 5]} lib{i % 37}pkg:amd64 "
+        f"252.{i % 40}-1~deb12u1 252.{i % 40 + 2}-1~deb12u1\n"
+        for i in range(lines))
+
+
+def test_split_min_chars_gives_many_segments_of_a_log_of_short_lines():
+    text = _dpkg_log(2000)
+    cs = chunks(text, "split", delimiters="\\n", min_chars=200)
+    assert len(cs) > 300  # one segment of the whole log before the fix
+    assert "".join(c.text for c in cs) == text
+    for c in cs:
+        assert c.chars >= 200 and c.text.endswith("\n")
+        lines = c.text.splitlines(keepends=True)
+        assert c.metadata["segments"] == len(lines)
+        assert len("".join(lines[:-1])) < 200 or c is cs[-1]  # no longer than it needs to be
 
 
 def test_split_repeated_text_gets_its_own_offsets():

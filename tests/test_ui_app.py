@@ -161,11 +161,11 @@ async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
         assert f"#1 {first.boundary_label}"[:10] in rows[first.start_line]
         assert "╱" in rows[header.end_line - 1]  # a gap row is hatched after its text
 
-    async with opened(SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 1}) as (app, pilot):
+    async with opened(SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 2}) as (app, pilot):
         view, second = app.view, app.chunkset.chunks[1]
         assert f"#2 {second.boundary_label}" in view.render_line(second.start_line - 1).text
-        shared = second.start_line + 1  # still inside chunk 1: chunk 1 borrows one line of chunk 2
-        assert app.chunkset.chunks[0].end_line >= shared
+        shared = second.start_line  # still inside chunk 1: chunk 2 repeats chunk 1's last two lines
+        assert app.chunkset.chunks[0].end_line == shared + 1
         styles = {seg.style.bgcolor for seg in view.render_line(shared - 1) if seg.text.strip()}
         assert view.tints.overlap.bgcolor in styles or view.tints.overlap_selected.bgcolor in styles
 

@@ -235,3 +235,19 @@ async def test_escape_from_the_picker_returns_to_the_open_document():
         await pilot.press("escape")  # nothing open yet: escape leaves chunktui
         await pilot.pause()
         assert not app.is_running
+
+
+@run
+async def test_a_saved_profile_keeps_the_budget_and_brings_it_back(tmp_path):
+    """Profiles did not store the token budget the configuration was tuned against."""
+    target = tmp_path / "p.yaml"
+    async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40},
+                      budget=300) as (app, pilot):
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        app.screen.query_one("#profile-path", Input).value = str(target)
+        await pilot.click("#profile-save")
+        await pilot.pause()
+    assert load_profile(target).budget == 300
+    async with opened(SAMPLES / "essay.txt", profile=target) as (app, pilot):
+        assert app.budget == 300

@@ -45,3 +45,17 @@ async def test_a_folder_of_eml_files_opens_as_one_mailbox(tmp_path):
         await settle(pilot)
         assert app.doc.kind == "email" and not app.corpus.display
         assert app.chunkset is not None and app.chunkset.chunks
+
+
+@run
+async def test_a_fifo_named_like_a_chunk_store_is_refused_not_waited_on(tmp_path):
+    import asyncio
+    import os
+
+    fifo = tmp_path / "saved.yaml"
+    os.mkfifo(fifo)
+    app = ChunktuiApp(debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        opened = await asyncio.wait_for(app.open_path(fifo), timeout=10)
+        assert opened is False and app.doc is None

@@ -10,7 +10,8 @@ shared between runs, so callers must treat them as read-only.
 
 from __future__ import annotations
 
-from typing import Callable, Hashable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable, Hashable
 
 T = TypeVar("T")
 

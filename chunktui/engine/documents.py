@@ -44,13 +44,20 @@ KIND_BY_EXTENSION = {
     ".json": "config", ".xml": "config", ".html": "markup", ".htm": "markup", ".sql": "config",
 }
 
+# the codec named is the one a slice of the file after its BOM decodes with (so the manifest's
+# source_encoding reads any chunk's bytes back): UTF-16 and UTF-32 name their byte order
 _BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32"),
-    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
     (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
 )
+# how a document's character offsets map to its file's bytes: the codec of the text and the
+# bytes of the BOM before it (the UTF-16/32 names only come from a file with its BOM)
+_FILE_LAYOUT = {"utf-8-sig": ("utf-8", 3), "latin-1": ("latin-1", 0),
+                "utf-16-le": ("utf-16-le", 2), "utf-16-be": ("utf-16-be", 2),
+                "utf-32-le": ("utf-32-le", 4), "utf-32-be": ("utf-32-be", 4)}
 
 
 @dataclass
@@ -82,7 +89,7 @@ class Document:
 
     @classmethod
     def from_text(cls, text: str, path: str | None = None, kind: str | None = None,
-                  language: str | None = None) -> "Document":
+                  language: str | None = None) -> Document:
         if kind is None:
             kind, detected = detect_kind(path, text)
             language = language or detected
@@ -139,18 +146,37 @@ class Document:
         return self._byte_marks[k] + len(self.text[base:offset].encode("utf-8", "surrogatepass"))
 
 
-    def byte_offsets(self, offsets) -> list[int]:
-        """UTF-8 byte offsets of many character offsets at once: one pass over the text."""
-        if self._ascii:
+    def byte_offsets(self, offsets, codec: str = "utf-8") -> list[int]:
+        """Byte offsets (UTF-8, or `codec`'s) of many character offsets at once: one pass over the text."""
+        if self._ascii and codec == "utf-8":
             return list(offsets)
         text = self.text
         at: dict[int, int] = {}
         pos = byte = 0
         for point in sorted(set(offsets)):
-            byte += len(text[pos:point].encode("utf-8", "surrogatepass"))
+            byte += len(text[pos:point].encode(codec, "surrogatepass"))
             at[point] = byte
             pos = point
         return [at[o] for o in offsets]
+
+    @property
+    def file_codec(self) -> str:
+        """The codec the text has in its file (UTF-8 for a text that came from no file)."""
+        return _FILE_LAYOUT.get(self.encoding, ("utf-8", 0))[0]
+
+    def file_byte_offsets(self, offsets: list[int]) -> list[int]:
+        """Offsets into the file's bytes as on disk, its BOM and encoding counted, so that
+        `file_bytes[a:b].decode(self.encoding)` is the text between two of them."""
+        codec, bom = _FILE_LAYOUT.get(self.encoding, ("utf-8", 0))
+        if codec == "latin-1":
+            return list(offsets)  # one byte a character
+        if codec != "utf-8":
+            found = self.byte_offsets(offsets, codec)
+        elif len(offsets) == 1:  # from the nearest checkpoint, not from 0
+            found = [self.byte_offset(offsets[0])]
+        else:
+            found = self.byte_offsets(offsets)
+        return [b + bom for b in found] if bom else found
 
 
 def detect_kind(path: str | None, text: str = "") -> tuple[str, str | None]:
@@ -183,17 +209,18 @@ def decode_bytes(data: bytes, path: str) -> tuple[str, str, list[str]]:
     """Decode by BOM, else UTF-8, else Latin-1 with a warning. Refuse binary data."""
     for bom, codec in _BOMS:
         if data.startswith(bom):
-            try:
-                return data.decode(codec), codec, []
+            try:  # the BOM is dropped, and only it (a second U+FEFF is text)
+                return data[len(bom):].decode("utf-8" if codec == "utf-8-sig" else codec), codec, []
             except UnicodeDecodeError as exc:
-                raise DocumentError(path, f"invalid {codec} after its byte order mark at byte {exc.start}") from None
+                raise DocumentError(path, f"invalid {codec} after its byte order mark at byte "
+                                          f"{exc.start + len(bom)}") from None
     if b"\x00" in data[:BINARY_PROBE]:
         raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
     try:
         return data.decode("utf-8"), "utf-8", []
     except UnicodeDecodeError as exc:
         warning = (f"{path}: not valid UTF-8 (first bad byte at {exc.start}); "
-                   "read as Latin-1, byte offsets may differ from the file")
+                   "read as Latin-1 (one character a byte)")
         return data.decode("latin-1"), "latin-1", [warning]
 
 

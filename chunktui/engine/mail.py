@@ -56,8 +56,8 @@ class Message:
     date: datetime | None
     body: str
     source_file: str | None = None
-    parent: "Message | None" = None
-    children: list["Message"] = field(default_factory=list)
+    parent: Message | None = None
+    children: list[Message] = field(default_factory=list)
     threaded_by: str = "root"  # in-reply-to | references | subject | missing-parent | root
     has_headers: bool = True  # any mail header at all: none in any message means the file is not mail
     missing: tuple[str, ...] = ()  # of From, To, Subject, Date: the ones this message lacks

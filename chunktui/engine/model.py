@@ -15,7 +15,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from .documents import Document
 
@@ -264,15 +265,18 @@ def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
 
 
 def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
-    """sha256 and byte offsets, which share each chunk's UTF-8 encoding."""
+    """sha256 (of the UTF-8 text) and byte offsets into the file as on disk, which share each
+    chunk's encoding when the file is UTF-8."""
     sha256 = hashlib.sha256
-    # many chunks: one pass over the text; one chunk: from the nearest checkpoint, not from 0
-    starts = [c.start for c in chunks]
-    start_bytes = doc.byte_offsets(starts) if len(starts) > 1 else [doc.byte_offset(starts[0])]
+    start_bytes = doc.file_byte_offsets([c.start for c in chunks])
+    codec = doc.file_codec
     data = [c.text.encode("utf-8", "surrogatepass") for c in chunks]
     _store(chunks, "sha256", [sha256(d).hexdigest() for d in data])
     _store(chunks, "start_byte", start_bytes)
-    _store(chunks, "end_byte", map(add, start_bytes, map(len, data)))
+    if codec == "utf-8":
+        _store(chunks, "end_byte", map(add, start_bytes, map(len, data)))
+    else:
+        _store(chunks, "end_byte", [b + len(c.text.encode(codec, "surrogatepass")) for b, c in zip(start_bytes, chunks)])
 
 
 _FILLS = {**dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
@@ -343,7 +347,7 @@ class ChunkSet:
 
     def chunk_at(self, offset: int) -> Chunk | None:
         """The chunk whose span holds `offset`; inside an overlap, the later one."""
-        from bisect import bisect_left, bisect_right
+        from bisect import bisect_right
 
         starts = getattr(self, "_starts", None)
         if starts is None or len(starts) != len(self.chunks):

@@ -15,11 +15,11 @@ Flags (severity "warning" unless noted):
                   between the methods of a class are fine
   duplicate       same sha256 as an earlier chunk
   overlap         measured overlap at a boundary far from the requested one: none, or under
-                  half the request; over twice the request plus one unit (lines' overlap on
-                  both sides is exactly twice); some where none was asked. Measured in the
-                  unit of the overlap param; a count of emails/messages is judged by presence
-                  only. "info" where less than asked meets a structural boundary (heading,
-                  function, message...), where strategies such as markdown add no overlap
+                  half the request; over twice the request plus one unit; some where none
+                  was asked. Measured in the unit of the overlap param; a count of
+                  emails/messages is judged by presence only. "info" where less than asked
+                  meets a structural boundary (heading, function, message...), where
+                  strategies such as markdown add no overlap
   gap             text no chunk covers; "info" when the strategy declared why (sampling)
                   or the gap is only whitespace
 

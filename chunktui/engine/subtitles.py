@@ -136,11 +136,26 @@ def _parse_vtt(doc: Document) -> SubtitleFile:
         if len(run) <= timing_at or "-->" not in run[timing_at][3]:
             line_no = run[min(timing_at, len(run) - 1)][0]
             raise _error(doc, line_no, "expected a cue timing line 'start --> end'")
-        if not _TIMING.match(run[timing_at][3]):
-            raise _error(doc, run[timing_at][0], "malformed cue timing line")
-        ident = first if timing_at else None
-        out.cues.append(_cue(doc, len(out.cues), ident, run[timing_at], run[timing_at + 1:], start, end, _vtt_time))
+        for cue_run, ident in _vtt_cue_runs(run, timing_at):
+            timing = cue_run[0 if ident is None else 1]
+            if not _TIMING.match(timing[3]):
+                raise _error(doc, timing[0], "malformed cue timing line")
+            text_at = 1 if ident is None else 2
+            out.cues.append(_cue(doc, len(out.cues), ident, timing, cue_run[text_at:],
+                                 cue_run[0][1], cue_run[-1][2], _vtt_time))
     return out
+
+
+def _vtt_cue_runs(run, timing_at: int):
+    """(lines, identifier) of each cue in a block: as the WebVTT parser does, a line
+    holding "-->" ends the cue text, so a timing line straight after a cue's text opens
+    a new cue (without an identifier) rather than becoming text."""
+    cut = timing_at + 1
+    while cut < len(run) and "-->" not in run[cut][3]:
+        cut += 1
+    yield run[:cut], run[0][3] if timing_at else None
+    if cut < len(run):
+        yield from _vtt_cue_runs(run[cut:], 0)
 
 
 def _parse_srt(doc: Document) -> SubtitleFile:
@@ -154,12 +169,21 @@ def _parse_srt(doc: Document) -> SubtitleFile:
                 # a blank line inside a cue's text: the block continues the previous cue
                 out.cues[-1] = _extend(out.cues[-1], run)
                 continue
-            raise _error(doc, timing[0], "expected a cue number or a timing line 'start --> end'")
+            raise _error(doc, timing[0], _srt_missing_timing(first, len(run)))
         if not _TIMING.match(timing[3]):
             raise _error(doc, timing[0], "malformed cue timing line")
         ident = first if timing_at else None
         out.cues.append(_cue(doc, len(out.cues), ident, timing, run[timing_at + 1:], run[0][1], run[-1][2], _srt_time))
     return out
+
+
+def _srt_missing_timing(first: str, lines: int) -> str:
+    """What a block without its timing line lacks: after a cue number, the timing line."""
+    if not first.isdigit():
+        return "expected a cue number or a timing line 'start --> end'"
+    if lines == 1:
+        return f"the timing line 'start --> end' after cue number {first} is missing"
+    return f"expected the timing line 'start --> end' after cue number {first}"
 
 
 def _extend(cue: Cue, run) -> Cue:

@@ -8,7 +8,7 @@ fan-out tools that read aiwg manifests read ours; the rest makes it reproducible
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from pathlib import Path
 
 import chunktui
@@ -19,7 +19,7 @@ MANIFEST_NAME = "manifest.json"
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def build_manifest(cs, out_dir, fmt: str, files) -> dict:

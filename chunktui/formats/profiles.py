@@ -25,20 +25,26 @@ class Profile:
     strategy: str
     params: dict = field(default_factory=dict)
     tokenizer: str = DEFAULT_TOKENIZER
+    budget: int | None = None  # the token budget the configuration was tuned against, if saved
 
 
-def check_profile(strategy: str, params: dict | None, tokenizer: str) -> Profile:
+def check_profile(strategy: str, params: dict | None, tokenizer: str, budget=None) -> Profile:
     """The profile with the strategy's canonical name and complete, typed params."""
     strat = get_strategy(strategy)
     if tokenizer not in TOKENIZERS:
         raise ChunktuiError(f"tokenizer: unknown tokenizer {tokenizer!r} (known: {', '.join(TOKENIZERS)})")
-    return Profile(strat.name, strat.validate(params), tokenizer)
+    if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
+        raise ChunktuiError(f"budget: expected a whole number of tokens, at least 1, got {budget!r}")
+    return Profile(strat.name, strat.validate(params), tokenizer, budget)
 
 
-def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFAULT_TOKENIZER) -> Path:
+def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFAULT_TOKENIZER,
+                 budget: int | None = None) -> Path:
     path = Path(path)
-    profile = check_profile(strategy, params, tokenizer)
+    profile = check_profile(strategy, params, tokenizer, budget)
     data = {"strategy": profile.strategy, "tokenizer": profile.tokenizer, "params": to_plain(profile.params)}
+    if profile.budget is not None:
+        data["budget"] = profile.budget
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("# chunktui profile: use with `chunktui chunk --profile` or `chunktui FILE --profile`\n")
         dump_yaml(data, fh)
@@ -53,10 +59,11 @@ def load_profile(path) -> Profile:
     params = data.get("params") or {}
     if not isinstance(params, dict):
         raise DocumentError(path, "'params' must be a mapping of parameter names to values")
-    unknown = sorted(set(data) - {"strategy", "params", "tokenizer"})
+    unknown = sorted(set(data) - {"strategy", "params", "tokenizer", "budget"})
     if unknown:
-        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer)")
+        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer, budget)")
     try:
-        return check_profile(data["strategy"], params, str(data.get("tokenizer") or DEFAULT_TOKENIZER))
+        return check_profile(data["strategy"], params, str(data.get("tokenizer") or DEFAULT_TOKENIZER),
+                             data.get("budget"))
     except ChunktuiError as exc:
         raise DocumentError(path, str(exc)) from None

@@ -225,10 +225,10 @@ class _Fields:
             self.fail(key, f"expected a list of text, got {_shown(value)}")
         return list(value)
 
-    def fields(self, key: str) -> "_Fields":
+    def fields(self, key: str) -> _Fields:
         return _Fields(self.mapping(key), f"{self.where}{key}.", self.path)
 
-    def records(self, key: str, optional: bool = False) -> list["_Fields"]:
+    def records(self, key: str, optional: bool = False) -> list[_Fields]:
         value = self.get(key, [] if optional else _REQUIRED)
         if not isinstance(value, list):
             self.fail(key, f"expected a list, got {_shown(value)}")

@@ -64,8 +64,8 @@ def is_chunk_store(path: Path) -> bool:
     """A saved chunks.yaml (by name, or a YAML file that declares the chunktui schema)."""
     if path.name == "chunks.yaml":
         return True
-    if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
+    if path.suffix.lower() not in (".yaml", ".yml") or not path.is_file():
+        return False  # a FIFO named x.yaml would block the open below forever
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             head = fh.read(512)
@@ -137,11 +137,11 @@ class ChunktuiApp(QualityMixin, App):
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
-                 budget: int = DEFAULT_BUDGET, debounce: float = DEBOUNCE_SECONDS) -> None:
+                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS) -> None:
         super().__init__()
         self.start_path = Path(path) if path else None
         self.demo = demo
-        self.budget = budget
+        self.budget = budget or DEFAULT_BUDGET  # else the profile's, when it saved one
         self.debounce = debounce
         self.initial_strategy = strategy
         self.initial_params = dict(params or {})
@@ -153,6 +153,8 @@ class ChunktuiApp(QualityMixin, App):
             self.initial_strategy = strategy or loaded.strategy
             self.initial_params = dict(loaded.params) | self.initial_params
             self.initial_tokenizer = tokenizer or loaded.tokenizer
+            if budget is None and loaded.budget:
+                self.budget = loaded.budget
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
         self.mode = "tune"  # or "review" for a loaded chunks.yaml
@@ -846,6 +848,7 @@ class ChunktuiApp(QualityMixin, App):
 
     def action_export(self) -> None:
         from .screens.export import ExportScreen
+        from .web_export import offer_download
 
         if self.chunkset is None or not self.chunkset.chunks:
             self.notify("Nothing to export yet.", severity="warning")
@@ -858,6 +861,7 @@ class ChunktuiApp(QualityMixin, App):
                 self.last_export = screen.last
                 self.notify(f"{len(result.files)} files written; manifest: {result.manifest_path}",
                             title="Exported", timeout=10)
+                offer_download(self, result)  # in a browser the files are on the server: send a zip
 
         self.push_screen(screen, done)
 
@@ -876,7 +880,7 @@ class ChunktuiApp(QualityMixin, App):
             if path is not None:
                 self.notify(f"Profile saved: {path}", title="Saved", timeout=8)
 
-        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer), done)
+        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget), done)
 
     async def action_tune(self) -> None:
         """Leave review mode: re-open the unchanged source and chunk it from the saved parameters."""

@@ -41,7 +41,7 @@ class Entity:
     end_line: int
     start_byte: int
     end_byte: int
-    parent: "Entity | None" = field(repr=False, default=None)
+    parent: Entity | None = field(repr=False, default=None)
     children: list | tuple = field(repr=False, default=())
     bound: tuple[str, ...] = ()  # names an import binds
     owner: str | None = None  # Go: the receiver type a top-level method belongs to

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from ..errors import ChunkingError
@@ -181,7 +181,7 @@ COMMENT_LIKE = ("attribute_item", "decorator")  # bind to the line below as a co
 CONTAINER_KINDS = frozenset({"class", "interface", "struct", "trait", "impl", "enum", "module", "namespace"})
 
 
-@lru_cache(maxsize=None)  # a few dozen node types, asked about for every opened node
+@cache  # a few dozen node types, asked about for every opened node
 def is_control(node_type: str) -> bool:
     """Compound statements (if/for/try...) whose nested blocks may be split at statements."""
     return bool(_CONTROL.match(node_type))
@@ -223,7 +223,7 @@ class Grammar:
         return frozenset(i for i in range(lang.node_kind_count) if lang.node_kind_for_id(i) in names)
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_grammar(name: str) -> Grammar:
     import tree_sitter as ts
 

@@ -11,7 +11,8 @@ import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from ..errors import Cancelled, ParamError, UnknownStrategyError
 

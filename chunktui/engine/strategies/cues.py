@@ -61,7 +61,7 @@ def run(doc, params, ctx) -> Proposal:
     if spans and not subs.blocks:  # SRT: blank lines before the first cue belong to the first chunk
         spans[0] = replace(spans[0], start=0)
     gaps = [] if spans or subs.blocks else [(0, len(doc.text), "blank")]
-    for start, end, kind in subs.blocks:
+    for start, _end, kind in subs.blocks:
         gaps.append((start, next_block.get(start, len(doc.text)), kind))
     notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]
     if subs.header and spans:  # the WEBVTT header's title and metadata travel with the first chunk

@@ -8,10 +8,13 @@ whitespace never shift a chunk:
 2. Fuse adjacent sections while the running chunk or the next section is
    shorter than `min_char` and the result still fits `max_char`; the fused
    chunk keeps the first section's header path and lists every fused heading.
+   A section holding only its heading always goes with the next one.
 3. Split sections longer than `max_char`: cut at the last paragraph break in the
    second half of the allowed window, else a line break, else a space, else a
    character (then the same over the whole window); the next piece starts at the first word boundary at most
-   `chunk_overlap` characters before the cut. Cuts never fall inside a fenced
+   `chunk_overlap` characters before the cut, else at the first word inside a URL or path
+   there (a letter or digit after punctuation), else at the cut: an overlap is shorter or
+   none rather than starting mid-word. Cuts never fall inside a fenced
    code block unless the block alone is longer than `max_char`; such a block is
    cut at line breaks and its pieces carry `cut_code_block` (they still fit
    `max_char`, so none is ever `oversized`).
@@ -43,10 +46,14 @@ _NOT_SETEXT_TEXT = re.compile(r"^\s{0,3}(?:[-*+>|]|\d+[.)]\s|#|`{3}|~{3})")
 _PARAGRAPH_BREAK = re.compile(r"\n(?:[ \t\r]*\n)+")
 _BEFORE_WORD = re.compile(r"\s(?=\S)")
 _NEXT_START = re.compile(r"\n|\s(?=\S)")  # the character before a line or a word (its end is the start)
+# where no line or word start is within reach (a long URL or path): a letter or digit after
+# punctuation, as "rust" in "github.com/rust-lang" (the match ends at it); never between two letters
+_INNER_WORD = re.compile(r"(?:[^\w\s]|_)(?=[^\W_])").search
 # the last match in a window: a greedy `.*` runs to the window's end and backs off to the
 # rightmost start where the pattern matches (a blank-line run ends where the last one does)
 _LAST_PARAGRAPH_BREAK = re.compile(r"(?s).*" + _PARAGRAPH_BREAK.pattern)
 _LAST_BEFORE_WORD = re.compile(r"(?s).*" + _BEFORE_WORD.pattern)
+_HEADING_REST = re.compile(r"\s*+(?:(?:=+|-+)\s*+)?")  # after a heading's first line: a setext underline at most
 
 
 class MarkdownScan:
@@ -277,19 +284,24 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
                 lo = start + 1
             if not (lo < cut and (m := next_start(text, lo - 1, cut)) is not None and (word := m.end()) < cut):
                 word = None
+        if word is None and (m := _INNER_WORD(text, lo - 1, cut)) is not None:
+            word = m.end()  # no line or word start within reach: a word inside a URL or path
         if word is not None and kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
                 and kept[k][0] < word < kept[k][1]:
             word = cuts.first(kept[k][1], cut)
-        if word is not None:
-            start = word
-        elif (not kept_starts or cuts.allowed(lo)) and text[lo - 1:lo + 1] != "\r\n":
-            start = lo
-        else:
-            start = cut
+        start = cut if word is None else word  # never mid-word: a shorter overlap or none
     add_start(start)
     add_kind(kind)
     add_end(sec_end)
     return cuts
+
+
+def _heading_only(text: str, start: int, end: int) -> bool:
+    """Whether the section in [start, end) holds nothing but its heading (an ATX line, or a setext
+    title and its underline): such a section goes with the next one, never into a chunk alone.
+    Only the text after the heading's first line is read, and only where a group would end."""
+    nl = text.find("\n", start, end)
+    return nl < 0 or _HEADING_REST.fullmatch(text, nl + 1, end) is not None
 
 
 def _cut(cuts: _Cuts, start: int, limit: int, half: int) -> tuple[int, int]:
@@ -352,7 +364,8 @@ def run(doc, params, ctx) -> Proposal:
         progress(start / total)
         while j < n:
             after = bounds[j + 1]
-            if (end - start < min_char or after - end < min_char) and after - start <= max_char:
+            if (end - start < min_char or after - end < min_char) and after - start <= max_char \
+                    or heads[j - 1] is not None and _heading_only(text, bounds[j - 1], end):
                 j += 1
                 end = after
             else:
@@ -365,11 +378,12 @@ def run(doc, params, ctx) -> Proposal:
             titles = titles[:level - 1] + (title,) + _NONES[level]
             path = [t for t in titles if t is not None]
             label, btype = _HASHES[level] + title if title else "#" * level, "heading"
-        if j > i + 1:  # fused: fits max_char
+        if j > i + 1:
             fused = [label] if head is not None else []
             for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
                 titles = titles[:level - 1] + (title,) + _NONES[level]
                 fused.append(_HASHES[level] + title if title else "#" * level)
+        if j > i + 1 and end - start <= max_char:
             meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
             starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
         elif end - start <= max_char:
@@ -383,8 +397,11 @@ def run(doc, params, ctx) -> Proposal:
             labels.append(label)
             tails = parts.get(k) or parts.setdefault(k, [f" (part {p}/{k})" for p in range(2, k + 1)])
             labels += map((label or "start").__add__, tails)
-            # never fused (too long); each piece its own header path, as every chunk's metadata is its own
+            # each piece its own header path, as every chunk's metadata is its own
             metas += [{"header_path": path.copy(), "part": p, "parts": k} for p in range(1, k + 1)]
+            if j > i + 1:  # a heading-only section and the long one it goes with
+                for meta in metas[first:]:
+                    meta["fused_headings"] = fused.copy()
             if cuts is not None and cuts.big:
                 for p in _cutting_big(starts[first:], ends[first:], cuts.big, max_char):
                     metas[first + p]["cut_code_block"] = True

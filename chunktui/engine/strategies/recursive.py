@@ -19,7 +19,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, compress, count, repeat
 from operator import ge, not_
-from typing import Sequence
+from collections.abc import Sequence
 
 from . import Order, Param, Proposal, Strategy, register
 from ..model import SpanTable

@@ -8,8 +8,11 @@ decorators, attributes and doc comments move its cut up to them. Headings count
 only in markdown and prose (outside fenced code), definitions and imports only
 in source code (regexes for Python, JS/TS, Go, Rust, Java/C#/C/C++, Ruby,
 shell), so a `# comment` is never a heading; logs, mail, data and config are
-cut at blank lines. Code chunks carry the scope chain of their first core line
-(by indentation), markdown chunks the header path.
+cut at blank lines. Nothing inside a string, docstring or comment is a boundary
+(a docstring's `class C:` example is text): for code with a tree-sitter grammar
+the syntax tree tells which lines start inside one, elsewhere triple-quoted and
+fenced blocks are skipped. Code chunks carry the scope chain of their first core
+line (by indentation), markdown chunks the header path.
 
 The next cut is the best-scoring line within +-25% of the target, the closest
 to the target on ties; with no candidate it is a hard cut at the target
@@ -23,10 +26,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from . import Order, Param, Proposal, Strategy, register
 from ..derived import derived
+from ..errors import ChunkingError
 from ..model import Span
 from .markdown import heading_label, scan_markdown, split_lines
 
@@ -73,6 +77,7 @@ _IMPORT = re.compile(
     r"package\s+[\w.]+\s*;?\s*$|extern\s+crate\b|export\s+(?:\*|\{[^}]*\})\s*from\b|"
     r"(?:const|let|var)\s+[\w{}\s,]+=\s*require\()")
 _PARAGRAPH = re.compile(r"^[ \t\r]*\n(?=[ \t]*\S)", re.M)  # a blank line before a non-blank one
+_QUOTED = re.compile(r'"""|\'\'\'|```')  # opens and closes a block where no syntax tree is at hand
 _COMMENT_PREFIXES = ("#", "//", "/*", "*", "@", "--")
 _NO_SIGNATURE_LANGS = frozenset({"python", "ruby", "bash"})
 
@@ -179,6 +184,7 @@ def _classify(doc) -> Lines:
         return cls
 
     code = doc.kind == "code"  # elsewhere (logs, mail, data, config) only blank lines are boundaries
+    quoted = _quoted_lines(doc, n)
     allow_signature = doc.language not in _NO_SIGNATURE_LANGS
     stack: list[tuple[int, str]] = []  # open definitions: (indent, name)
     import_depth = 0  # open brackets of a multi-line import
@@ -186,6 +192,9 @@ def _classify(doc) -> Lines:
     comment_start = 0  # first line of the comment run just before the current line
     prev_blank = True
     for i in range(1, n + 1):
+        if quoted[i]:  # text of a string or comment: no boundary, no scope change
+            prev_blank = False
+            continue
         line = lines[i - 1]
         stripped = line.strip()
         if not stripped:
@@ -222,6 +231,56 @@ def _classify(doc) -> Lines:
         comment_start = (comment_start or i) if is_comment else 0
         prev_blank = False
     return cls
+
+
+def _quoted_lines(doc, n: int) -> bytearray:
+    """Index 1..n: 1 on a line that starts inside a string, docstring or comment opened on an
+    earlier line. Code with a grammar asks the syntax tree; other text (or code whose grammar is
+    missing) pairs up triple quotes and fences, found in one pass over the text."""
+    flags = bytearray(n + 2)
+    spans = _string_rows(doc) if doc.kind == "code" else None
+    if spans is None:
+        spans, opened = [], None
+        for m in _QUOTED.finditer(doc.text):
+            if opened is None:
+                opened = m
+            elif m.group() == opened.group():
+                spans.append((doc.line_of(opened.start()) + 1, doc.line_of(m.start())))
+                opened = None
+        if opened is not None:  # never closed: to the end
+            spans.append((doc.line_of(opened.start()) + 1, n))
+    for first, last in spans:
+        if first <= last:
+            flags[first:last + 1] = b"\x01" * (last - first + 1)
+    return flags
+
+
+def _string_rows(doc) -> list[tuple[int, int]] | None:
+    """(first, last) 1-based lines after the opening line of every multi-line string or comment
+    of `doc`'s syntax tree, or None without a grammar for its language. Only nodes spanning lines
+    are opened, so the walk costs about one step a line."""
+    from ..code.languages import SPECS
+    from ..code.parse import last_row, parse
+
+    if doc.language not in SPECS:
+        return None
+    try:
+        root = parse(doc, doc.language).root
+    except (ChunkingError, ImportError):  # a grammar wheel missing or broken
+        return None
+    spans: list[tuple[int, int]] = []
+    stack = [root]
+    while stack:
+        for child in stack.pop().children:
+            first, last = child.start_point[0], last_row(child)
+            if first == last:
+                continue
+            kind = child.type
+            if "string" in kind or "comment" in kind or "heredoc" in kind or kind == "text_block":
+                spans.append((first + 2, last + 1))  # rows are 0-based: the lines after the first
+            else:
+                stack.append(child)
+    return spans
 
 
 def best_cut(cls: Lines, first: int, target: int) -> int:
@@ -282,7 +341,8 @@ def max_lines(size: int, overlap: int) -> int:
 
 register(Strategy(
     name="semantic",
-    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the target.",
+    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
+            "target (never inside a string, docstring or comment).",
     params=(
         Param("size", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10),
         Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),

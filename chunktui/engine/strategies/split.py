@@ -1,8 +1,9 @@
-"""`split`: cut after every delimiter character; fold segments shorter than `min_chars` away.
+"""`split`: cut after every delimiter character, each segment at least `min_chars` long.
 
-From ai_chunk's split mode: each delimiter ends its segment (so "Hi. Yo?" is
-"Hi." + " Yo?"), and a segment shorter than `min_chars` joins the one before it.
-The first segment has nothing before it, so while short it joins the next.
+From ai_chunk's split mode: each delimiter ends its piece (so "Hi. Yo?" is
+"Hi." + " Yo?"). `min_chars` is a minimum per segment: pieces accumulate until the
+segment reaches it, then the next segment starts, so a log of short lines gives many
+segments of a few lines each rather than one that swallows the file.
 """
 
 from __future__ import annotations
@@ -25,20 +26,10 @@ def _delimiter_set(values: dict) -> str:
 
 
 def run(doc, params, ctx) -> Proposal:
-    text, n = doc.text, len(doc.text)
-    min_chars = params["min_chars"]
+    text = doc.text
     pattern = re.compile("[" + "".join(re.escape(c) for c in _delimiter_set(params)) + "]")
-    merged: list[list[int]] = []  # [start, end, segments]
-    start = 0
-    for i, m in enumerate(pattern.finditer(text)):
-        if i % 4096 == 0:
-            ctx.check()
-        _add(merged, start, m.end(), min_chars)
-        start = m.end()
-    if start < n:
-        _add(merged, start, n, min_chars)
     spans = []
-    for s, e, count in merged:
+    for s, e, count in _segments(text, pattern, params["min_chars"], ctx):
         if s == 0:
             boundary, label = "start", "start of text"
         else:
@@ -49,27 +40,39 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans)
 
 
-def _add(merged: list[list[int]], start: int, end: int, min_chars: int) -> None:
-    if not merged:
-        merged.append([start, end, 1])
-    elif len(merged) == 1 and merged[0][1] - merged[0][0] < min_chars:
-        merged[-1][1] = end  # the first segment is still short: it grows forward
-        merged[-1][2] += 1
-    elif end - start < min_chars:
-        merged[-1][1] = end
-        merged[-1][2] += 1
-    else:
-        merged.append([start, end, 1])
+def _segments(text: str, pattern, min_chars: int, ctx) -> list[list[int]]:
+    """[start, end, pieces] of each segment: pieces accumulate until the segment holds
+    `min_chars` characters, so every segment but a lone one is at least that long and
+    ends at a delimiter; a short remainder at the end joins the segment before it."""
+    segments: list[list[int]] = []
+    start = pieces = 0
+    for i, m in enumerate(pattern.finditer(text)):
+        if i % 4096 == 0:
+            ctx.check()
+        pieces += 1
+        if m.end() - start >= min_chars:
+            segments.append([start, m.end(), pieces])
+            start, pieces = m.end(), 0
+    if start < len(text):
+        if not pattern.match(text, len(text) - 1):
+            pieces += 1  # the text after the last delimiter
+        if len(text) - start < min_chars and segments:
+            segments[-1][1] = len(text)
+            segments[-1][2] += pieces
+        else:
+            segments.append([start, len(text), pieces])
+    return segments
 
 
 register(Strategy(
     name="split",
-    summary="Cut after every delimiter character (newline, '.', '?' by default); segments "
-            "shorter than `min_chars` join the one before.",
+    summary="Cut after every delimiter character (newline, '.', '?' by default); pieces "
+            "accumulate until a segment holds `min_chars`, a short last one joins the previous.",
     params=(
         Param("delimiters", "str", "\\n.?", "Characters that end a segment (\\n \\t \\r \\\\ are escapes)."),
-        Param("min_chars", "int", 0, "Segments shorter than this join the previous one (the first "
-              "joins the next).", min=0, max=100_000_000, step=10),
+        Param("min_chars", "int", 0, "Minimum characters per segment: pieces accumulate until a "
+              "segment reaches it (a short last one joins the previous).",
+              min=0, max=100_000_000, step=10),
     ),
     run=run,
     validate_extra=_delimiter_set,

@@ -27,15 +27,17 @@ class SaveProfileScreen(FormDialog):
         Binding("escape", "cancel", "Cancel", id="profile.cancel", tooltip="Close without saving"),
     ]
 
-    def __init__(self, default_path: Path, strategy: str, params: dict, tokenizer: str) -> None:
+    def __init__(self, default_path: Path, strategy: str, params: dict, tokenizer: str,
+                 budget: int | None = None) -> None:
         super().__init__()
         self.default_path = default_path
-        self.strategy, self.params, self.tokenizer = strategy, params, tokenizer
+        self.strategy, self.params, self.tokenizer, self.budget = strategy, params, tokenizer, budget
 
     def compose(self) -> ComposeResult:
         with Vertical(id="profile-box"):
             yield Static(Text.assemble(("Save profile", "bold"), f": {describe(self.strategy, self.params)} · "
-                                       f"tokenizer {self.tokenizer}"), id="profile-title")
+                                       f"tokenizer {self.tokenizer}"
+                                       + (f" · budget {self.budget:,}" if self.budget else "")), id="profile-title")
             yield Label("profile file (YAML)")
             yield Input(str(self.default_path), id="profile-path", compact=True)
             yield Static("", id="profile-error")
@@ -55,7 +57,7 @@ class SaveProfileScreen(FormDialog):
             self.query_one("#profile-error", Static).update(problem)
             return
         try:
-            save_profile(path, self.strategy, self.params, self.tokenizer)
+            save_profile(path, self.strategy, self.params, self.tokenizer, self.budget)
         except (ChunktuiError, OSError) as exc:
             self.query_one("#profile-error", Static).update(str(exc))
             return

@@ -7,7 +7,8 @@ timelines, quality flags) plug in with `register_detail_panel`.
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from rich.console import Group, RenderableType
 from rich.style import Style

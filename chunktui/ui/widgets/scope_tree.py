@@ -24,7 +24,7 @@ _ICON = {"class": "C", "struct": "S", "interface": "I", "trait": "T", "impl": "â
 class ScopeNode:
     entity: dict
     chunks: list[int] = field(default_factory=list)
-    children: list["ScopeNode"] = field(default_factory=list)
+    children: list[ScopeNode] = field(default_factory=list)
 
     @property
     def split(self) -> bool:
