@@ -14,7 +14,11 @@ langchain-text-splitters and tiktoken (the `bench` extra). They load cl100k_base
 `tiktoken.get_encoding`, from tiktoken's own cache folder filled beforehand with the copy
 chunktui checks against the published sha256: a warm cache, as a user has after a first run.
 
-    python -m bench.cli_process [--label before] [--rounds 5]
+    python -m bench.cli_process [--label after] [--rounds 5] [--baseline DIR]
+
+`--baseline DIR` also times the chunktui commands of another copy of the project (say an
+earlier commit: `git archive COMMIT | tar -x -C DIR`), in the same rounds, so a change is judged
+against the code before it on the same machine at the same time.
 """
 
 from __future__ import annotations
@@ -109,9 +113,25 @@ def tiktoken_cache(folder: Path) -> Path:
     return cache
 
 
-def commands(folder: Path, doc: Path, small: Path, peer: str) -> dict[str, list[str]]:
+def chunktui_from(root: Path | None) -> list[str]:
+    """The command line run from `root`'s chunktui (ahead of the working directory), or this one's."""
+    if root is None:
+        return CHUNKTUI
+    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r}); "
+                                  "from chunktui.cli import main; sys.exit(main())"]
+
+
+def commands(folder: Path, doc: Path, small: Path, peer: str, baseline: Path | None) -> dict[str, list[str]]:
+    cmds = _commands(folder, doc, small, peer, CHUNKTUI)
+    if baseline is not None:
+        old = _commands(folder, doc, small, peer, chunktui_from(baseline))
+        cmds.update({f"{name} (baseline)": argv for name, argv in old.items() if name.startswith("chunktui")})
+    return cmds
+
+
+def _commands(folder: Path, doc: Path, small: Path, peer: str, chunktui: list[str]) -> dict[str, list[str]]:
     out = str(folder / "out")
-    chunk = [*CHUNKTUI, "chunk", "-s", "recursive", "--format", "jsonl", "-o", out, "--force"]
+    chunk = [*chunktui, "chunk", "-s", "recursive", "--format", "jsonl", "-o", out, "--force"]
     return {
         "chunktui recursive 2048/128": [*chunk, "--size", "2048", "--overlap", "128", str(doc)],
         "langchain recursive 2048/128": [peer, str(folder / "langchain.py"), str(doc), str(folder / "lc.jsonl")],
@@ -120,7 +140,7 @@ def commands(folder: Path, doc: Path, small: Path, peer: str) -> dict[str, list[
         "chunktui recursive tokens 512/50": [*chunk, "--unit", "tokens", "--size", "512", "--overlap", "50",
                                              str(doc)],
         "tiktoken load + encode once": [peer, str(folder / "encode_once.py"), str(doc)],
-        "chunktui --version": [*CHUNKTUI, "--version"],
+        "chunktui --version": [*chunktui, "--version"],
         "chunktui chunk 1 KB file": [*chunk, str(small)],
     }
 
@@ -138,7 +158,7 @@ def run_once(argv: list[str], env: dict) -> tuple[float, float]:
     return seconds, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def measure(rounds: int) -> dict:
+def measure(rounds: int, baseline: Path | None = None) -> dict:
     peer = os.environ.get("BENCH_PEER_PYTHON", sys.executable)
     with tempfile.TemporaryDirectory(prefix="chunktui-cli-bench-") as tmp:
         folder = Path(tmp)
@@ -151,7 +171,7 @@ def measure(rounds: int) -> dict:
                    PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
                    PYTHONPYCACHEPREFIX=str(folder / "pycache"))
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled modules are cached, as in an install
-        cmds = commands(folder, doc, small, peer)
+        cmds = commands(folder, doc, small, peer, baseline)
         times: dict[str, list[float]] = {name: [] for name in cmds}
         cpu: dict[str, list[float]] = {name: [] for name in cmds}
         names = list(cmds)
@@ -164,7 +184,7 @@ def measure(rounds: int) -> dict:
                 cpu[name].append(used)
         return {
             "corpus_chars": len(doc.read_text(encoding="utf-8")), "corpus_bytes": doc.stat().st_size,
-            "rounds": rounds, "peer_python": peer,
+            "rounds": rounds, "peer_python": peer, "baseline": str(baseline) if baseline else None,
             "median_s": {name: statistics.median(ts) for name, ts in times.items()},
             "median_cpu_s": {name: statistics.median(ts) for name, ts in cpu.items()},
             "runs_s": times, "runs_cpu_s": cpu, "load_average": os.getloadavg(), "cores": os.cpu_count(),
@@ -224,10 +244,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--label", default="now", help="Name of this run's column (earlier labels are kept).")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--baseline", type=Path, help="Another copy of the project whose chunktui is timed alongside.")
     args = parser.parse_args()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results.pop(args.label, None)
-    results[args.label] = measure(args.rounds)
+    results[args.label] = measure(args.rounds, args.baseline)
     RESULTS.write_text(json.dumps(results, indent=1) + "\n")
     SECTION.write_text(render(results))
     print(SECTION.read_text())
