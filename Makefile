@@ -52,6 +52,10 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.run
 	$(BIN)/python -m bench.app_latency
 	$(BIN)/python -m bench.app_big_log
+	$(BIN)/python -m bench.long_runs
+	$(BIN)/python -m bench.code_fit
+	$(BIN)/python -m bench.retrieval
+	$(BIN)/python -m bench.retrieval_peers
 	$(BIN)/python -m bench.cli_process
 	$(BIN)/python -m bench.report
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from chunktui.engine import Document, all_strategies, chunk_document, load_document
 from chunktui.engine.errors import ChunktuiError
-from test_properties import FRAGMENTS, check_invariants
+from test_properties import FRAGMENTS, check_invariants, long_run_texts
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 settings.register_profile("chunktui-test", max_examples=8, deadline=None, derandomize=True,
@@ -38,6 +38,7 @@ raw_bytes = st.one_of(
 texts = st.one_of(
     st.text(max_size=400),  # surrogates included: a Document from text may hold anything a str can
     st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
+    long_run_texts,
 )
 
 

@@ -175,3 +175,10 @@ def test_generated_logs_are_covered_exactly(lines, size, crlf):
     check_offsets(cs)
     assert "".join(c.text for c in cs.chunks) == text
     assert all(c.line_count <= size or c.metadata.get("oversized") for c in cs.chunks)
+
+
+def test_the_sampling_note_groups_thousands():
+    """'sampled 250 of 995350 lines' read badly on a big log."""
+    text = "".join(f"2025-01-01 10:00:{i % 60:02d} INFO request {i}\n" for i in range(12_345))
+    cs = chunk_document(Document.from_text(text, path="app.log"), "log", {})
+    assert "of 12,345 lines" in " ".join(cs.notes)

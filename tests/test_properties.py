@@ -38,11 +38,21 @@ FRAGMENTS = [
     "def f(x):\n    return x\n", "class A:\n    pass\n", "- item\n", "| a | b |\n", "{\"k\": 1}\n",
     "2024-01-01 12:00:00 ERROR boom\n", "a,b,\"c\nd\"\n", "00:00:01.000 --> 00:00:02.000\n",
 ]
+# Long runs without spaces (one letter repeated, DNA, digits, CJK without punctuation, base64):
+# no word, sentence or token-index anchor inside them, and tiktoken reads each as one piece
+LONG_RUNS = st.one_of(
+    st.builds(lambda unit, n: unit * n, st.sampled_from(["a", "ACGT", "7", "日本語", "QUJDRA+/"]),
+              st.integers(40, 800)),
+    st.text(st.sampled_from("ACGTacgt0123456789XYZ+/="), min_size=100, max_size=1500),
+    st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=100, max_size=1500),
+)
+long_run_texts = st.lists(st.one_of(LONG_RUNS, st.sampled_from(FRAGMENTS)), min_size=1, max_size=6).map("".join)
 texts = st.one_of(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=400),
     st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
     st.builds(lambda word, n: word * n, st.sampled_from(["x", "lorem ipsum ", "é🎉", "\t"]),
               st.integers(200, 1500)),  # one huge line
+    long_run_texts,
     st.just(""),
 )
 STR_CHOICES = ["", "\\n", ". ", "\\n.?", " ", "\\t,", ";"]

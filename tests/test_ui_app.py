@@ -163,7 +163,10 @@ async def test_document_view_marks_chunk_starts_gaps_and_overlaps():
 
     async with opened(SAMPLES / "essay.txt", strategy="lines", params={"size": 4, "overlap": 2}) as (app, pilot):
         view, second = app.view, app.chunkset.chunks[1]
-        assert f"#2 {second.boundary_label}" in view.render_line(second.start_line - 1).text
+        core_line = app.doc.line_of(second.start + second.overlap_prev_chars)
+        assert core_line > second.start_line  # the label marks where chunk 2's own lines start
+        assert f"#2 {second.boundary_label}" in view.render_line(core_line - 1).text
+        assert "#2" not in view.render_line(second.start_line - 1).text
         shared = second.start_line  # still inside chunk 1: chunk 2 repeats chunk 1's last two lines
         assert app.chunkset.chunks[0].end_line == shared + 1
         styles = {seg.style.bgcolor for seg in view.render_line(shared - 1) if seg.text.strip()}

@@ -1,16 +1,23 @@
 """Compare two chunkings of one document by where they cut it.
 
 A boundary is any chunk start or end strictly inside the document; with overlap a cut
-shows up as two boundaries (where the next chunk starts, where this one ends).
+shows up as two boundaries (where the next chunk starts, where this one ends). Two boundaries
+are the same cut when they land on the same line once the whitespace after them is skipped:
+`recursive` starts a chunk at the blank line before a heading, `markdown` at the heading, and
+both cut there. The summary counts cuts that way, as the document view marks them (`AB`).
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from .errors import ChunktuiError
 from .model import ChunkSet, Stats
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, Quality, assess, scan_structure
+
+
+_TEXT = re.compile(r"\S")
 
 
 class CompareError(ChunktuiError):
@@ -21,7 +28,8 @@ class CompareError(ChunktuiError):
 class Boundary:
     offset: int
     line: int
-    side: str  # "a", "b" or "both"
+    side: str  # "a", "b" or "both": whether the other side cuts on the same line (see cut_line)
+    cut: int = 0  # the line the cut lands on, whitespace after the boundary skipped
 
 
 @dataclass(frozen=True)
@@ -50,15 +58,26 @@ class Comparison:
     def both(self) -> list[int]:
         return [b.offset for b in self.boundaries if b.side == "both"]
 
+    def cuts(self, side: str) -> int:
+        """Distinct cuts (lines) on `side`: "a", "b" or "both"."""
+        return len({b.cut for b in self.boundaries if b.side == side})
+
     def summary(self) -> str:
         return (f"A: {self.a.stats.count} chunks, score {self.a.quality.score.score:g}; "
                 f"B: {self.b.stats.count} chunks, score {self.b.quality.score.score:g}; "
-                f"boundaries: {len(self.both)} in both, {len(self.only_a)} only in A, {len(self.only_b)} only in B")
+                f"boundaries: {self.cuts('both')} in both, {self.cuts('a')} only in A, {self.cuts('b')} only in B")
 
 
 def boundaries_of(cs: ChunkSet) -> set[int]:
     n = len(cs.document.text)
     return {p for c in cs.chunks for p in (c.start, c.end) if 0 < p < n}
+
+
+def cut_line(doc, offset: int) -> int:
+    """The line a boundary cuts at: the line of the first non-whitespace character from it on
+    (a separator run and the text after it are one cut), or its own line at the end."""
+    m = _TEXT.search(doc.text, offset)
+    return doc.line_of(m.start() if m else offset)
 
 
 def describe(cs: ChunkSet) -> str:
@@ -73,8 +92,10 @@ def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET,
         raise CompareError(f"{a.document.name} and {b.document.name}: the two chunk sets are of different documents")
     doc = a.document
     ba, bb = boundaries_of(a), boundaries_of(b)
-    marks = [Boundary(p, doc.line_of(p), "both" if p in ba and p in bb else "a" if p in ba else "b")
-             for p in sorted(ba | bb)]
+    cut = {p: cut_line(doc, p) for p in ba | bb}
+    cuts_a, cuts_b = {cut[p] for p in ba}, {cut[p] for p in bb}
+    marks = [Boundary(p, doc.line_of(p), "both" if cut[p] in cuts_a and cut[p] in cuts_b else "a" if p in ba else "b",
+                      cut[p]) for p in sorted(ba | bb)]
 
     # one structure scan (a tree-sitter parse for code) serves both sides when they share the Document
     structure = scan_structure(doc) if b.document is doc else None

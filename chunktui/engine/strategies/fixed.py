@@ -83,6 +83,8 @@ class _Tokens:
         index = counter.span_index(text)
         self.size = index.count
         self.bounds = index.token_ends()
+        self.end_of_tokens = index.end_of_tokens
+        self.start_of_tokens = index.start_of_tokens
 
     def reach(self, s: int, limit: int) -> int:
         """Where `limit` tokens from `s` end by the whole-text encoding, one token generous:
@@ -92,7 +94,10 @@ class _Tokens:
     def fit_end(self, s: int, limit: int) -> int:
         bounds, size = self.bounds, self.size
         first = bisect_right(bounds, s)  # bounds[first] ends the (possibly partial) first token
-        j = min(first + limit - 1, len(bounds) - 1)
+        # start at the cut where the whole text's `limit`-th token after s ends, not `limit` cuts
+        # on: where several tokens end in one character (CJK, emoji) that was a few times too far,
+        # and the walk back re-counted a growing span once a cut (35 s for 200 KB of CJK at 512)
+        j = max(first, min(bisect_right(bounds, self.end_of_tokens(s, limit)) - 1, len(bounds) - 1))
         count = size(s, bounds[j])
         while j > first and count > limit:
             j -= 1
@@ -114,7 +119,7 @@ class _Tokens:
         bounds, size = self.bounds, self.size
         lowest = bisect_right(bounds, floor)  # first cut strictly after the previous start
         k = bisect_left(bounds, end)
-        i = max(lowest, k - amount)
+        i = max(lowest, bisect_left(bounds, self.start_of_tokens(end, amount)))  # as in fit_end
         while i < k and size(bounds[i], end) > amount:
             i += 1
         while i - 1 >= lowest and size(bounds[i - 1], end) <= amount:

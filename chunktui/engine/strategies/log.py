@@ -73,7 +73,7 @@ def run(doc, params, ctx) -> Proposal:
         spans[0] = replace(spans[0], metadata={**spans[0].metadata, **extra})
         notes.append(f"log: JSON keys seen: {', '.join(keys) or 'none'}")
     gaps = sampled_out_gaps(spans, len(doc.text))
-    notes.append(f"log: sampled {sampled} of {total} lines")
+    notes.append(f"log: sampled {sampled:,} of {total:,} lines")
     return Proposal(spans, gaps=gaps, notes=notes)
 
 

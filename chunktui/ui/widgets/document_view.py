@@ -297,9 +297,11 @@ class DocumentView(ScrollView, can_focus=True):
         return tints.for_chunk(covering[0], selected)
 
     def _mark(self, line: int, start: int, end: int, on_line: list[int]) -> list[Segment]:
-        """Gutter cell: '#N label' where chunks start, '░ reason' where a gap starts, a bar elsewhere."""
+        """Gutter cell: '#N label' where a chunk's own text starts (after the overlap it repeats
+        from the chunk before, which the bar marks), '░ reason' where a gap starts, a bar elsewhere."""
         tints, chunks = self.tints, self.chunkset.chunks
-        starting = [i for i in on_line if chunks[i].start >= start]
+        starting = [i for i in on_line if start <= _core_start(chunks[i]) < end
+                    or (chunks[i].start >= start and _core_start(chunks[i]) >= chunks[i].end)]
         if starting:
             first = chunks[starting[0]]
             more = f"+{len(starting) - 1}" if len(starting) > 1 else ""
@@ -321,6 +323,11 @@ class DocumentView(ScrollView, can_focus=True):
         style = Style(color=tints.overlap_selected.bgcolor, bold=True) + tints.gutter if len(covering) > 1 \
             else tints.marker(covering[-1])
         return [Segment(_fit(bar, MARK_WIDTH), style), Segment(" ", tints.gutter)]
+
+
+def _core_start(chunk) -> int:
+    """Where the chunk's new text starts: after the overlap shared with the chunk before."""
+    return chunk.start + chunk.overlap_prev_chars
 
 
 def _fit(text: str, width: int) -> str:

@@ -1,0 +1,118 @@
+"""Long runs without spaces (one letter repeated, DNA, CJK without punctuation, digits, base64, one
+huge random word) are chunked in time linear in their length, with exact token counts.
+
+The token index's anchor search once read the rest of a letter run at every position of it, so a
+run with no anchor in it cost its length squared per search: 30 KB of `a` took 29 s with the default
+strategy, 50 KB over 300 s, 80 KB of DNA 87 s.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunktui.engine import Document, chunk_document
+from chunktui.engine import token_index
+from chunktui.engine.token_index import TokenIndex
+from chunktui.engine.tokens import get_encoding
+
+ROOT = Path(__file__).resolve().parent.parent
+ENCODINGS = ("cl100k_base", "o200k_base")
+
+
+def long_run(kind: str, n: int) -> str:
+    """n characters of one kind of run, the same on every call."""
+    rng = random.Random(n)
+    if kind == "letter":
+        return "a" * n
+    if kind == "dna":
+        return ("ACGT" * (n // 4 + 1))[:n]
+    if kind == "cjk":
+        return "".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(n))
+    if kind == "digits":
+        return "".join(rng.choice("0123456789") for _ in range(n))
+    if kind == "base64":
+        return base64.b64encode(rng.randbytes(n))[:n].decode()
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))  # one huge word
+
+
+KINDS = ("letter", "dna", "cjk", "digits", "base64", "word")
+
+
+def test_200_kb_runs_are_chunked_well_inside_a_generous_bound():
+    """Not a timing test: a bound far from both codes. The child chunks 200 KB of each kind of run
+    with the default strategy and token-sized `fixed` and `recursive`: 8 s of CPU here (27-34 s of
+    wall time with two shared cores under a load of about 10). The quadratic search took 29 s for
+    30 KB of `a` alone and over 300 s for 50 KB; 200 KB is 16 times 50 KB squared, hours for the
+    first input. So 300 s is reached only by a machine ten times busier than this one for the
+    linear code, and always by the quadratic one (it failed at the bound on 844e063)."""
+    script = textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        from test_long_runs import KINDS, long_run
+        from chunktui.engine import Document, chunk_document
+        for kind in KINDS:
+            doc = Document.from_text(long_run(kind, 200_000), path="run.txt")
+            for strategy, params in (("auto", None), ("fixed", {{"unit": "tokens", "size": 512}}),
+                                     ("recursive", {{"unit": "tokens", "size": 512, "overlap": 50}})):
+                chunk_document(doc, strategy, params)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_chunk_of_a_long_run_has_its_exact_token_count(kind):
+    """The default strategy cuts a 70 KB run (past the size where counts go through the token
+    index) into chunks whose counts are direct encodings of their text."""
+    doc = Document.from_text(long_run(kind, 70_000), path="run.txt")
+    cs = chunk_document(doc, "auto", None)
+    encode = get_encoding("cl100k_base").encode_ordinary
+    assert "".join(c.text for c in cs.chunks) == doc.text
+    assert [c.tokens for c in cs.chunks] == [len(encode(c.text)) for c in cs.chunks]
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_token_windows_over_cjk_take_a_few_exact_counts_each(monkeypatch, name):
+    """`fixed` in tokens looks for each window's end (and its overlap's start) from where the whole
+    text's tokens reach the size. It started `size` cuts away, which over CJK (two or three tokens
+    end in most characters, so a cut is 2.4 tokens) is more than twice the window, and walked back
+    one exact count a cut: about 300 counts a chunk at 512 tokens, 35 s for 200 KB. Now about 5;
+    counted, not timed. Over ASCII runs it was and is about 3."""
+    calls = []
+    count = TokenIndex.count
+    monkeypatch.setattr(TokenIndex, "count", lambda index, s, e: calls.append(s) or count(index, s, e))
+    token_index.clear_cache()
+    doc = Document.from_text(long_run("cjk", 70_000), path="run.txt")
+    cs = chunk_document(doc, "fixed", {"unit": "tokens", "size": 512, "overlap": 50}, tokenizer=name)
+    assert len(calls) < 10 * len(cs.chunks)
+    assert [c.tokens for c in cs.chunks] == [len(get_encoding(name).encode_ordinary(c.text)) for c in cs.chunks]
+
+
+run_texts = st.lists(
+    st.one_of(st.builds(long_run, st.sampled_from(KINDS), st.integers(1, 3000)),
+              st.sampled_from([" ", "\n", ".", ", ", "\n\n", "'s", "é", "日本", "。", "  x"])),
+    min_size=1, max_size=6).map("".join)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=run_texts, data=st.data())
+def test_spans_in_and_across_long_runs_match_direct_encoding(name, text, data):
+    """Spans that start, end or lie inside a run with no anchor in it count as tiktoken does."""
+    encoding = get_encoding(name)
+    index = TokenIndex(text, name, encoding)
+    points = st.integers(min_value=0, max_value=len(text))
+    spans = [tuple(sorted((data.draw(points), data.draw(points)))) for _ in range(12)]
+    want = [len(encoding.encode_ordinary(text[a:b])) for a, b in spans]
+    assert index.count_spans(spans) == want
+    assert [index.count(a, b) for a, b in spans] == want
