@@ -257,7 +257,7 @@ def write_benchmarks(data) -> None:
     the app, retrieval against the peers, long runs without spaces)."""
     text = render(data)
     for name in ("MISSED.md", "CODE_FIT.md", "CLI_BENCHMARKS.md", "CLI_NOTES.md", "APP_BENCHMARKS.md",
-                 "RETRIEVAL_BENCHMARKS.md", "LONG_RUNS.md"):
+                 "RETRIEVAL_BENCHMARKS.md", "LONG_RUNS.md", "READERS.md"):
         kept = ROOT / "bench" / name
         if kept.exists():
             text += "\n" + kept.read_text()

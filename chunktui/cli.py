@@ -223,8 +223,11 @@ def demo():
 @click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
               help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
                    "Files named on the command line are always chunked.")
+@click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
+              help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
+@click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, **flags):
+          max_file_size, html_mode, password, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -276,7 +279,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
             check_target(job.out_dir, force, job.source)  # refuse up front rather than after half the files
     return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget,
-                    single=len(paths) == 1 and len(jobs) == 1, facts=facts)
+                    single=len(paths) == 1 and len(jobs) == 1, facts=facts,
+                    reader_options={"html": html_mode, "password": password})
 
 
 class _NoProgress:
@@ -317,7 +321,8 @@ def progress_bar():
                     console=console, transient=True, disable=not console.is_terminal)
 
 
-def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None) -> int:
+def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None,
+             reader_options=None) -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
@@ -340,7 +345,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
         for i, job in enumerate(jobs):
             progress.update(task, description=job.source.name, completed=i)
             try:
-                doc = load_source(job.source)
+                doc = load_source(job.source, reader_options)
                 with gc_paused():
                     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
                                         progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))

@@ -154,7 +154,8 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
         side = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,
                           "flags": s.quality.score.counts, "boundaries": s.boundaries}
         return [json.dumps({"a": side(cmp.a), "b": side(cmp.b),
-                            "boundaries": [{"offset": x.offset, "line": x.line, "side": x.side} for x in cmp.boundaries]},
+                            "boundaries": [{"offset": x.offset, "line": x.line, "side": x.side, "cut": x.cut}
+                                           for x in cmp.boundaries]},
                            indent=2)]
     rows = [("config", cmp.a.name, cmp.b.name), ("tokenizer", a.tokenizer, b.tokenizer)]
     for label, get in (("chunks", lambda s: s.stats.count), ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
@@ -172,7 +173,7 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
     lines = [f"{doc.path or doc.name}: A = {profile_a}, B = {profile_b}"]
     lines += [f"  {r[0].ljust(w0)}  {r[1].ljust(w1)}  {r[2]}" for r in rows]
     for title, side in (("only in A", "a"), ("only in B", "b"), ("in both", "both")):
-        marks = [x.line for x in cmp.boundaries if x.side == side]
+        marks = sorted({x.cut for x in cmp.boundaries if x.side == side})  # cuts, counted as the summary counts them
         more = f" … (+{len(marks) - SHOWN_LINES})" if len(marks) > SHOWN_LINES else ""
         lines.append(f"  {title + ':':<11}{len(marks):>4} boundaries" +
                      (f" at lines {', '.join(map(str, marks[:SHOWN_LINES]))}{more}" if marks else ""))

@@ -266,17 +266,30 @@ def _refusal(info: os.stat_result, limit: int | None, what: str) -> str | None:
 
 
 def check_text_file(path) -> None:
-    """Refuse a binary file from its first block, without reading the rest."""
+    """Refuse a binary file from its first block, without reading the rest (a PDF or DOCX is
+    binary by nature: its reader judges it)."""
+    from .readers import reader_for
+
+    if reader_for(path) is not None:
+        return
     with open(path, "rb") as fh:
         head = fh.read(BINARY_PROBE)
     if b"\x00" in head and not any(head.startswith(bom) for bom, _ in _BOMS):
         raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
 
 
-def load_document(path, kind: str | None = None, language: str | None = None) -> Document:
-    """Read a file into a Document; bad input raises DocumentError naming the file."""
+def load_document(path, kind: str | None = None, language: str | None = None, *,
+                  reader_options: dict | None = None) -> Document:
+    """Read a file into a Document; bad input raises DocumentError naming the file.
+
+    PDF, HTML and DOCX files become their extracted text (see `readers`); `reader_options`
+    are those readers' options (`html`: "main" or "whole", `password` for a PDF)."""
     p = Path(path)
     data = read_file_bytes(p)
+    from .readers import extracted_document, reader_for
+
+    if reader_for(p) is not None and kind in (None, "markdown"):
+        return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language)
     text, encoding, warnings = decode_bytes(data, str(p))
     digest = hashlib.sha256(data).hexdigest()
     del data  # the bytes go before the line index is built: peak memory is the larger of the two, not both

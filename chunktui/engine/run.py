@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .documents import Document
 from .model import ChunkSet, build_chunkset
+from .readers import locate
 from .strategies import Context, get_strategy
 from .tokens import DEFAULT_TOKENIZER, get_counter
 
@@ -33,6 +34,7 @@ def _chunk(doc, strat, params, tokenizer, counter, ctx) -> ChunkSet:
         if proposal.params is None:
             proposal.params = values
     ctx.check()
+    locate(doc, proposal)
     return build_chunkset(
         doc,
         proposal.spans,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chunktui.engine.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
 from chunktui.engine.documents import load_document
+from chunktui.engine.readers import READERS
 from chunktui.engine.errors import DocumentError, ParamError
 from chunktui.engine.mail import is_email_folder, load_email_folder
 
@@ -55,11 +56,11 @@ def format_size(n: int) -> str:
 
 def is_supported(path: Path) -> bool:
     ext = path.suffix.lower()
-    return ext in CODE_LANGUAGES or ext in KIND_BY_EXTENSION or path.name in SPECIAL_NAMES
+    return ext in CODE_LANGUAGES or ext in KIND_BY_EXTENSION or ext in READERS or path.name in SPECIAL_NAMES
 
 
 def supported_extensions() -> list[str]:
-    return sorted(set(CODE_LANGUAGES) | set(KIND_BY_EXTENSION))
+    return sorted(set(CODE_LANGUAGES) | set(KIND_BY_EXTENSION) | set(READERS))
 
 
 def _is_export(folder: Path) -> bool:
@@ -131,9 +132,9 @@ def _is_special(path: Path) -> bool:
     return path.exists() and not path.is_file() and not path.is_dir()
 
 
-def load_source(path: Path):
+def load_source(path: Path, reader_options: dict | None = None):
     """The Document for a job: a file, or a folder of .eml files read as one mailbox."""
-    return load_email_folder(path) if Path(path).is_dir() else load_document(path)
+    return load_email_folder(path) if Path(path).is_dir() else load_document(path, reader_options=reader_options)
 
 
 def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,

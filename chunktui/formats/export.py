@@ -40,6 +40,7 @@ from pathlib import Path
 from collections.abc import Callable
 
 from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.readers import write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest
 from .records import chunk_record, display_path, to_plain
@@ -231,6 +232,7 @@ def _export_locked(cs, target: Path, fmt: str, force: bool) -> ExportResult:
     try:
         _pause("locked")
         chunk_files = WRITERS[fmt](cs, tmp)
+        write_extracted_text(cs.document, tmp)  # a PDF's, HTML's or DOCX's text, which the offsets index
         written = sorted(p.name for p in tmp.iterdir()) + [MANIFEST_NAME]
         manifest = build_manifest(cs, target, fmt, chunk_files)
         manifest["files"] = written

@@ -12,6 +12,7 @@ from datetime import datetime, UTC
 from pathlib import Path
 
 import chunktui
+from chunktui.engine.readers import EXTRACTED_TEXT_NAME, extraction_fields
 
 from .records import chunk_record, display_path, folder_display, printable_path, size_params, to_plain
 
@@ -46,6 +47,7 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
         "source_kind": doc.kind,
         "source_encoding": doc.encoding,
         "source_chars": len(doc.text),
+        **extraction_fields(doc, EXTRACTED_TEXT_NAME),
         "params": to_plain(cs.params),
         "tokenizer": cs.tokenizer,
         "chunktui_version": chunktui.__version__,

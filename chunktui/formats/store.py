@@ -18,6 +18,7 @@ import chunktui
 from chunktui.engine.documents import Document, load_document
 from chunktui.engine.errors import DocumentError
 from chunktui.engine.model import Chunk, ChunkSet, Gap
+from chunktui.engine.readers import extraction_fields, same_extraction
 
 from .manifest import MANIFEST_NAME
 from .records import chunk_record, printable_path, to_plain
@@ -56,6 +57,7 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
             "encoding": doc.encoding,
             "lines": doc.line_count,
             "chars": len(doc.text),
+            **extraction_fields(doc),
         },
         "strategy": cs.strategy,
         "params": to_plain(cs.params),
@@ -98,7 +100,8 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     src = top.fields("source")
     source = {"path": src.text("path", None), "sha256": src.text("sha256", None), "kind": src.text("kind", None),
               "language": src.text("language", None), "encoding": src.text("encoding", None),
-              "lines": src.whole("lines", 0), "chars": src.whole("chars", 0)}
+              "lines": src.whole("lines", 0), "chars": src.whole("chars", 0),
+              "extraction": src.mapping("extraction")}
     records = [_chunk_fields(r) for r in top.records("chunks")]
     gaps = [_gap_fields(g) for g in top.records("gaps", optional=True)]
     run = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
@@ -110,10 +113,14 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     found = source_path is not None
     if found:
         try:
-            candidate = load_document(source_path, kind=source["kind"], language=source["language"])
+            mode = source["extraction"].get("mode")
+            candidate = load_document(source_path, kind=source["kind"], language=source["language"],
+                                      reader_options={"html": mode} if mode else None)
         except DocumentError:
             candidate = None
-        if candidate is not None and candidate.sha256 == source["sha256"]:
+        # an extracted source must also give the same text again (another extractor version may not)
+        if candidate is not None and candidate.sha256 == source["sha256"] \
+                and same_extraction(candidate, source["extraction"]):
             doc = candidate
     matches = doc is not None
     if doc is None:
@@ -169,8 +176,10 @@ def _manifest_as_stored(data: dict, path: Path) -> dict:
     must be there unchanged (the texts are in the export's chunk files, in any of its formats)."""
     stored = data.get("source")
     source_path = _resolve_source(stored, path.parent)
-    doc = load_document(source_path) if source_path is not None else None
-    if doc is None or doc.sha256 != data.get("source_sha256"):
+    mode = (data.get("extraction") or {}).get("mode")
+    doc = load_document(source_path, reader_options={"html": mode} if mode else None) \
+        if source_path is not None else None
+    if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, data.get("extraction")):
         raise DocumentError(path, f"its source {stored} is missing or changed; load the chunks.yaml or "
                                   "chunks.json beside it, which hold the chunk texts")
     return {**data, "source": {"path": stored, "sha256": doc.sha256, "kind": data.get("source_kind"),

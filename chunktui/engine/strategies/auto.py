@@ -37,6 +37,8 @@ def pick_strategy(doc) -> tuple[str, str]:
     ext = Path(doc.path).suffix.lower() if doc.path else ""
     if doc.text.startswith(FOLDER_SEPARATOR):
         return "email", "a folder of .eml files"
+    if getattr(doc, "extraction", None) is not None:
+        return "prose", f"{ext} is read as markdown (text extracted by {doc.extractor}), as .md is"
     if ext in BY_EXTENSION:
         return BY_EXTENSION[ext], ext
     if doc.kind == "code":

@@ -90,7 +90,7 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
     # separators end the previous span: some SVG renderers drop spaces that start a styled span
     head.append(f"{chunk.id} ", "bold")
     head.append(f"· lines {chunk.start_line}-{chunk.end_line} · chars {chunk.start}-{chunk.end}"
-                f" · {chunk.chars:,} chars · {chunk.tokens:,} tokens ({chunkset.tokenizer})\n")
+                f"{_pages(chunk.metadata)} · {chunk.chars:,} chars · {chunk.tokens:,} tokens ({chunkset.tokenizer})\n")
     head.append(f"{chunk.boundary_type}", "italic")
     if chunk.boundary_label:
         head.append(f": {chunk.boundary_label}")
@@ -117,6 +117,14 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
                   Text(chunk.context_text[:TEXT_LIMIT], "dim")]
     parts += [Text("text", "bold underline"), chunk_text(chunk)]
     return Group(*parts)
+
+
+def _pages(metadata) -> str:
+    """' · page 3' or ' · pages 3-4' for a chunk of a PDF, else nothing."""
+    first, last = metadata.get("page_start"), metadata.get("page_end")
+    if first is None:
+        return ""
+    return f" · page {first}" if first == last else f" · pages {first}-{last}"
 
 
 class ChunkDetail(RichLog):

@@ -68,6 +68,7 @@ class DocumentView(ScrollView, can_focus=True):
         self._starts: list[int] = []
         self._max_end: list[int] = []
         self._gap_starts: list[int] = []
+        self._page_lines: dict[int, int] = {}
         self._cache: OrderedDict[tuple, Strip] = OrderedDict()
         self._tints: Tints | None = None
         self._number_width = 1
@@ -82,6 +83,9 @@ class DocumentView(ScrollView, can_focus=True):
         self.chunkset = None
         self.selected = None
         self._starts, self._max_end, self._gap_starts = [], [], []
+        # a PDF's page breaks: the line each page's text starts on, marked in the gutter
+        self._page_lines = {document.line_of(at): n for n, at in enumerate(getattr(document, "page_starts", ()), 1)
+                            if n > 1}
         starts = document.line_starts
         longest = max((b - a for a, b in zip(starts, starts[1:])), default=0)
         longest = max(longest, len(document.text) - starts[-1])
@@ -298,7 +302,8 @@ class DocumentView(ScrollView, can_focus=True):
 
     def _mark(self, line: int, start: int, end: int, on_line: list[int]) -> list[Segment]:
         """Gutter cell: '#N label' where a chunk's own text starts (after the overlap it repeats
-        from the chunk before, which the bar marks), '░ reason' where a gap starts, a bar elsewhere."""
+        from the chunk before, which the bar marks), '░ reason' where a gap starts, '─ page N' where a
+        PDF page starts, a bar elsewhere."""
         tints, chunks = self.tints, self.chunkset.chunks
         starting = [i for i in on_line if start <= _core_start(chunks[i]) < end
                     or (chunks[i].start >= start and _core_start(chunks[i]) >= chunks[i].end)]
@@ -320,6 +325,8 @@ class DocumentView(ScrollView, can_focus=True):
                 text = "░"
             return [Segment(_fit(text, MARK_WIDTH), tints.more), Segment(" ", tints.gutter)]
         bar = "┃" if len(covering) > 1 else "│"
+        if line in self._page_lines:
+            bar = f"{bar}─ page {self._page_lines[line]}"
         style = Style(color=tints.overlap_selected.bgcolor, bold=True) + tints.gutter if len(covering) > 1 \
             else tints.marker(covering[-1])
         return [Segment(_fit(bar, MARK_WIDTH), style), Segment(" ", tints.gutter)]

@@ -1,0 +1,203 @@
+"""Readers for documents that are not text: PDF, HTML and DOCX become their extracted text.
+
+The extracted text is markdown where the format has structure (headings as `#`, lists, pipe
+tables, links). Every offset of a chunk of such a document indexes that text, and its byte
+offsets index the text's UTF-8, not the file. What maps a chunk back to the file is kept with
+the document: per-page character ranges (PDF), the nearest heading's anchor (HTML), the
+body-block index range (DOCX). `locate` adds them to each span's metadata after a strategy ran.
+
+Extractions are cached in memory by the file's sha256 and the reader options, so re-chunking
+and reopening never re-extract.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from bisect import bisect_right
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+from ..documents import Document
+
+READERS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html"}
+NO_TEXT_LAYER = "no text layer (OCR is not done)"
+_CACHE_SIZE = 16
+
+
+@dataclass
+class Region:
+    """A stretch of the extracted text and where it sits in the file: `fields` go into the
+    metadata of each chunk that touches it (the first and the last region a chunk touches
+    give its `*_start` and `*_end`)."""
+
+    start: int
+    end: int
+    fields: dict
+
+
+@dataclass
+class Extraction:
+    """What a reader made of a file: the text, how it maps back, and who made it."""
+
+    text: str
+    extractor: str  # library and version, e.g. "pypdfium2 5.15.2"
+    mode: str = ""  # HTML: "main" (main content only) or "whole"
+    regions: list[Region] = field(default_factory=list)  # sorted, not overlapping
+    no_text: list[tuple[int, int]] = field(default_factory=list)  # ranges that stand for pages without text
+    warnings: list[str] = field(default_factory=list)
+    page_count: int = 0
+
+
+@dataclass(repr=False)
+class ExtractedDocument(Document):
+    """A Document whose text was extracted from a PDF, HTML or DOCX file.
+
+    `sha256` is the file's (what a store matches a source by); `text_sha256` is the text's,
+    which is what the offsets index and what an export's source.md holds."""
+
+    extraction: Extraction | None = None
+
+    def __repr__(self) -> str:
+        return f"ExtractedDocument(path={self.path!r}, kind={self.kind!r}, extractor={self.extractor!r})"
+
+    @property
+    def text_sha256(self) -> str:
+        return hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @property
+    def extractor(self) -> str:
+        return self.extraction.extractor if self.extraction else ""
+
+    @property
+    def page_starts(self) -> list[int]:
+        """Offset where each PDF page's text starts (empty for other formats)."""
+        return [r.start for r in self.extraction.regions if "page" in r.fields] if self.extraction else []
+
+
+_cache: OrderedDict[tuple, Extraction] = OrderedDict()
+
+
+def reader_for(path) -> str | None:
+    """The reader a file's suffix calls for, or None for text files."""
+    from pathlib import Path
+
+    return READERS.get(Path(path).suffix.lower())
+
+
+def extract(path: str, data: bytes, digest: str, options: dict | None = None) -> Extraction:
+    """The file's extraction, from the cache when this content was read with these options."""
+    options = dict(options or {})
+    fmt = reader_for(path)
+    key = (digest, fmt, options.get("html", "main") if fmt == "html" else "", options.get("password") or "")
+    hit = _cache.get(key)
+    if hit is not None:
+        _cache.move_to_end(key)
+        return hit
+    if fmt == "pdf":
+        from .pdf import read_pdf
+        result = read_pdf(path, data, options.get("password"))
+    elif fmt == "docx":
+        from .docx import read_docx
+        result = read_docx(path, data)
+    else:
+        from .html import read_html
+        result = read_html(path, data, options.get("html", "main"))
+    _cache[key] = result
+    while len(_cache) > _CACHE_SIZE:
+        _cache.popitem(last=False)
+    return result
+
+
+def extracted_document(path: str, data: bytes, digest: str, options: dict | None = None,
+                       language: str | None = None) -> ExtractedDocument:
+    """An ExtractedDocument of the file's bytes, read as markdown."""
+    result = extract(path, data, digest, options)
+    return ExtractedDocument(text=result.text, path=path, kind="markdown", language=language, sha256=digest,
+                             encoding="utf-8", warnings=[f"{path}: {w}" for w in result.warnings],
+                             extraction=result)
+
+
+def locate(doc, proposal) -> None:
+    """Add where each span sits in the file to its metadata, and leave the stand-ins of pages
+    without a text layer out of every chunk (they become gaps with that reason)."""
+    ex = getattr(doc, "extraction", None)
+    if ex is None:
+        return
+    from ..model import Span
+
+    spans = _cut_out(list(proposal.spans), ex.no_text)
+    proposal.gaps = [*proposal.gaps, *((a, b, NO_TEXT_LAYER) for a, b in ex.no_text)]
+    starts = [r.start for r in ex.regions]
+    located = []
+    for s in spans:
+        meta = dict(s.metadata)
+        if starts:
+            first = ex.regions[max(0, bisect_right(starts, s.start) - 1)]
+            last = ex.regions[max(0, bisect_right(starts, max(s.start, s.end - 1)) - 1)]
+            for name, value in first.fields.items():
+                meta[f"{name}_start"] = value
+            for name, value in last.fields.items():
+                meta[f"{name}_end"] = value
+        located.append(Span(s.start, s.end, s.boundary_type, s.boundary_label, meta, s.context_text))
+    proposal.spans = located
+
+
+def _cut_out(spans, holes):
+    """Spans with the hole ranges taken out (a span across a hole becomes its two sides)."""
+    if not holes:
+        return spans
+    from ..model import Span
+
+    out = []
+    hole_ends = [b for _, b in holes]  # holes are sorted and apart, so their ends rise too
+    for s in spans:
+        pieces = [(s.start, s.end)]
+        for a, b in holes[bisect_right(hole_ends, s.start):]:
+            if a >= s.end:
+                break
+            pieces = [p for x, y in pieces for p in ((x, min(y, a)), (max(x, b), y)) if p[1] > p[0]]
+        for x, y in pieces:
+            out.append(Span(x, y, s.boundary_type, s.boundary_label, s.metadata, s.context_text))
+    return out
+
+
+def library_version(dist: str) -> str:
+    from importlib.metadata import version
+
+    return f"{dist} {version(dist)}"
+
+
+EXTRACTED_TEXT_NAME = "source.md"
+
+
+def extraction_fields(doc, file: str | None = None) -> dict:
+    """What a manifest or a store records of an extracted document, so anyone can check its
+    offsets against the same text: the extractor, the text's hash and size, the reader's mode.
+    Empty for a text file."""
+    ex = getattr(doc, "extraction", None)
+    if ex is None:
+        return {}
+    fields = {"extractor": ex.extractor, "text_sha256": doc.text_sha256, "text_chars": len(doc.text),
+              "offsets": "characters and UTF-8 bytes of the extracted text, not of the file"}
+    if file:
+        fields["file"] = file
+    if ex.mode:
+        fields["mode"] = ex.mode
+    if ex.page_count:
+        fields["pages"] = ex.page_count
+    return {"extraction": fields}
+
+
+def write_extracted_text(doc, folder) -> None:
+    """Put the extracted text beside an export's chunks (source.md), for a document that has one."""
+    if getattr(doc, "extraction", None) is not None:
+        from pathlib import Path
+
+        with open(Path(folder) / EXTRACTED_TEXT_NAME, "w", encoding="utf-8", newline="") as fh:
+            fh.write(doc.text)
+
+
+def same_extraction(doc, stored: dict | None) -> bool:
+    """Whether a re-read source gives the text a store recorded (true when it recorded none)."""
+    wanted = (stored or {}).get("text_sha256")
+    return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted

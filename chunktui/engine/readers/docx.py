@@ -1,0 +1,152 @@
+"""DOCX: the body's paragraphs and tables in order (python-docx), as markdown.
+
+Heading styles ("Heading 1".."Heading 6", "Title") become `#` headings, list paragraphs `-`
+items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; footnotes
+and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`). Each
+chunk gets the range of body blocks it touches (`paragraph_start`/`paragraph_end`, 1-based,
+counting the body's paragraphs and tables in order; a table is one block).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from itertools import pairwise
+
+from ..errors import DocumentError
+from . import Extraction, Region, library_version
+
+MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)
+MAX_RATIO = 200  # and no member may expand more than this many times
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+
+
+def read_docx(path: str, data: bytes) -> Extraction:
+    _check_zip(path, data)
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise DocumentError(path, f"not a readable DOCX ({exc or type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - lxml's XMLSyntaxError and kin: a damaged part
+        raise DocumentError(path, f"not a readable DOCX ({type(exc).__name__}: {exc})") from None
+    parts: list[str] = []
+    regions: list[Region] = []
+    pos = 0
+    for number, block in enumerate(_blocks(document), 1):
+        if not block:
+            continue
+        if parts:
+            sep = "\n" if _is_item(parts[-1]) and _is_item(block) else "\n\n"  # a list's items stay together
+            parts.append(sep)
+            pos += len(sep)
+        regions.append(Region(pos, pos + len(block), {"paragraph": number}))
+        parts.append(block)
+        pos += len(block)
+    notes = _notes(document)
+    if notes:
+        parts.append(("\n\n" if parts else "") + "\n\n".join(notes))
+    text = "".join(parts)
+    text = text + "\n" if text else ""
+    for here, after in pairwise(regions):
+        here.end = after.start
+    if regions:
+        regions[-1].end = len(text)
+    warnings = [] if text.strip() else ["the document has no text: no chunks"]
+    return Extraction(text=text, extractor=library_version("python-docx"), regions=regions, warnings=warnings)
+
+
+def _is_item(block: str) -> bool:
+    return block.startswith("- ") or re.match(r"\d+\. ", block) is not None
+
+
+def _check_zip(path: str, data: bytes) -> None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as z:
+            infos = z.infolist()
+    except zipfile.BadZipFile as exc:
+        raise DocumentError(path, f"not a readable DOCX (corrupt zip: {exc})") from None
+    total = sum(i.file_size for i in infos)
+    if total > MAX_UNPACKED:
+        raise DocumentError(path, f"the zip expands to {total:,} bytes, over the limit of {MAX_UNPACKED:,}")
+    worst = max((i.file_size / max(i.compress_size, 1) for i in infos if i.file_size > 1_000_000), default=0)
+    if worst > MAX_RATIO:
+        raise DocumentError(path, f"a zip member expands {worst:,.0f} times, over the limit of {MAX_RATIO} (zip bomb?)")
+
+
+def _blocks(document):
+    """Markdown of each body block (paragraph or table), in order; an empty paragraph gives ''."""
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    for item in document.iter_inner_content():
+        if isinstance(item, Paragraph):
+            yield _paragraph(item)
+        elif isinstance(item, Table):
+            yield _table(item)
+
+
+def _paragraph(p) -> str:
+    text = _inline(p).strip()
+    if not text:
+        return ""
+    style = (p.style.name if p.style is not None else "") or ""
+    m = re.fullmatch(r"Heading ([1-6])", style)
+    if m:
+        return f"{'#' * int(m.group(1))} {' '.join(text.split())}"
+    if style == "Title":
+        return f"# {' '.join(text.split())}"
+    numbered = p._p.pPr is not None and p._p.pPr.numPr is not None
+    if "List Number" in style:
+        return f"1. {text}"
+    if "List" in style or numbered:
+        return f"- {text}"
+    return text
+
+
+def _inline(p) -> str:
+    from docx.text.hyperlink import Hyperlink
+
+    out = []
+    for item in p.iter_inner_content():
+        if isinstance(item, Hyperlink):
+            out.append(f"[{item.text}]({item.address})" if item.address else item.text)
+        else:
+            out.append(item.text)
+    return "".join(out)
+
+
+def _table(table) -> str:
+    rows = []
+    for row in table.rows:
+        rows.append([" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells])
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return ""
+    width = max(map(len, rows))
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows[1:]])
+
+
+def _notes(document) -> list[str]:
+    """Footnotes and comments as marked blocks, read from their parts' XML."""
+    out = []
+    for part in document.part.package.parts:
+        name = str(part.partname)
+        kind = {"/word/footnotes.xml": "footnote", "/word/comments.xml": "comment"}.get(name)
+        if kind is None:
+            continue
+        from lxml import etree
+
+        root = etree.fromstring(part.blob)
+        for note in root.iter(f"{_W}footnote", f"{_W}comment"):
+            if note.get(f"{_W}type") in ("separator", "continuationSeparator"):
+                continue
+            words = " ".join("".join(t.text or "" for t in note.iter(f"{_W}t")).split())
+            if words:
+                out.append(f"> [{kind} {note.get(f'{_W}id')}] {words}")
+    return out

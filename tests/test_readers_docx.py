@@ -1,0 +1,100 @@
+"""DOCX files read as markdown: heading styles, lists, tables, comments, paragraph ranges, bad zips.
+
+guide.docx and empty.docx are written by python-docx (tests/fixtures/docs/make_fixtures.py); the
+footnote is added to guide.docx's zip as Word stores one, since python-docx cannot write footnotes.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import docx
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunktui.cli import cli
+from chunktui.engine import chunk_document, load_document
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+GUIDE = DOCS / "guide.docx"
+EMPTY = DOCS / "empty.docx"
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_styles_become_markdown():
+    doc = load_document(GUIDE)
+    assert doc.extractor.startswith("python-docx ")
+    lines = doc.text.splitlines()
+    for line in ("# Field guide to chunking", "# Why chunk at all", "## Sizes", "- Pieces follow headings",
+                 "- Tables stay whole", "| recursive | 512 | 64 |", "1. Numbered one",
+                 "> [comment 0] Check this figure against the benchmark.",
+                 "> [footnote 1] Measured from the offsets of both chunks."):
+        assert line in lines, line
+    assert lines.index("- Tables stay whole") == lines.index("- Pieces follow headings") + 1  # one list
+
+
+def test_chunks_name_their_paragraph_range_and_header_path():
+    doc = load_document(GUIDE)
+    cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert 1 <= c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]
+    sizes = next(c for c in cs.chunks if "| recursive |" in c.text)
+    assert sizes.metadata["header_path"][-1] == "Sizes"
+    # blocks: title, heading, paragraph, two items, "Sizes" (6), then the table (7)
+    assert sizes.metadata["paragraph_start"] == 6 and sizes.metadata["paragraph_end"] >= 7
+
+
+def test_empty_document_warns_and_gives_no_chunks(tmp_path):
+    code, out, err = run("chunk", EMPTY, "-o", tmp_path / "out")
+    assert code == 0, err
+    assert "the document has no text: no chunks" in err
+    assert "0 chunks" in out
+
+
+def test_corrupt_zip_is_one_line_naming_the_file(tmp_path):
+    bad = tmp_path / "minutes.docx"
+    bad.write_bytes(GUIDE.read_bytes()[:6000])
+    code, _, err = run("chunk", bad, "-o", tmp_path / "out")
+    assert code == 2 and err.strip().count("\n") == 0
+    assert err.startswith(f"chunktui: error: {bad}: not a readable DOCX (corrupt zip")
+    assert not (tmp_path / "out").exists()
+
+
+def test_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
+    bomb = tmp_path / "bomb.docx"
+    with zipfile.ZipFile(GUIDE) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"</w:body>", b"<!--" + b" " * 300_000_000 + b"--></w:body>")
+            out.writestr(item, data, compress_type=zipfile.ZIP_DEFLATED, compresslevel=1)
+    assert bomb.stat().st_size < 2_000_000
+    code, _, err = run("chunk", bomb, "-n")
+    assert code == 2 and "over the limit" in err and str(bomb) in err
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["Normal", "Heading 1", "Heading 2", "List Bullet", "List Number"]),
+                          st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=60)),
+                min_size=0, max_size=15),
+       st.sampled_from(["markdown", "prose", "recursive"]))
+def test_extraction_holds_the_offset_contract(tmp_path_factory, paragraphs, strategy):
+    d = docx.Document()
+    for style, text in paragraphs:
+        d.add_paragraph(text, style=style)
+    path = tmp_path_factory.mktemp("d") / "gen.docx"
+    d.save(path)
+    doc = load_document(path)
+    cs = chunk_document(doc, strategy, {"size": 40, "overlap": 5} if strategy == "recursive" else {})
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert c.metadata["paragraph_start"] <= c.metadata["paragraph_end"] <= len(paragraphs)

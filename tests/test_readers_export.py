@@ -1,0 +1,65 @@
+"""Exports and stores of PDF, HTML and DOCX documents: the extracted text beside the chunks, the
+extractor in the manifest, and review mode re-extracting and comparing hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import yaml
+
+from chunktui.engine import chunk_document, load_document
+from chunktui.engine.readers import _cache
+from chunktui.formats.export import export_chunkset
+from chunktui.formats.store import load_chunkset, load_saved
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+
+
+def test_export_holds_the_extracted_text_and_names_its_extractor(tmp_path):
+    doc = load_document(DOCS / "libtasn1-8pages.pdf")
+    cs = chunk_document(doc, "markdown", {})
+    export_chunkset(cs, tmp_path / "out", "json")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    text = (tmp_path / "out" / "source.md").read_bytes()
+    assert manifest["extraction"]["text_sha256"] == hashlib.sha256(text).hexdigest()
+    assert manifest["extraction"]["extractor"].startswith("pypdfium2 ") and manifest["extraction"]["pages"] == 8
+    assert manifest["source_sha256"] == hashlib.sha256((DOCS / "libtasn1-8pages.pdf").read_bytes()).hexdigest()
+    decoded = text.decode("utf-8")
+    for entry in manifest["chunks"]:  # anyone can check the offsets against source.md
+        assert text[entry["start_byte"]:entry["end_byte"]].decode("utf-8") == \
+            decoded[entry["start_char"]:entry["end_char"]]
+    reloaded = load_saved(tmp_path / "out" / "manifest.json")
+    assert [c.text for c in reloaded.chunks] == [c.text for c in cs.chunks]
+
+
+def test_html_mode_is_in_the_manifest_and_review_reads_with_it(tmp_path):
+    doc = load_document(DOCS / "news-article.html", reader_options={"html": "whole"})
+    export_chunkset(chunk_document(doc, "markdown", {}), tmp_path / "out", "yaml")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text())
+    assert manifest["extraction"]["mode"] == "whole"
+    loaded = load_chunkset(tmp_path / "out" / "chunks.yaml")
+    assert loaded.source_matches and "Advertisement" in loaded.chunkset.document.text
+
+
+def test_review_reextracts_and_a_different_text_does_not_match(tmp_path):
+    doc = load_document(DOCS / "guide.docx")
+    export_chunkset(chunk_document(doc, "markdown", {}), tmp_path / "out", "yaml")
+    store = tmp_path / "out" / "chunks.yaml"
+    _cache.clear()  # review mode extracts again, not from this process's cache
+    assert load_chunkset(store).source_matches
+    data = yaml.safe_load(store.read_text())
+    data["source"]["extraction"]["text_sha256"] = "0" * 64  # as another extractor version would give
+    store.write_text(yaml.safe_dump(data, sort_keys=False))
+    loaded = load_chunkset(store)
+    assert loaded.source_found and not loaded.source_matches
+
+
+def test_reading_a_file_again_comes_from_the_cache():
+    first = load_document(DOCS / "libtasn1-8pages.pdf")
+    again = load_document(DOCS / "libtasn1-8pages.pdf")
+    assert again.extraction is first.extraction
+    other = load_document(DOCS / "news-article.html", reader_options={"html": "whole"})
+    main = load_document(DOCS / "news-article.html")
+    assert other.extraction is not main.extraction  # the mode is part of the key

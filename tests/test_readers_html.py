@@ -1,0 +1,119 @@
+"""HTML pages read as markdown: main content (trafilatura) or the whole page, with heading anchors.
+
+Fixtures: two manuals Debian installs (base-passwd's users-and-groups.html, DocBook; libffi's
+The-Basics.html, Texinfo) and a saved news page with a cookie banner, navigation, an ad and a footer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunktui.cli import cli
+from chunktui.engine import chunk_document, load_document
+from chunktui.engine.readers.html import read_html
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+NEWS = DOCS / "news-article.html"
+MANUAL = DOCS / "users-and-groups.html"
+TEXINFO = DOCS / "libffi-the-basics.html"
+
+
+def test_main_content_leaves_out_banner_navigation_ad_and_footer():
+    doc = load_document(NEWS)
+    assert doc.extractor.startswith("trafilatura ") and doc.extraction.mode == "main"
+    assert doc.text.startswith("# City council approves river park")
+    for left_out in ("cookies", "Advertisement", "All rights reserved", "[Sport](/sport)"):
+        assert left_out not in doc.text
+    assert "[the city's consultation page](https://example.org/river-park)" in doc.text
+    assert "| Soil cleaning | 4.2 |" in doc.text
+
+
+def test_whole_page_keeps_what_main_content_left_out():
+    doc = load_document(NEWS, reader_options={"html": "whole"})
+    assert doc.extraction.mode == "whole" and doc.extractor.startswith("chunktui html-whole")
+    for kept in ("We use cookies", "Advertisement", "All rights reserved", "- [Sport](/sport)",
+                 "## What it will cost", "| Footbridge | 3.1 |"):
+        assert kept in doc.text
+    assert "window.dataLayer" not in doc.text and ".banner" not in doc.text  # scripts and styles never
+    assert "- [Home](/)\n- [Local](/local)\n- [Sport](/sport)\n" in doc.text  # a list's items stay together
+
+
+def test_nested_and_numbered_lists_in_whole_mode():
+    page = b"<ul><li>a<ul><li>b</li><li>c</li></ul></li><li>d</li></ul><p>after</p><ol><li>x</li><li>y</li></ol>"
+    assert read_html("lists.html", page, "whole").text == "- a\n  - b\n  - c\n- d\n\nafter\n\n1. x\n2. y\n"
+
+
+def test_headings_give_header_paths_and_anchors():
+    doc = load_document(NEWS)
+    cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    by_path = {tuple(c.metadata["header_path"]): c for c in cs.chunks}
+    cost = by_path[("City council approves river park after two years of debate", "What it will cost")]
+    assert cost.metadata["anchor_start"] == "#cost"  # the heading element's id
+    assert cs.chunks[0].metadata["anchor_start"] == "#river-park"
+
+
+def test_debian_manual_whole_page_has_its_sections_with_their_anchors():
+    doc = load_document(MANUAL, reader_options={"html": "whole"})
+    cs = chunk_document(doc, "markdown", {})
+    anchors = {c.metadata.get("anchor_start") for c in cs.chunks}
+    assert {"#INTRODUCTION", "#ENTRIES"} <= anchors
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+
+
+def test_texinfo_page_keeps_its_heading_in_whole_mode():
+    text = load_document(TEXINFO, reader_options={"html": "whole"}).text
+    assert "### 2.1 The Basics" in text.splitlines()
+
+
+def test_cli_html_whole_flag_reaches_the_reader(tmp_path):
+    runner = CliRunner()
+    main = runner.invoke(cli, ["chunk", str(NEWS), "-o", str(tmp_path / "main"), "-f", "json"])
+    whole = runner.invoke(cli, ["chunk", str(NEWS), "-o", str(tmp_path / "whole"), "-f", "json", "--html", "whole"])
+    assert main.exit_code == 0 and whole.exit_code == 0, (main.stderr, whole.stderr)
+    main_text = "".join(p.read_text() for p in (tmp_path / "main").rglob("*.json"))
+    whole_text = "".join(p.read_text() for p in (tmp_path / "whole").rglob("*.json"))
+    assert "Advertisement" in whole_text and "Advertisement" not in main_text
+
+
+def test_one_hundred_thousand_nested_elements_fail_in_one_line(tmp_path):
+    deep = tmp_path / "deep.html"
+    deep.write_bytes(b"<html><body>" + b"<div>" * 100_000 + b"deep text" + b"</div>" * 100_000 + b"</body></html>")
+    for mode in ("main", "whole"):
+        result = CliRunner().invoke(cli, ["chunk", str(deep), "-o", str(tmp_path / mode), "--html", mode])
+        assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.stderr
+        assert f"{deep}: not readable as HTML past line 1 (Excessive depth in document: 2048" in result.stderr
+        assert not (tmp_path / mode).exists()
+
+
+def test_elements_nested_a_thousand_deep_are_read(tmp_path):
+    data = b"<html><body>" + b"<div>" * 1000 + b"deep text" + b"</div>" * 1000 + b"</body></html>"
+    for mode in ("main", "whole"):
+        assert "deep text" in read_html("deep.html", data, mode).text
+
+
+BLOCKS = st.sampled_from([
+    "<h1>Title é</h1>", "<h2 id='s'>Section</h2>", "<h3>Sub 🎉</h3>", "<p>Words in a paragraph, with ünïcode.</p>",
+    "<ul><li>one</li><li>two <a href='https://x.org/a'>link</a></li></ul>", "<pre>code\n  indented</pre>",
+    "<table><tr><th>a</th><th>b|c</th></tr><tr><td>1</td><td>2</td></tr></table>", "<div>plain <b>bold</b></div>",
+    "<script>var x = 1;</script>", "<p>日本語の文。</p>", "<br>", "<p>\r\n</p>",
+])
+
+
+@settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(BLOCKS, min_size=1, max_size=25), st.sampled_from(["markdown", "prose", "recursive", "fixed"]))
+def test_whole_page_extraction_holds_the_offset_contract(tmp_path_factory, blocks, strategy):
+    path = tmp_path_factory.mktemp("h") / "page.html"
+    path.write_text("<html><body>" + "".join(blocks) + "</body></html>", encoding="utf-8")
+    doc = load_document(path, reader_options={"html": "whole"})
+    params = {"size": 60, "overlap": 10} if strategy in ("recursive", "fixed") else {}
+    cs = chunk_document(doc, strategy, params)
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+    assert "var x" not in doc.text

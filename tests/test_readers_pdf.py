@@ -1,0 +1,194 @@
+"""PDF files read as their text layer: pages, outline headings, gaps for scans, one-line errors.
+
+Fixtures (tests/fixtures/docs/, made by make_fixtures.py): eight pages of Debian's libtasn1
+manual (pdfTeX, with its outline), the same pages encrypted (password s3cret), and a generated
+file with two-column pages, a page without a text layer and an outline entry.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunktui.cli import cli
+from chunktui.engine import chunk_document, load_document
+from chunktui.engine.readers import NO_TEXT_LAYER
+from chunktui.engine.readers.pdf import PAGE_SEPARATOR
+
+DOCS = Path(__file__).parent / "fixtures" / "docs"
+MANUAL = DOCS / "libtasn1-8pages.pdf"
+LOCKED = DOCS / "libtasn1-encrypted.pdf"
+COLUMNS = DOCS / "columns.pdf"
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def assert_one_line_error(code, err, *needles):
+    assert code == 2
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("chunktui: error: "), err
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+
+
+def page_text(doc, first, last):
+    """The extracted text of pages first..last (1-based), as the document's regions give it."""
+    regions = [r for r in doc.extraction.regions if "page" in r.fields]
+    return doc.text[regions[first - 1].start:regions[last - 1].end]
+
+
+def test_manual_reads_as_markdown_with_outline_headings_and_pages():
+    doc = load_document(MANUAL)
+    assert doc.kind == "markdown" and doc.extractor.startswith("pypdfium2 ")
+    assert doc.extraction.page_count == 8
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    # the outline's entries, at the lines that carry their titles (not the table of contents' dotted lines)
+    assert headings[:4] == ["# 1 Introduction", "# 2 ASN.1 structure handling", "## 2.1 ASN.1 syntax", "## 2.2 Naming"]
+    assert "manipulation." in doc.text and "\ufffe" not in doc.text and "\r" not in doc.text
+    cs = chunk_document(doc, "markdown", {})
+    paths = {tuple(c.metadata["header_path"]) for c in cs.chunks}
+    # heading paths from the outline (a heading-only section joins the next, so 2.1 may be fused)
+    assert any(p[:1] == ("2 ASN.1 structure handling",) and len(p) == 2 for p in paths), paths
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "prose", "recursive", "fixed", "lines", "semantic", "adaptive"])
+def test_each_chunk_lies_in_the_pages_it_names(strategy):
+    doc = load_document(MANUAL)
+    cs = chunk_document(doc, strategy, {})
+    assert cs.chunks
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert 1 <= c.metadata["page_start"] <= c.metadata["page_end"] <= 8
+        assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
+        assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))  # bytes of the extracted text
+
+
+def test_pages_without_text_layer_are_gaps_and_counted_in_a_warning():
+    doc = load_document(COLUMNS)
+    cs = chunk_document(doc, "recursive", {"size": 200, "overlap": 20})
+    holes = [g for g in cs.gaps if g.reason == NO_TEXT_LAYER]
+    assert len(holes) == 1 and "[page 3: no text layer]" in doc.text[holes[0].start:holes[0].end]
+    assert not any("no text layer" in c.text for c in cs.chunks)
+    assert any("1 of 4 pages have no text layer (OCR is not done)" in w for w in cs.warnings)
+    assert {g.reason for g in cs.gaps} == {NO_TEXT_LAYER}  # nothing else is left out
+    assert cs.chunks[-1].metadata["page_start"] == 4
+
+
+def test_two_columns_read_column_by_column():
+    text = load_document(COLUMNS).text
+    first_page = text.split(PAGE_SEPARATOR)[0].splitlines()
+    assert first_page[:2] == ["Page 1 left column line 1.", "Page 1 left column line 2."]
+    assert first_page[29:31] == ["Page 1 left column line 30.", "Page 1 right column line 1."]
+
+
+def test_encrypted_pdf_needs_its_password(tmp_path):
+    code, _, err = run("chunk", LOCKED, "-n")
+    assert_one_line_error(code, err, str(LOCKED), "encrypted PDF: give its password with --password")
+    code, _, err = run("chunk", LOCKED, "-n", "--password", "wrong")
+    assert_one_line_error(code, err, "wrong password")
+    code, out, _ = run("chunk", LOCKED, "-n", "--password", "s3cret")
+    assert code == 0 and "would give" in out
+
+
+def test_truncated_pdf_is_one_line_naming_the_file(tmp_path):
+    bad = tmp_path / "report.pdf"
+    bad.write_bytes(MANUAL.read_bytes()[:40_000])
+    code, _, err = run("chunk", bad, "-o", tmp_path / "out")
+    assert_one_line_error(code, err, str(bad), "not a readable PDF")
+    assert not (tmp_path / "out").exists()
+
+
+def test_ten_thousand_empty_pages_finish_as_gaps(tmp_path):
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(10_000):
+        writer.add_blank_page(612, 792)
+    path = tmp_path / "blank.pdf"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    doc = load_document(path)
+    assert doc.extraction.page_count == 10_000 and len(doc.extraction.no_text) == 10_000
+    cs = chunk_document(doc, "recursive", {"size": 400, "overlap": 0})
+    assert cs.chunks == [] and len(cs.gaps) == 10_000
+
+
+def test_auto_reads_a_pdf_as_markdown_and_says_so():
+    cs = chunk_document(load_document(MANUAL), "auto", {})
+    assert cs.strategy == "prose"
+    assert any("read as markdown" in n and "pypdfium2" in n for n in cs.notes)
+
+
+def test_a_folder_scan_takes_pdf_files(tmp_path):
+    shutil.copy(MANUAL, tmp_path / "manual.pdf")
+    (tmp_path / "notes.md").write_text("# Notes\n\nSome words.\n")
+    code, out, err = run("chunk", tmp_path, "-n")
+    assert code == 0, err
+    assert "2 files" in out
+
+
+def _pdf(pages) -> bytes:
+    """A PDF whose pages draw these lines in Helvetica (an empty list: a page without text)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    font = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Font"),
+                                                NameObject("/Subtype"): NameObject("/Type1"),
+                                                NameObject("/BaseFont"): NameObject("/Helvetica")}))
+    for lines in pages:
+        page = writer.add_blank_page(612, 792)
+        if not lines:
+            continue
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject(
+            {NameObject("/F1"): font})})
+        stream = DecodedStreamObject()
+        stream.set_data("".join(f"BT /F1 10 Tf 72 {740 - 14 * k} Td ({line}) Tj ET\n"
+                                for k, line in enumerate(lines)).encode("latin-1"))
+        page[NameObject("/Contents")] = writer._add_object(stream)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+LINE = st.text(st.sampled_from("abcdefghij XYZ.,;:!?-#0123456789éü"), min_size=0, max_size=50)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(LINE, max_size=12), min_size=1, max_size=5),
+       st.sampled_from(["markdown", "prose", "recursive", "fixed", "lines"]))
+def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strategy):
+    path = tmp_path_factory.mktemp("p") / "gen.pdf"
+    path.write_bytes(_pdf(pages))
+    doc = load_document(path)
+    params = {"size": 60, "overlap": 10} if strategy in ("recursive", "fixed") else \
+        {"size": 3, "overlap": 1} if strategy == "lines" else {}
+    cs = chunk_document(doc, strategy, params)
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text
+        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
+        assert "no text layer]" not in c.text
+    blank = sum(1 for lines in pages if not "".join(lines).strip())
+    assert sum(g.reason == NO_TEXT_LAYER for g in cs.gaps) == blank
+
+
+def test_the_open_command_lets_a_pdf_past_its_binary_check(tmp_path):
+    from chunktui.engine.documents import check_text_file
+    from chunktui.engine.errors import DocumentError
+
+    check_text_file(MANUAL)  # a PDF is binary by nature: its reader judges it
+    image = tmp_path / "scan.png"
+    image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    with pytest.raises(DocumentError, match="binary file"):
+        check_text_file(image)
