@@ -10,9 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# the libraries a recursive chunking to JSONL has no use for (rich: no progress bar is drawn
-# without a terminal), and the app's
-HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec")
+# the libraries a recursive chunking of markdown to JSONL has no use for (rich: no progress bar is
+# drawn without a terminal; the PDF, HTML and DOCX readers), and the app's
+HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
+         "pypdfium2", "trafilatura", "docx", "lxml")
 # the engine proper: --version needs none of it (errors and the token constants are all cli.py names)
 ENGINE = ("chunktui.engine.documents", "chunktui.engine.model", "chunktui.engine.run",
           "chunktui.engine.strategies", "chunktui.engine.token_index", "chunktui.engine.mail",
