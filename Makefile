@@ -56,6 +56,7 @@ bench: $(STAMP)
 	$(BIN)/python -m bench.code_fit
 	$(BIN)/python -m bench.retrieval
 	$(BIN)/python -m bench.retrieval_peers
+	$(BIN)/python -m bench.cli_process
 	$(BIN)/python -m bench.report
 
 clean:

@@ -1,8 +1,15 @@
 """Session-wide test settings."""
 
 import gc
+import os
+import shutil
+import tempfile
 
 import pytest
+
+# chunktui caches parsed vocabularies in the user cache folder; tests keep theirs apart
+_CACHE_HOME = tempfile.mkdtemp(prefix="chunktui-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
 
 
 def pytest_unconfigure(config):
@@ -12,6 +19,7 @@ def pytest_unconfigure(config):
     has landed in a gc callback, after the results were in). Frozen objects are not scanned, so
     the final collections only look at what is created from here on."""
     gc.freeze()
+    shutil.rmtree(_CACHE_HOME, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(items):

@@ -100,6 +100,7 @@ def test_unknown_tokenizer_is_a_clean_error():
 
 
 def _fake_bpe_package(tmp_path, monkeypatch, data: bytes):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))  # the bundled file is read
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "cl100k_base.tiktoken.gz").write_bytes(data)
     monkeypatch.setattr(tokens, "resources", type("R", (), {"files": staticmethod(lambda pkg: tmp_path)}))
@@ -122,9 +123,70 @@ def test_truncated_bpe_file_is_refused(tmp_path, monkeypatch):
 
 
 def test_missing_bpe_file_names_the_package(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "empty-cache"))
     monkeypatch.setattr(tokens, "resources", type("R", (), {"files": staticmethod(lambda pkg: tmp_path)}))
     with pytest.raises(TokenizerError, match="bpe-openai"):
         load_ranks("cl100k_base")
+
+
+def _no_bundled_file(tmp_path, monkeypatch):
+    """bpe_openai without its data: only the cache can give the ranks now."""
+    monkeypatch.setattr(tokens, "resources", type("R", (), {"files": staticmethod(lambda pkg: tmp_path / "gone")}))
+
+
+def test_parsed_vocabulary_is_cached_per_machine(reference, tmp_path, monkeypatch):
+    """The first load writes the parsed ranks to the user cache folder; the next process reads
+    them from there (here: with the bundled file gone) and counts exactly as tiktoken does."""
+    name, spec, ref = reference
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert load_ranks(name) == spec["mergeable_ranks"]
+    assert tokens.ranks_cache_path(name).parent == tmp_path / "cache" / "chunktui"
+    assert tokens.ranks_cache_path(name).is_file()
+    _no_bundled_file(tmp_path, monkeypatch)
+    cached = load_ranks(name)
+    assert cached == spec["mergeable_ranks"]
+    enc = tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=cached,
+                            special_tokens=spec["special_tokens"])
+    text = "".join(p.read_text(encoding="utf-8") for p in SAMPLES)
+    assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
+
+
+@pytest.mark.parametrize("damage", ["truncated", "one byte flipped", "header of another vocabulary", "empty"])
+def test_damaged_cache_is_rebuilt_not_trusted(reference, tmp_path, monkeypatch, damage):
+    name, spec, _ = reference
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    load_ranks(name)
+    path = tokens.ranks_cache_path(name)
+    good = path.read_bytes()
+    if damage == "truncated":
+        bad = good[: len(good) - 1000]
+    elif damage == "one byte flipped":
+        bad = bytearray(good)
+        bad[len(good) // 2] ^= 0x01
+        bad = bytes(bad)
+    elif damage == "header of another vocabulary":
+        other = next(n for n in tokens.TIKTOKEN_EXPECTED_SHA256 if n != name)
+        bad = good.replace(tokens.TIKTOKEN_EXPECTED_SHA256[name].encode(),
+                           tokens.TIKTOKEN_EXPECTED_SHA256[other].encode(), 1)
+    else:
+        bad = b""
+    path.write_bytes(bad)
+    assert load_ranks(name) == spec["mergeable_ranks"]  # rebuilt from the bundled file
+    assert path.read_bytes() == good  # and the cache written again
+    path.write_bytes(bad)
+    _no_bundled_file(tmp_path, monkeypatch)
+    with pytest.raises(TokenizerError, match="not found"):  # a damaged cache alone is never used
+        load_ranks(name)
+
+
+def test_unwritable_cache_folder_only_skips_caching(tmp_path, monkeypatch):
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the cache folder would be")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    ranks = load_ranks("cl100k_base")
+    assert len(ranks) == 100256
+    assert not tokens.ranks_cache_path("cl100k_base").exists()
+    assert list(tmp_path.iterdir()) == [blocker]  # no temporary file left behind
 
 
 def test_encodings_load_lazily():

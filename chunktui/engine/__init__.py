@@ -3,18 +3,34 @@
     from chunktui.engine import load_document, chunk_document
     cs = chunk_document(load_document("guide.md"), "markdown", {"max_char": 1500})
     assert all(cs.document.text[c.start:c.end] == c.text for c in cs.chunks)
+
+The names below are imported from their modules on first use, so importing one light module
+(`chunktui.engine.errors`, as `chunktui --version` does) does not load every strategy.
 """
 
-from .documents import Document, detect_kind, load_document
-from .errors import Cancelled, ChunkingError, ChunktuiError, DocumentError, ParamError, UnknownStrategyError
-from .model import Chunk, ChunkSet, Gap, Span, Stats, build_chunkset
-from .run import chunk_document
-from .strategies import Param, Strategy, all_strategies, get_strategy
-from .tokens import COUNTER_NAMES, DEFAULT_TOKENIZER, get_counter
+from importlib import import_module
 
-__all__ = [
-    "Cancelled", "Chunk", "ChunkSet", "ChunkingError", "ChunktuiError", "COUNTER_NAMES", "DEFAULT_TOKENIZER",
-    "Document", "DocumentError", "Gap", "Param", "ParamError", "Span", "Stats", "Strategy",
-    "UnknownStrategyError", "all_strategies", "build_chunkset", "chunk_document", "detect_kind",
-    "get_counter", "get_strategy", "load_document",
-]
+_HOMES = {
+    ".documents": ("Document", "detect_kind", "load_document"),
+    ".errors": ("Cancelled", "ChunkingError", "ChunktuiError", "DocumentError", "ParamError", "UnknownStrategyError"),
+    ".model": ("Chunk", "ChunkSet", "Gap", "Span", "Stats", "build_chunkset"),
+    ".run": ("chunk_document",),
+    ".strategies": ("Param", "Strategy", "all_strategies", "get_strategy"),
+    ".tokens": ("COUNTER_NAMES", "DEFAULT_TOKENIZER", "get_counter"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+__all__ = sorted(_HOME_OF, key=str.lower)
+
+
+def __getattr__(name: str):
+    module = _HOME_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

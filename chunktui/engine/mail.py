@@ -11,13 +11,10 @@ included, and the ranges of its attachments (binary or attached parts) in it.
 
 from __future__ import annotations
 
-import email
-import email.policy
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
 from .documents import Document, decode_bytes
@@ -119,6 +116,8 @@ def _message_starts(doc: Document) -> list[tuple[int, str | None]]:
 
 
 def _addresses(msg, *names) -> list[str]:
+    from email.utils import getaddresses  # the email package is imported only when mail is read
+
     values = [str(v) for n in names for v in (msg.get_all(n) or [])]
     out = []
     for name, addr in getaddresses(values):
@@ -146,6 +145,8 @@ def _body(msg, mbox: bool) -> str:
 
 
 def _date(msg) -> datetime | None:
+    from email.utils import parsedate_to_datetime
+
     try:
         value = msg.get("Date")
         return parsedate_to_datetime(str(value)) if value else None
@@ -214,6 +215,8 @@ def _walk_parts(part, body, text: str, start: int, end: int, out: list[Attachmen
 
 def parse_messages(doc: Document) -> list[Message]:
     """Every message of the document, in file order, with its raw character range."""
+    from email import message_from_bytes, policy
+
     text = doc.text
     starts = _message_starts(doc)
     out: list[Message] = []
@@ -228,7 +231,7 @@ def parse_messages(doc: Document) -> list[Message]:
         # parsed as bytes: for a str the email package mis-decodes 8-bit bodies
         bom = len(raw) - header_from - len(raw[header_from:].lstrip("\ufeff"))
         data = raw[header_from + bom:].encode("utf-8", "surrogateescape")
-        msg = email.message_from_bytes(data, policy=email.policy.default)
+        msg = message_from_bytes(data, policy=policy.default)
         ids = _MSGID.findall(str(msg.get("Message-ID", "")))
         reply = _MSGID.findall(str(msg.get("In-Reply-To", "")))
         refs = _MSGID.findall(str(msg.get("References", "")))

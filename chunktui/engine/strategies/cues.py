@@ -14,7 +14,6 @@ from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
 from ..model import Span
-from ..subtitles import parse_subtitles
 
 
 def _groups(cues, size: int):
@@ -33,6 +32,8 @@ def _groups(cues, size: int):
 
 
 def run(doc, params, ctx) -> Proposal:
+    from ..subtitles import parse_subtitles  # webvtt only when subtitles are chunked
+
     subs = parse_subtitles(doc)
     # a chunk runs to the start of the next block, so blank separator lines stay covered
     block_starts = sorted([c.block_start for c in subs.cues] + [s for s, _, _ in subs.blocks])
