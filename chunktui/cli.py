@@ -233,33 +233,12 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
     chosen strategy does not have is an error.
     """
-    from chunktui.engine import get_strategy
-    from chunktui.engine.tokens import DEFAULT_TOKENIZER
     from chunktui.formats.discover import parse_size, plan_jobs
     from chunktui.formats.export import check_target, recover_interrupted, writer_names
 
     if fmt not in writer_names():
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
-    prof = None
-    if profile is not None:
-        from chunktui.formats.profiles import load_profile
-
-        prof = load_profile(profile)
-    try:
-        strat = get_strategy(strategy_name if strategy_name is not None else
-                             (prof.strategy if prof else default_strategy()))
-    except UnknownStrategyError as exc:
-        raise ChunktuiError(f"--strategy: {exc}") from None
-    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
-    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
-    if prof and prof.strategy != strat.name and prof.params:
-        warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
-    if strat.name != "auto":
-        try:
-            strat.validate(params)  # bad flags fail before any file is read; auto's depend on each file's type
-        except ParamError as exc:
-            raise blame_default(exc, params) from None
-    tokenizer = tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
+    strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
     try:
         limit = parse_size(max_file_size)
@@ -278,7 +257,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
             check_target(job.out_dir, force, job.source)  # refuse up front rather than after half the files
-    return run_jobs(jobs, strat.name, params, tokenizer, fmt, force, dry_run, budget,
+    return run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget,
                     single=len(paths) == 1 and len(jobs) == 1, facts=facts,
                     reader_options={"html": html_mode, "password": password})
 
@@ -319,6 +298,35 @@ def progress_bar():
     console = Console(stderr=True)
     return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                     console=console, transient=True, disable=not console.is_terminal)
+
+
+def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, object]:
+    """Strategy, params and tokenizer from flags over a profile over the defaults, and the profile
+    (or None): one reading for every command that takes strategy flags and `--profile`. Bad flags
+    fail here, before any file is read (auto's depend on each file's type)."""
+    from chunktui.engine import get_strategy
+    from chunktui.engine.tokens import DEFAULT_TOKENIZER
+
+    prof = None
+    if profile is not None:
+        from chunktui.formats.profiles import load_profile
+
+        prof = load_profile(profile)
+    try:
+        strat = get_strategy(strategy_name if strategy_name is not None else
+                             (prof.strategy if prof else default_strategy()))
+    except UnknownStrategyError as exc:
+        raise ChunktuiError(f"--strategy: {exc}") from None
+    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    if prof and prof.strategy != strat.name and prof.params:
+        warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
+    if strat.name != "auto":
+        try:
+            strat.validate(params)
+        except ParamError as exc:
+            raise blame_default(exc, params) from None
+    return strat.name, params, tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER), prof
 
 
 def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None,

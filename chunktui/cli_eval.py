@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from chunktui.cli import PARAM_DEST, TOKENIZERS, StrategyParamsCommand, blame_default, default_strategy, warn_line
-from chunktui.engine.errors import ChunktuiError, ParamError, UnknownStrategyError
+from chunktui.cli import TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
+from chunktui.engine.errors import ChunktuiError
 
 EMBEDS = "over each chunk's embedded text"
 RETRIEVER = f"BM25 (SQLite FTS5 bm25(), Porter stemming) {EMBEDS}"
@@ -34,28 +34,8 @@ def parse_ks(values) -> tuple[int, ...]:
 
 def resolve_config(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str]:
     """Strategy, params and tokenizer from flags over a profile over the defaults, as `chunk` takes them."""
-    from chunktui.engine import get_strategy
-    from chunktui.engine.tokens import DEFAULT_TOKENIZER
-
-    prof = None
-    if profile is not None:
-        from chunktui.formats.profiles import load_profile
-
-        prof = load_profile(profile)
-    try:
-        strat = get_strategy(strategy_name or (prof.strategy if prof else default_strategy()))
-    except UnknownStrategyError as exc:
-        raise ChunktuiError(f"--strategy: {exc}") from None
-    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
-    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
-    if prof and prof.strategy != strat.name and prof.params:
-        warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
-    if strat.name != "auto":
-        try:
-            strat.validate(params)
-        except ParamError as exc:
-            raise blame_default(exc, params) from None
-    return strat.name, params, tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER)
+    name, params, tokenizer, _ = resolve_configuration(strategy_name, profile, tokenizer, flags)
+    return name, params, tokenizer
 
 
 def load_questions(doc, queries_path, auto_n: int | None, seed: int):
