@@ -152,7 +152,10 @@ async def test_save_profile_dialog_reads_like_flags_and_refuses_an_empty_or_fold
         for path, expected in (("", "choose a file"), (str(tmp_path), "is a folder")):
             app.screen.query_one("#profile-path", Input).value = path
             await pilot.click("#profile-save")
-            await pilot.pause()
+            for _ in range(20):  # under load a click takes more than one pause to land
+                await pilot.pause()
+                if expected in str(error.content):
+                    break
             assert expected in str(error.content) and "Errno" not in str(error.content)
         assert list(tmp_path.iterdir()) == []
 
