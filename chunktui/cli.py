@@ -508,6 +508,9 @@ cli.add_command(eval_command)
 from chunktui.cli_serve import serve_command
 
 cli.add_command(serve_command)
+from chunktui.cli_search import search_command
+
+cli.add_command(search_command)
 
 
 def main(argv=None):
