@@ -37,7 +37,7 @@ class ChunktuiSplitter(TextSplitter):
 
     @classmethod
     def from_profile(cls, path: str | os.PathLike) -> ChunktuiSplitter:
-        """The splitter of a profile saved by the app or `chunktui chunk --save-profile`."""
+        """The splitter of a profile saved by the app (ctrl+s)."""
         from chunktui.formats.profiles import load_profile
 
         profile = load_profile(path)

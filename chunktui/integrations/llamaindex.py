@@ -42,7 +42,7 @@ class ChunktuiNodeParser(NodeParser):
 
     @classmethod
     def from_profile(cls, path: str | os.PathLike, **fields: Any) -> ChunktuiNodeParser:
-        """The parser of a profile saved by the app or `chunktui chunk --save-profile`;
+        """The parser of a profile saved by the app (ctrl+s);
         `fields` are NodeParser's own (include_metadata, include_prev_next_rel, ...)."""
         from chunktui.formats.profiles import load_profile
 
