@@ -13,7 +13,7 @@ from .records import display_path, to_plain
 CHUNK_COLUMNS = (
     ("id", "TEXT"), ("source", "TEXT"), ("chunk_index", "INTEGER"),
     ("start_char", "INTEGER"), ("end_char", "INTEGER"), ("start_byte", "INTEGER"), ("end_byte", "INTEGER"),
-    ("start_line", "INTEGER"), ("end_line", "INTEGER"), ("page", "INTEGER"),
+    ("start_line", "INTEGER"), ("end_line", "INTEGER"), ("page_start", "INTEGER"), ("page_end", "INTEGER"),
     ("tokens", "INTEGER"), ("embed_tokens", "INTEGER"), ("sha256", "TEXT"), ("boundary_type", "TEXT"),
     ("text", "TEXT"), ("embed_text", "TEXT"), ("metadata", "TEXT"),
 )
@@ -39,9 +39,9 @@ def chunk_rows(cs) -> list[tuple]:
         embed_tokens = getattr(c, "embed_tokens", None)
         if embed_tokens is None:
             embed_tokens = c.tokens if embed == c.text else count(embed)
-        page = c.metadata.get("page")
+        pages = [c.metadata.get(key) for key in ("page_start", "page_end")]  # a PDF's chunks have them
         rows.append((c.id, source, c.index, c.start, c.end, c.start_byte, c.end_byte, c.start_line, c.end_line,
-                     page if isinstance(page, int) else None, c.tokens, embed_tokens,
+                     *(p if isinstance(p, int) else None for p in pages), c.tokens, embed_tokens,
                      c.sha256, c.boundary_type, c.text, embed,
                      json.dumps(to_plain(c.metadata), ensure_ascii=False, sort_keys=True)))
     return rows

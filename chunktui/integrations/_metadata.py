@@ -10,7 +10,7 @@ from chunktui.formats.records import to_plain
 
 def chunk_metadata(chunk, chunkset) -> dict:
     """Where `chunk` is in its source (character offsets, 1-based lines), its exact token
-    count, its header path, scope chain and page when the strategy gives them, and the text
+    count, its header path, scope chain and pages (a PDF's) when the strategy gives them, and the text
     an embedding model should receive when that is not the chunk's own text."""
     meta = chunk.metadata
     out = {
@@ -24,7 +24,7 @@ def chunk_metadata(chunk, chunkset) -> dict:
         "strategy": chunkset.strategy,
         "sha256": chunk.sha256,
     }
-    for key in ("header_path", "scope_chain", "page"):
+    for key in ("header_path", "scope_chain", "page_start", "page_end"):
         if meta.get(key) is not None:
             out[key] = to_plain(meta[key])
     embed = getattr(chunk, "embed_text", None) or embedded_text(chunk)
