@@ -223,8 +223,13 @@ def demo():
 @click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
               help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
                    "Files named on the command line are always chunked.")
+@click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
+              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
+@click.option("--resume", is_flag=True,
+              help="Skip files index.json records with the same sha256 and settings; chunk the others over "
+                   "their earlier output (implies --jobs).")
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, **flags):
+          max_file_size, workers, resume, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -271,6 +276,12 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         from chunktui.engine.facts import load_phrases
 
         facts = load_phrases(facts_path)
+    if workers is not None or resume:
+        from chunktui.cli_parallel import run_parallel
+
+        if dry_run or facts is not None:
+            raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
+        return run_parallel(jobs, strat.name, params, tokenizer, fmt, force, budget, workers, resume)
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below

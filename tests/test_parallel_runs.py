@@ -1,0 +1,93 @@
+"""`chunktui chunk FOLDER --jobs N`: the same outputs as one process, index.json, --resume, bad files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chunktui.cli import cli
+
+ROOT = Path(__file__).parent.parent
+STDLIB_JSON = Path(json.__file__).parent
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    """The sample documents and the standard library's json package: prose, markdown, code, logs."""
+    folder = tmp_path / "corpus"
+    shutil.copytree(ROOT / "sample_docs", folder, ignore=shutil.ignore_patterns("queries", "*.mbox"))
+    shutil.copytree(STDLIB_JSON, folder / "json", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    """Every output file but index.json, with the output folder's own path taken out."""
+    return {str(p.relative_to(folder)): p.read_bytes().replace(str(folder).encode(), b"OUT")
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "index.json"}
+
+
+def without_times(files: dict[str, bytes]) -> dict[str, object]:
+    return {name: ({k: v for k, v in json.loads(data).items() if k != "created_at"} if name.endswith("manifest.json")
+                   else data) for name, data in files.items()}
+
+
+def test_two_processes_write_what_one_writes(corpus, tmp_path):
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "one", "-f", "jsonl")
+    assert code == 0, err
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "two", "-f", "jsonl", "--jobs", "2")
+    assert code == 0, err
+    one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
+    assert len(one) > 20 and without_times(one) == without_times(two)
+    index = json.loads((tmp_path / "two" / "index.json").read_text())
+    assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl"}
+    manifests = sorted((tmp_path / "two").rglob("manifest.json"))
+    assert len(index["files"]) == len(manifests)
+    for entry in index["files"].values():
+        manifest = json.loads((Path(entry["output"]) / "manifest.json").read_text())
+        assert (entry["chunks"], entry["source_sha256"]) == (len(manifest["chunks"]), manifest["source_sha256"])
+    assert f"into {sum(e['chunks'] for e in index['files'].values()):,} chunks" in out and "with 2 processes" in out
+
+
+def test_resume_chunks_only_what_changed(corpus, tmp_path):
+    out_dir = tmp_path / "out"
+    assert run("chunk", corpus, "-o", out_dir, "--jobs", "2")[0] == 0
+    before = {p: p.stat().st_mtime_ns for p in out_dir.rglob("manifest.json")}
+    changed = corpus / "notes.md"
+    changed.write_text(changed.read_text() + "\n## Later\n\nOne more note.\n")
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
+    assert code == 0, err
+    assert f"Unchanged, skipped (--resume): {len(before) - 1} files" in out and out.startswith("Split 1 file ")
+    rewritten = [p for p in out_dir.rglob("manifest.json") if p.stat().st_mtime_ns != before[p]]
+    assert [p.parent.name for p in rewritten] == ["notes-md"]
+    assert "One more note." in "".join(p.read_text() for p in (out_dir / "notes-md").glob("chunk-*.txt"))
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume", "-s", "lines")
+    assert code == 0 and "skipped" not in out, err  # other settings: every file again, over its earlier output
+
+
+def test_a_bad_file_is_one_line_and_the_others_are_written(corpus, tmp_path):
+    (corpus / "broken.txt").write_bytes(b"\xef\xbb\xbfa byte order mark, then \xff\xfe not UTF-8\n")
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--jobs", "2")
+    assert code == 2
+    errors = [line for line in err.splitlines() if line.startswith("chunktui: error:")]
+    assert len(errors) == 1 and "broken.txt" in errors[0]
+    index = json.loads((tmp_path / "out" / "index.json").read_text())["files"]
+    assert [k for k, e in index.items() if "error" in e] == [str(corpus / "broken.txt")]
+    assert "Failed: 1 file" in out and (tmp_path / "out" / "guide-md" / "manifest.json").is_file()
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--jobs", "2", "--resume")
+    assert code == 2 and "Split 0 files" in out and "Failed: 1 file" in out  # only the failed file is tried again
+
+
+def test_jobs_refuses_a_dry_run_in_one_line(corpus):
+    code, out, err = run("chunk", corpus, "--jobs", "2", "--dry-run")
+    assert (code, out, err) == (2, "", "chunktui: error: --jobs: not with --dry-run or --facts\n")
+    code, out, err = run("chunk", corpus, "--jobs", "0")
+    assert code == 2 and err.startswith("chunktui: error: ") and len(err.splitlines()) == 1
