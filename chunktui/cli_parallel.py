@@ -7,6 +7,7 @@ output: the settings and, for each source, its sha256, output folder, chunk coun
 `--resume` skips a source whose index entry has the same settings and sha256 and whose
 manifest is still there. Workers ignore Ctrl-C: the parent cancels the files not started, waits
 for the ones being written, records them and says what is missing, so no output is half-written.
+A worker that dies (killed, out of memory) costs only the file it was on, if that file kills it again.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import os
 import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
 import click
@@ -103,44 +105,90 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
 
 
 def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
-    """Run every job of `todo` in the pool (`how`: strategy, params, tokenizer, format), recording each result in `files` as it arrives.
-    Returns how many finished and whether Ctrl-C stopped the run."""
+    """Run every job of `todo` (`how`: strategy, params, tokenizer, format), recording each result
+    in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
+
+    A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
+    files that were in flight are run again one at a time, so the one that kills its worker again
+    is reported alone, and the rest go to a new pool."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     if not todo:
         return 0, False
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["chunktui.engine", "chunktui.formats.export"])
-    pool = ProcessPoolExecutor(max_workers=min(workers, len(todo)), mp_context=context, initializer=_quiet_worker)
-    pending = {pool.submit(chunk_one, job.source, job.out_dir, *how, force, budget): key for key, job in todo}
+    jobs = dict(todo)
     console = Console(stderr=True)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
                         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
-    done, chunks, started, interrupted = 0, 0, time.perf_counter(), False
+    tally = {"done": 0, "chunks": 0, "started": time.perf_counter()}
+
+    def finish(key: str, entry: dict) -> None:
+        files[key] = entry
+        tally["done"] += 1
+        tally["chunks"] += entry.get("chunks", 0)
+        rate = tally["done"] / max(time.perf_counter() - tally["started"], 1e-9)
+        progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
+
+    def run_round(keys: list[str], size: int) -> list[str]:
+        return pool_round([(k, jobs[k]) for k in keys], size, how, force, budget, finish, progress.console)
+
+    queue, alone, interrupted = list(jobs), [], False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
         try:
-            while pending:
-                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    key = pending.pop(future)
-                    entry = record(future, key, progress.console)
-                    files[key] = entry
-                    done, chunks = done + 1, chunks + entry.get("chunks", 0)
-                rate = done / max(time.perf_counter() - started, 1e-9)
-                progress.update(task, completed=done, chunks=chunks, rate=f"{rate:.1f}")
+            while queue or alone:
+                if alone:
+                    key = alone.pop(0)
+                    if run_round([key], 1):
+                        entry = {"error": f"{key}: its worker process died on it (killed, out of memory or a crash)"}
+                        progress.console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False,
+                                               soft_wrap=True)
+                        finish(key, entry)
+                    continue
+                size = min(workers, len(queue))
+                broken = run_round(queue, size)
+                # a pool hands out files in order, at most size + 1 at a time: those were in flight
+                alone, queue = broken[:size + 1], broken[size + 1:]
+                if broken:
+                    progress.console.print(f"chunktui: warning: a worker process died; the {len(alone)} files it "
+                                           "may have held are chunked again one at a time", markup=False,
+                                           highlight=False, soft_wrap=True)
         except KeyboardInterrupt:
             interrupted = True
-            pool.shutdown(wait=True, cancel_futures=True)  # the files being written are finished
-            for future, key in pending.items():
-                if future.done() and not future.cancelled():
-                    files[key] = record(future, key, progress.console)
-                    done += 1
-        finally:
-            pool.shutdown(wait=True, cancel_futures=True)
-    return done, interrupted
+    return tally["done"], interrupted
+
+
+def pool_round(todo, size: int, how: tuple, force: bool, budget: int, finish, console) -> list[str]:
+    """One pool of `size` processes over `todo`: each file's entry to `finish` as it arrives; the
+    keys of the files lost when a worker died, in the order they were given. On Ctrl-C the files
+    not started are cancelled and the ones being written finish and are recorded first."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["chunktui.engine", "chunktui.formats.export"])
+    pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_quiet_worker)
+    pending = {pool.submit(chunk_one, job.source, job.out_dir, *how, force, budget): key for key, job in todo}
+    lost = []
+
+    def collect(futures) -> None:
+        for future in futures:
+            key = pending.pop(future)
+            if isinstance(future.exception(), BrokenProcessPool):
+                lost.append(key)
+            else:
+                finish(key, record(future, key, console))
+
+    try:
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            collect(finished)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)  # the files being written are finished
+        collect([f for f in pending if f.done() and not f.cancelled()])
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    order = {key: i for i, (key, _) in enumerate(todo)}
+    return sorted(lost, key=order.__getitem__)
 
 
 def _quiet_worker() -> None:
@@ -152,7 +200,7 @@ def record(future, key: str, console) -> dict:
     """A finished file's index entry; its warnings and error printed above the progress bar."""
     try:
         entry = future.result()
-    except Exception as exc:  # the worker crashed on this file (a bug, a memory limit): the others go on
+    except Exception as exc:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
         entry = {"error": f"{key}: worker failed ({type(exc).__name__}: {exc})"}
     for line in entry.pop("warnings", []):
         console.print(f"chunktui: warning: {line}", markup=False, highlight=False, soft_wrap=True)

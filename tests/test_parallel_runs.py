@@ -126,3 +126,45 @@ def test_ctrl_c_keeps_finished_files_and_resume_finishes(corpus, tmp_path):
     code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
     assert code == 0, err
     assert out.startswith(f"Split {missing:,} files") and f"skipped (--resume): {len(written):,} files" in out
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_killed_worker_costs_no_file(corpus, tmp_path):
+    """SIGKILL to a worker mid-run, as the kernel's out-of-memory killer sends it: the pool breaks,
+    the files in flight are chunked again one at a time, every file is written."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    for n in range(4):
+        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
+                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
+    out_dir = tmp_path / "out"
+    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
+               "--jobs", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    deadline, workers = time.monotonic() + 120, []
+    while not workers and time.monotonic() < deadline and proc.poll() is None:
+        if any(out_dir.rglob("manifest.json")):
+            workers = [w for child in children(proc.pid) for w in children(child)]  # the forkserver's children
+        time.sleep(0.05)
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "a worker process died" in err and "Traceback" not in err
+    total = len(list(corpus.rglob("*.*")))
+    assert out.startswith(f"Split {total:,} files") and len(list(out_dir.rglob("manifest.json"))) == total
