@@ -130,24 +130,27 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
         rate = tally["done"] / max(time.perf_counter() - tally["started"], 1e-9)
         progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
 
-    def run_round(keys: list[str], size: int) -> list[str]:
-        return pool_round([(k, jobs[k]) for k in keys], size, how, force, budget, finish, progress.console)
+    def run_round(keys: list[str], size: int, again: bool = False) -> list[str]:
+        # a file lost with a dead worker may have been written by a live one before the pool broke:
+        # chunked again, it replaces that export of this run (the up-front check refused any other)
+        return pool_round([(k, jobs[k]) for k in keys], size, how, force or again, budget, finish, progress.console)
 
-    queue, alone, interrupted = list(jobs), [], False
+    queue, alone, interrupted, again = list(jobs), [], False, False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
         try:
             while queue or alone:
                 if alone:
                     key = alone.pop(0)
-                    if run_round([key], 1):
+                    if run_round([key], 1, again=True):
                         entry = {"error": f"{key}: its worker process died on it (killed, out of memory or a crash)"}
                         progress.console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False,
                                                soft_wrap=True)
                         finish(key, entry)
                     continue
                 size = min(workers, len(queue))
-                broken = run_round(queue, size)
+                broken = run_round(queue, size, again)
+                again = again or bool(broken)
                 # a pool hands out files in order, at most size + 1 at a time: those were in flight
                 alone, queue = broken[:size + 1], broken[size + 1:]
                 if broken:
