@@ -226,8 +226,13 @@ def demo():
 @click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
               help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
 @click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
+@click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
+              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
+@click.option("--resume", is_flag=True,
+              help="Skip files index.json records with the same sha256 and settings; chunk the others over "
+                   "their earlier output (implies --jobs).")
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, **flags):
+          max_file_size, html_mode, password, workers, resume, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -253,6 +258,13 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         from chunktui.engine.facts import load_phrases
 
         facts = load_phrases(facts_path)
+    if workers is not None or resume:
+        from chunktui.cli_parallel import run_parallel
+
+        if dry_run or facts is not None:
+            raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
+        return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
+                            reader_options={"html": html_mode, "password": password})
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
@@ -554,6 +566,9 @@ cli.add_command(eval_command)
 from chunktui.cli_serve import serve_command
 
 cli.add_command(serve_command)
+from chunktui.cli_search import search_command
+
+cli.add_command(search_command)
 
 
 def main(argv=None):

@@ -1,0 +1,259 @@
+"""`chunktui chunk PATH... --jobs N`: files chunked and exported in N processes, with a corpus index.
+
+Each worker runs what the one-process run does for a file (read, chunk, export with the same
+atomic, verified writers), so each file's output is the same. The parent keeps one progress
+bar (files, chunks, files a second) and writes `index.json` in the folder holding every file's
+output: the settings and, for each source, its sha256, output folder, chunk count or error.
+`--resume` skips a source whose index entry has the same settings and sha256 and whose
+manifest is still there. Workers ignore Ctrl-C: the parent cancels the files not started, waits
+for the ones being written, records them and says what is missing, so no output is half-written.
+A worker that dies (killed, out of memory) costs only the file it was on, if that file kills it again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing
+import os
+import signal
+import time
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+
+import click
+
+from chunktui.cli import EXIT_BAD_INPUT, EXIT_OK, warn_line
+from chunktui.engine.errors import ChunktuiError
+
+INDEX_NAME = "index.json"
+EXIT_INTERRUPTED = 130
+
+
+def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
+                 workers: int | None, resume: bool, reader_options: dict | None = None) -> int:
+    """Chunk and export `jobs` in `workers` processes (default: one a core); index.json beside their outputs."""
+    from chunktui.formats.export import check_target, recover_interrupted
+    from chunktui.formats.records import display_path, to_plain
+
+    workers = workers or os.cpu_count() or 1
+    root = index_root([j.out_dir for j in jobs])
+    settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt}
+    earlier = read_index(root / INDEX_NAME, settings) if resume else {}
+    files, todo = {}, []
+    for job in jobs:
+        key = display_path(job.source)
+        entry = earlier.get(key)
+        if entry is not None and unchanged(entry, job):
+            files[key] = entry
+            continue
+        recover_interrupted(job.out_dir, notify=warn_line)
+        # --resume replaces the earlier export of a source it chunks again (still only a chunktui export)
+        check_target(job.out_dir, force or resume, job.source)
+        todo.append((key, job))
+    skipped = len(jobs) - len(todo)
+    started = time.perf_counter()
+    done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options), force or resume,
+                                 budget, workers)
+    write_index(root / INDEX_NAME, settings, files)
+    seconds = time.perf_counter() - started
+    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers)
+
+
+def index_root(out_dirs) -> Path:
+    """The folder holding every output folder (a lone file's: the folder above its output)."""
+    if len(out_dirs) == 1:
+        return Path(out_dirs[0]).absolute().parent
+    return Path(os.path.commonpath([str(Path(d).absolute()) for d in out_dirs]))
+
+
+def read_index(path: Path, settings: dict) -> dict:
+    """The files of an earlier run's index.json made with `settings`; none when there is none,
+    it is unreadable or its settings differ."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data["files"] if data["settings"] == settings else {}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def unchanged(entry: dict, job) -> bool:
+    """The earlier run wrote this source as it is now, and its manifest is still there."""
+    if "error" in entry or not (Path(job.out_dir) / "manifest.json").is_file():
+        return False
+    try:
+        return file_sha256(job.source) == entry.get("source_sha256")
+    except OSError:
+        return False
+
+
+def file_sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_index(path: Path, settings: dict, files: dict) -> None:
+    """index.json, replaced whole (written aside, then renamed)."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+        json.dump({"settings": settings, "files": dict(sorted(files.items()))}, fh, ensure_ascii=False, indent=2)
+        fh.write("\n")
+    os.replace(tmp, path)
+
+
+def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
+    """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options), recording each result
+    in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
+
+    A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
+    files that were in flight are run again one at a time, so the one that kills its worker again
+    is reported alone, and the rest go to a new pool."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    if not todo:
+        return 0, False
+    jobs = dict(todo)
+    console = Console(stderr=True)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
+                        TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
+    tally = {"done": 0, "chunks": 0, "started": time.perf_counter()}
+
+    def finish(key: str, entry: dict) -> None:
+        files[key] = entry
+        tally["done"] += 1
+        tally["chunks"] += entry.get("chunks", 0)
+        rate = tally["done"] / max(time.perf_counter() - tally["started"], 1e-9)
+        progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
+
+    def run_round(keys: list[str], size: int, again: bool = False) -> list[str]:
+        # a file lost with a dead worker may have been written by a live one before the pool broke:
+        # chunked again, it replaces that export of this run (the up-front check refused any other)
+        return pool_round([(k, jobs[k]) for k in keys], size, how, force or again, budget, finish, progress.console)
+
+    queue, alone, interrupted, again = list(jobs), [], False, False
+    with progress:
+        task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
+        try:
+            while queue or alone:
+                if alone:
+                    key = alone.pop(0)
+                    if run_round([key], 1, again=True):
+                        entry = {"error": f"{key}: its worker process died on it (killed, out of memory or a crash)"}
+                        progress.console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False,
+                                               soft_wrap=True)
+                        finish(key, entry)
+                    continue
+                size = min(workers, len(queue))
+                broken = run_round(queue, size, again)
+                again = again or bool(broken)
+                # a pool hands out files in order, at most size + 1 at a time: those were in flight
+                alone, queue = broken[:size + 1], broken[size + 1:]
+                if broken:
+                    progress.console.print(f"chunktui: warning: a worker process died; the {len(alone)} files it "
+                                           "may have held are chunked again one at a time", markup=False,
+                                           highlight=False, soft_wrap=True)
+        except KeyboardInterrupt:
+            interrupted = True
+    return tally["done"], interrupted
+
+
+def pool_round(todo, size: int, how: tuple, force: bool, budget: int, finish, console) -> list[str]:
+    """One pool of `size` processes over `todo`: each file's entry to `finish` as it arrives; the
+    keys of the files lost when a worker died, in the order they were given. On Ctrl-C the files
+    not started are cancelled and the ones being written finish and are recorded first."""
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["chunktui.engine", "chunktui.formats.export"])
+    pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_quiet_worker)
+    pending = {pool.submit(chunk_one, job.source, job.out_dir, *how, force, budget): key for key, job in todo}
+    lost = []
+
+    def collect(futures) -> None:
+        for future in futures:
+            key = pending.pop(future)
+            if isinstance(future.exception(), BrokenProcessPool):
+                lost.append(key)
+            else:
+                finish(key, record(future, key, console))
+
+    try:
+        while pending:
+            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+            collect(finished)
+    except KeyboardInterrupt:
+        pool.shutdown(wait=True, cancel_futures=True)  # the files being written are finished
+        collect([f for f in pending if f.done() and not f.cancelled()])
+        raise
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+    order = {key: i for i, (key, _) in enumerate(todo)}
+    return sorted(lost, key=order.__getitem__)
+
+
+def _quiet_worker() -> None:
+    """Ctrl-C goes to the parent, which decides; a worker finishes the file it writes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def record(future, key: str, console) -> dict:
+    """A finished file's index entry; its warnings and error printed above the progress bar."""
+    try:
+        entry = future.result()
+    except Exception as exc:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
+        entry = {"error": f"{key}: worker failed ({type(exc).__name__}: {exc})"}
+    for line in entry.pop("warnings", []):
+        console.print(f"chunktui: warning: {line}", markup=False, highlight=False, soft_wrap=True)
+    if "error" in entry:
+        console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False, soft_wrap=True)
+    return entry
+
+
+def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, force, budget) -> dict:
+    """In a worker: one file read, chunked and exported as the one-process run does it."""
+    from chunktui.engine import chunk_document
+    from chunktui.formats.discover import load_source
+    from chunktui.formats.export import export_chunkset
+    from chunktui.formats.records import display_path
+
+    try:
+        doc = load_source(source, reader_options)
+        cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
+        export_chunkset(cs, out_dir, fmt, force)
+    except ChunktuiError as exc:
+        return {"error": str(exc)}
+    return {"source_sha256": doc.sha256, "output": display_path(out_dir), "strategy": cs.strategy,
+            "chunks": len(cs.chunks), "lines": doc.line_count, "over_budget": sum(c.tokens > budget for c in cs.chunks),
+            "warnings": list(cs.warnings)}
+
+
+def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
+            seconds: float, workers: int) -> int:
+    """The run's last lines and exit code: 2 when a file failed, 130 when Ctrl-C stopped it."""
+    from chunktui.formats.plan import plural
+    from chunktui.formats.records import folder_display
+
+    ran = [files[key] for key, _ in todo if key in files]
+    failed = sum("error" in e for e in ran)
+    written = [e for e in ran if "error" not in e]
+    over = sum(e["over_budget"] for e in written)
+    if over:
+        warn_line(f"{plural(over, 'chunk')} over the {budget:,}-token budget (see --budget)")
+    line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
+            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
+            f". Output: {folder_display(root)} (one folder per file). Index: {folder_display(root)}{INDEX_NAME}")
+    if skipped:
+        line += f". Unchanged, skipped (--resume): {plural(skipped, 'file')}"
+    if failed:
+        line += f". Failed: {plural(failed, 'file')} (see above)"
+    click.echo(line)
+    if interrupted:
+        missing = len(todo) - done
+        click.echo(f"chunktui: interrupted: {plural(missing, 'file')} not chunked; "
+                   f"run again with --resume to finish", err=True)
+        return EXIT_INTERRUPTED
+    return EXIT_BAD_INPUT if failed else EXIT_OK

@@ -1,0 +1,170 @@
+"""`chunktui chunk FOLDER --jobs N`: the same outputs as one process, index.json, --resume, bad files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from chunktui.cli import cli
+
+ROOT = Path(__file__).parent.parent
+STDLIB_JSON = Path(json.__file__).parent
+
+
+def run(*args):
+    result = CliRunner().invoke(cli, [str(a) for a in args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    """The sample documents and the standard library's json package: prose, markdown, code, logs."""
+    folder = tmp_path / "corpus"
+    shutil.copytree(ROOT / "sample_docs", folder, ignore=shutil.ignore_patterns("queries", "*.mbox"))
+    shutil.copytree(STDLIB_JSON, folder / "json", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder
+
+
+def outputs(folder: Path) -> dict[str, bytes]:
+    """Every output file but index.json, with the output folder's own path taken out."""
+    return {str(p.relative_to(folder)): p.read_bytes().replace(str(folder).encode(), b"OUT")
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "index.json"}
+
+
+def without_times(files: dict[str, bytes]) -> dict[str, object]:
+    return {name: ({k: v for k, v in json.loads(data).items() if k != "created_at"} if name.endswith("manifest.json")
+                   else data) for name, data in files.items()}
+
+
+def test_two_processes_write_what_one_writes(corpus, tmp_path):
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "one", "-f", "jsonl")
+    assert code == 0, err
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "two", "-f", "jsonl", "--jobs", "2")
+    assert code == 0, err
+    one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
+    assert len(one) > 20 and without_times(one) == without_times(two)
+    index = json.loads((tmp_path / "two" / "index.json").read_text())
+    assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl"}
+    manifests = sorted((tmp_path / "two").rglob("manifest.json"))
+    assert len(index["files"]) == len(manifests)
+    for entry in index["files"].values():
+        manifest = json.loads((Path(entry["output"]) / "manifest.json").read_text())
+        assert (entry["chunks"], entry["source_sha256"]) == (len(manifest["chunks"]), manifest["source_sha256"])
+    assert f"into {sum(e['chunks'] for e in index['files'].values()):,} chunks" in out and "with 2 processes" in out
+
+
+def test_resume_chunks_only_what_changed(corpus, tmp_path):
+    out_dir = tmp_path / "out"
+    assert run("chunk", corpus, "-o", out_dir, "--jobs", "2")[0] == 0
+    before = {p: p.stat().st_mtime_ns for p in out_dir.rglob("manifest.json")}
+    changed = corpus / "notes.md"
+    changed.write_text(changed.read_text() + "\n## Later\n\nOne more note.\n")
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
+    assert code == 0, err
+    assert f"Unchanged, skipped (--resume): {len(before) - 1} files" in out and out.startswith("Split 1 file ")
+    rewritten = [p for p in out_dir.rglob("manifest.json") if p.stat().st_mtime_ns != before[p]]
+    assert [p.parent.name for p in rewritten] == ["notes-md"]
+    assert "One more note." in "".join(p.read_text() for p in (out_dir / "notes-md").glob("chunk-*.txt"))
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume", "-s", "lines")
+    assert code == 0 and "skipped" not in out, err  # other settings: every file again, over its earlier output
+
+
+def test_a_bad_file_is_one_line_and_the_others_are_written(corpus, tmp_path):
+    (corpus / "broken.txt").write_bytes(b"\xef\xbb\xbfa byte order mark, then \xff\xfe not UTF-8\n")
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--jobs", "2")
+    assert code == 2
+    errors = [line for line in err.splitlines() if line.startswith("chunktui: error:")]
+    assert len(errors) == 1 and "broken.txt" in errors[0]
+    index = json.loads((tmp_path / "out" / "index.json").read_text())["files"]
+    assert [k for k, e in index.items() if "error" in e] == [str(corpus / "broken.txt")]
+    assert "Failed: 1 file" in out and (tmp_path / "out" / "guide-md" / "manifest.json").is_file()
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--jobs", "2", "--resume")
+    assert code == 2 and "Split 0 files" in out and "Failed: 1 file" in out  # only the failed file is tried again
+
+
+def test_jobs_refuses_a_dry_run_in_one_line(corpus):
+    code, out, err = run("chunk", corpus, "--jobs", "2", "--dry-run")
+    assert (code, out, err) == (2, "", "chunktui: error: --jobs: not with --dry-run or --facts\n")
+    code, out, err = run("chunk", corpus, "--jobs", "0")
+    assert code == 2 and err.startswith("chunktui: error: ") and len(err.splitlines()) == 1
+
+
+def test_ctrl_c_keeps_finished_files_and_resume_finishes(corpus, tmp_path):
+    """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, once some files are written."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    for n in range(4):  # enough files that the run is still going when the signal comes
+        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
+                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
+    out_dir = tmp_path / "out"
+    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
+               "--jobs", "2"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not any(out_dir.rglob("manifest.json")) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and err.splitlines()[-1].endswith("not chunked; run again with --resume to finish")
+    written = {p.parent for p in out_dir.rglob("manifest.json")}
+    index = json.loads((out_dir / "index.json").read_text())["files"]
+    assert {Path(e["output"]) for e in index.values()} == written and 0 < len(written)
+    assert not [p for p in out_dir.rglob(".*") if p.name != "index.json"]  # no half-written export left
+    missing = int(err.splitlines()[-1].split("interrupted: ")[1].split()[0])
+    assert missing > 0 and len(written) + missing == len(list(corpus.rglob("*.*")))
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
+    assert code == 0, err
+    assert out.startswith(f"Split {missing:,} files") and f"skipped (--resume): {len(written):,} files" in out
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def test_a_killed_worker_costs_no_file(corpus, tmp_path):
+    """SIGKILL to a worker mid-run, as the kernel's out-of-memory killer sends it: the pool breaks,
+    the files in flight are chunked again one at a time, every file is written."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    for n in range(4):
+        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
+                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
+    out_dir = tmp_path / "out"
+    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
+               "--jobs", "2"]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    deadline, workers = time.monotonic() + 120, []
+    while not workers and time.monotonic() < deadline and proc.poll() is None:
+        if any(out_dir.rglob("manifest.json")):
+            workers = [w for child in children(proc.pid) for w in children(child)]  # the forkserver's children
+        time.sleep(0.05)
+    os.kill(workers[0], signal.SIGKILL)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "a worker process died" in err and "Traceback" not in err
+    total = len(list(corpus.rglob("*.*")))
+    assert out.startswith(f"Split {total:,} files") and len(list(out_dir.rglob("manifest.json"))) == total
