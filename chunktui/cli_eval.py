@@ -105,7 +105,7 @@ def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, token
     doc = load_document(file)
     queries = load_questions(doc, queries_path, auto_n, seed)
     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
-    tokens = embedded_tokens(cs.chunks, cs.tokenizer)
+    tokens = embedded_tokens(cs.chunks)
     index = DenseIndex(cs.chunks, model) if model is not None else None
     report = evaluate_retrieval(cs, queries, ks, budget, index=index, tokens=tokens)
     retriever = RETRIEVER if model is None else f"dense: cosine of model2vec embeddings ({model_path}) {EMBEDS}"
