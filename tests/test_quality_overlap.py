@@ -4,6 +4,7 @@ the same run without it get the same structural flags wherever their core cuts a
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,20 @@ def test_recursive_overlap_as_asked_is_not_off():
     widened = build_chunkset(doc, spans, strategy="recursive", params=cs.params, tokenizer="cl100k_base")
     assert [f.reason for f in assess(widened).flags if f.name == "overlap"] == \
         ["300 chars of overlap, over twice the 100 requested (between chunk-0001 and chunk-0002)"]
+
+
+def test_with_queries_the_sweep_ranks_by_what_retrieves_and_says_so():
+    from click.testing import CliRunner
+
+    from chunktui.cli import cli
+
+    args = ["sweep", str(SAMPLES / "guide.md"), "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
+            "--queries", str(SAMPLES / "queries" / "guide.jsonl"), "--retrieve-tokens", "300", "--workers", "1"]
+    grid = json.loads(CliRunner().invoke(cli, [*args, "--format", "json", "--rank-by", "score"]).stdout)["cells"]
+    ranked = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)["cells"]
+    assert [c["recall"] for c in ranked] == sorted((c["recall"] for c in grid), reverse=True)
+    assert [c["recall"] for c in ranked] != [c["recall"] for c in grid]  # the grid order is not recall's
+    footer = CliRunner().invoke(cli, args).stdout.splitlines()[-1]
+    assert footer.startswith("* best recall; ranked by recall: what retrieves leads, the score and its flags explain")
+    plain = CliRunner().invoke(cli, [*args[:8], "--workers", "1"]).stdout.splitlines()[-1]
+    assert plain.startswith("* best score; no queries, so the score of structural flags ranks")

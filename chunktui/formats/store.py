@@ -364,8 +364,8 @@ def _filler(length: int, newlines: int, trailing: bool) -> str:
 def _embed_counter(records: list[dict], run: dict, path: Path):
     """What counts the embedded texts whose count was not saved (chunks saved before embed_tokens
     was), in the saved run's tokenizer; None when every count is there."""
-    if all(r["embed_tokens"] is not None or not (r["context_text"] or run["context_header"] != "none")
-           for r in records):
+    if all(r["embed_text"] is not None and r["embed_tokens"] is not None
+           or not (r["embed_text"] or r["context_text"] or run["context_header"] != "none") for r in records):
         return None
     try:
         return get_counter(run["tokenizer"])
@@ -392,6 +392,7 @@ def _chunk(index: int, r: dict, doc: Document, path: Path, context_header: str, 
         metadata=MappingProxyType(r["metadata"]), context_text=r["context_text"],
         embed_text=(embed := r["embed_text"] or embedded_texts(doc, [text], [r["context_text"]], [r["metadata"]],
                                                               context_header)[0]),
-        embed_tokens=r["embed_tokens"] if r["embed_tokens"] is not None
+        # a count saved for a text that was not (a manifest's, which has no context texts) is not this one's
+        embed_tokens=r["embed_tokens"] if r["embed_text"] is not None and r["embed_tokens"] is not None
         else r["tokens"] if embed == text else counter.count(embed),
     )
