@@ -204,3 +204,27 @@ def test_cli_context_header_on_chunk_sweep_and_profiles(tmp_path, monkeypatch):
     assert cells["path"]["count"] == cells["none"]["count"]
     assert cells["path"]["median_tokens"] > cells["none"]["median_tokens"]
     assert cells["path"]["over_budget_pct"] > cells["none"]["over_budget_pct"]
+
+
+def test_the_app_rechunks_with_the_context_header_and_shows_both_counts():
+    """The controls pane's header select re-chunks like the engine; the token column shows the
+    span's count and the embedded one where they differ."""
+    import asyncio
+
+    from textual.widgets import Select
+
+    from test_ui_support import assert_screen_matches_engine, opened, settle
+
+    async def scenario():
+        async with opened(SAMPLES / "guide.md") as (app, pilot):
+            assert app.chunkset.context_header == "none"
+            assert app.table.get_cell_at((0, 3)) == f"{app.chunkset.chunks[0].tokens:,}"
+            app.query_one("#context-header", Select).value = "path"
+            await settle(pilot)
+            assert app.chunkset.context_header == "path"
+            assert_screen_matches_engine(app)
+            first = app.chunkset.chunks[0]
+            assert first.embed_text.startswith("guide.md > ")
+            assert app.table.get_cell_at((0, 3)) == f"{first.tokens:,}→{first.embed_tokens:,}"
+
+    asyncio.run(scenario())
