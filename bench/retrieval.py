@@ -33,7 +33,7 @@ def main() -> None:
     cs = chunk_document(doc, args.strategy)
 
     def evaluate():
-        return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks, cs.tokenizer))
+        return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks))
 
     evaluation = median_time(evaluate, args.repeat)
     report = timed(evaluate)[1]

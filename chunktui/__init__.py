@@ -63,13 +63,15 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_TYPES})
 
 
-def chunk(source: Source, strategy: str = "auto", *, tokenizer: str | None = None, **params: Any) -> ChunkSet:
+def chunk(source: Source, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none",
+          **params: Any) -> ChunkSet:
     """Chunk one source with `strategy` and its parameters (see `strategies()`).
 
     `tokenizer` counts each chunk's tokens (cl100k_base by default; chars, bytes, lines,
-    o200k_base). Raises UnknownStrategyError or ParamError for bad options, DocumentError for
+    o200k_base). `context_header` (none, title, path) goes in front of each chunk's embed_text,
+    which embed_tokens counts. Raises UnknownStrategyError or ParamError for bad options, DocumentError for
     a file that cannot be read, ChunkingError when the strategy cannot chunk this source."""
-    return Chunker(strategy, tokenizer=tokenizer, **params).chunk(source)
+    return Chunker(strategy, tokenizer=tokenizer, context_header=context_header, **params).chunk(source)
 
 
 class Chunker:
@@ -78,7 +80,10 @@ class Chunker:
     With `auto`, the options belong to the strategy it picks for each source: a name no
     strategy has is refused here, a value is checked against the picked strategy."""
 
-    def __init__(self, strategy: str = "auto", *, tokenizer: str | None = None, **params: Any) -> None:
+    def __init__(self, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none",
+                 **params: Any) -> None:
+        from chunktui.engine.errors import ParamError
+        from chunktui.engine.model import CONTEXT_HEADERS
         from chunktui.engine.strategies import get_strategy
         from chunktui.engine.tokens import DEFAULT_TOKENIZER, get_counter
 
@@ -86,6 +91,9 @@ class Chunker:
         self.strategy: str = spec.name
         self.tokenizer: str = tokenizer or DEFAULT_TOKENIZER
         get_counter(self.tokenizer)  # an unknown tokenizer is refused now, not at the first source
+        if context_header not in CONTEXT_HEADERS:
+            raise ParamError("context_header", f"{context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
+        self.context_header: str = context_header
         self.params: dict[str, Any] = _known_to_some_strategy(params) if spec.name == "auto" else spec.validate(params)
 
     def __repr__(self) -> str:
@@ -97,7 +105,8 @@ class Chunker:
         from chunktui.engine.run import chunk_document
 
         doc, made_here = _document(source)
-        cs = chunk_document(doc, self.strategy, self.params, tokenizer=self.tokenizer)
+        cs = chunk_document(doc, self.strategy, self.params, tokenizer=self.tokenizer,
+                            context_header=self.context_header)
         if made_here:  # chunked once: what a run keeps for re-chunking it (a code parse) can go
             forget(doc)
         return cs

@@ -18,9 +18,15 @@ import click
 
 from chunktui import __version__
 from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
+from chunktui.engine.model import CONTEXT_HEADERS
 from chunktui.engine.tokens import DEFAULT_BUDGET
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
+CONTEXT_HEADER = click.option(
+    "--context-header", type=click.Choice(CONTEXT_HEADERS), default=None,
+    help="Put in front of each chunk's embedded text (what exports give to embed, and what budgets count): "
+         "none, title (the file name) or path (the file name > header path, scope chain, page or subject). "
+         "[default: the profile's, else none]")
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -231,8 +237,9 @@ def demo():
 @click.option("--resume", is_flag=True,
               help="Skip files index.json records with the same sha256 and settings; chunk the others over "
                    "their earlier output (implies --jobs).")
+@CONTEXT_HEADER
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, workers, resume, **flags):
+          max_file_size, html_mode, password, workers, resume, context_header, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -245,6 +252,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
     strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
+    context_header = context_header or (prof.context_header if prof else "none")
     try:
         limit = parse_size(max_file_size)
     except ParamError as exc:
@@ -264,14 +272,14 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         if dry_run or facts is not None:
             raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
         return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
-                            reader_options={"html": html_mode, "password": password})
+                            reader_options={"html": html_mode, "password": password}, context_header=context_header)
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
             check_target(job.out_dir, force, job.source)  # refuse up front rather than after half the files
     return run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget,
                     single=len(paths) == 1 and len(jobs) == 1, facts=facts,
-                    reader_options={"html": html_mode, "password": password})
+                    reader_options={"html": html_mode, "password": password}, context_header=context_header)
 
 
 class _NoProgress:
@@ -342,7 +350,7 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
 
 
 def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None,
-             reader_options=None) -> int:
+             reader_options=None, context_header="none") -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
@@ -367,7 +375,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
             try:
                 doc = load_source(job.source, reader_options)
                 with gc_paused():
-                    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
+                    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header,
                                         progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
                 if dry_run:
                     try:
@@ -512,15 +520,19 @@ def _param_facts(p) -> str:
               help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
 @click.option("--retrieve-tokens", type=click.IntRange(min=1), default=1000, show_default=True,
               help="With --queries: recall and IoU of the top chunks within this many embedded tokens.")
-@click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default="score", show_default=True)
+@click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default=None,
+              help="What ranks the cells, best first. [default: recall with --queries (what retrieves leads; "
+                   "the score and flags explain), else the score in grid order]")
+@CONTEXT_HEADER
 def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
-          retrieve_tokens, rank_by, **flags):
+          retrieve_tokens, rank_by, context_header, **flags):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from chunktui.cli_quality import parse_strategies, run_sweep, sweep_output
 
+    rank_by = rank_by or ("recall" if queries_path is not None else "score")
     if rank_by != "score" and queries_path is None:
         raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
     names = parse_strategies(strategy_names or [default_strategy()])
@@ -538,7 +550,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
                               min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
-                              queries=(queries_path, retrieve_tokens))
+                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none")
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
@@ -553,11 +565,12 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
 @click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
-def compare(file, profile_a, profile_b, budget, as_json):
+@CONTEXT_HEADER
+def compare(file, profile_a, profile_b, budget, as_json, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
     from chunktui.cli_quality import compare_lines
 
-    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json)))
+    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
 
 
 from chunktui.cli_eval import eval_command  # imported last: it builds on the names above

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from chunktui.cli import TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
+from chunktui.cli import CONTEXT_HEADER, TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
 from chunktui.engine.errors import ChunktuiError
 
 EMBEDS = "over each chunk's embedded text"
@@ -32,10 +32,11 @@ def parse_ks(values) -> tuple[int, ...]:
     return tuple(sorted(ks))
 
 
-def resolve_config(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str]:
-    """Strategy, params and tokenizer from flags over a profile over the defaults, as `chunk` takes them."""
-    name, params, tokenizer, _ = resolve_configuration(strategy_name, profile, tokenizer, flags)
-    return name, params, tokenizer
+def resolve_config(strategy_name, profile, tokenizer, flags, context_header=None) -> tuple[str, dict, str, str]:
+    """Strategy, params, tokenizer and context header from flags over a profile over the defaults,
+    as `chunk` takes them."""
+    name, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
+    return name, params, tokenizer, context_header or (prof.context_header if prof else "none")
 
 
 def load_questions(doc, queries_path, auto_n: int | None, seed: int):
@@ -73,19 +74,21 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
 @click.option("--model", "model_path", type=click.Path(path_type=Path), metavar="FOLDER",
               help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).")
 @click.option("--json", "as_json", is_flag=True, help="Per-query results: retrieved chunks, spans, scores, references.")
+@CONTEXT_HEADER
 def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, model_path,
-                 as_json, **flags):
+                 as_json, context_header, **flags):
     """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
     from chunktui.engine import chunk_document, load_document
     from chunktui.engine.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
 
     ks = parse_ks(k_values) if k_values else KS
-    strategy, params, tokenizer = resolve_config(strategy_name, profile, tokenizer, flags)
+    strategy, params, tokenizer, context_header = resolve_config(strategy_name, profile, tokenizer, flags,
+                                                                 context_header)
     model = load_model(model_path) if model_path is not None else None  # a bad model fails before any work
     doc = load_document(file)
     queries = load_questions(doc, queries_path, auto_n, seed)
-    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
-    tokens = embedded_tokens(cs.chunks, cs.tokenizer)
+    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header)
+    tokens = embedded_tokens(cs.chunks)
     index = DenseIndex(cs.chunks, model) if model is not None else None
     report = evaluate_retrieval(cs, queries, ks, budget, index=index, tokens=tokens)
     retriever = RETRIEVER if model is None else f"dense: cosine of model2vec embeddings ({model_path}) {EMBEDS}"
@@ -102,7 +105,7 @@ def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
     synthetic = any(r.query.synthetic for r in report.results)
     return {
         "file": cs.document.path or cs.document.name, "strategy": cs.strategy, "params": cs.params,
-        "tokenizer": cs.tokenizer, "chunks": len(chunks), "retriever": retriever, "units": UNITS,
+        "tokenizer": cs.tokenizer, "context_header": cs.context_header, "chunks": len(chunks), "retriever": retriever, "units": UNITS,
         "ks": list(report.ks), "retrieve_tokens": report.budget, "synthetic": synthetic,
         "means": report.means(),
         "queries": [{

@@ -32,14 +32,16 @@ EXIT_INTERRUPTED = 130
 
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
-                 workers: int | None, resume: bool, reader_options: dict | None = None) -> int:
+                 workers: int | None, resume: bool, reader_options: dict | None = None,
+                 context_header: str = "none") -> int:
     """Chunk and export `jobs` in `workers` processes (default: one a core); index.json beside their outputs."""
     from chunktui.formats.export import check_target, recover_interrupted
     from chunktui.formats.records import display_path, to_plain
 
     workers = workers or os.cpu_count() or 1
     root = index_root([j.out_dir for j in jobs])
-    settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt}
+    settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt,
+                "context_header": context_header}
     earlier = read_index(root / INDEX_NAME, settings) if resume else {}
     files, todo = {}, []
     for job in jobs:
@@ -54,7 +56,8 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
         todo.append((key, job))
     skipped = len(jobs) - len(todo)
     started = time.perf_counter()
-    done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options), force or resume,
+    done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
+                                 force or resume,
                                  budget, workers)
     write_index(root / INDEX_NAME, settings, files)
     seconds = time.perf_counter() - started
@@ -106,7 +109,7 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
 
 
 def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
-    """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options), recording each result
+    """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context header), recording each result
     in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
     A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
@@ -213,7 +216,8 @@ def record(future, key: str, console) -> dict:
     return entry
 
 
-def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, force, budget) -> dict:
+def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, context_header, force,
+              budget) -> dict:
     """In a worker: one file read, chunked and exported as the one-process run does it."""
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
@@ -222,12 +226,12 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
 
     try:
         doc = load_source(source, reader_options)
-        cs = chunk_document(doc, strategy, params, tokenizer=tokenizer)
+        cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header)
         export_chunkset(cs, out_dir, fmt, force)
     except ChunktuiError as exc:
         return {"error": str(exc)}
     return {"source_sha256": doc.sha256, "output": display_path(out_dir), "strategy": cs.strategy,
-            "chunks": len(cs.chunks), "lines": doc.line_count, "over_budget": sum(c.tokens > budget for c in cs.chunks),
+            "chunks": len(cs.chunks), "lines": doc.line_count, "over_budget": sum(c.embed_tokens > budget for c in cs.chunks),
             "warnings": list(cs.warnings)}
 
 

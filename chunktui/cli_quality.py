@@ -43,7 +43,7 @@ def parse_strategies(values) -> list[str]:
 
 
 def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
-              progress=None, queries=(None, 1000)):
+              progress=None, queries=(None, 1000), context_header="none"):
     """Load the document, check the grid and run it; bad input raises a ChunktuiError. With
     `queries` = (a queries file, retrieve tokens), each cell also gets recall and IoU."""
     from chunktui.engine import get_strategy, load_document
@@ -66,7 +66,7 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
             raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
     result = sweep(doc, list(strategies), sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
                    budget=budget, min_tokens=min_tokens, workers=workers, progress=progress, queries=queries,
-                   retrieve_tokens=retrieve_tokens)
+                   retrieve_tokens=retrieve_tokens, context_header=context_header)
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"
         if size_spec and not overlap_spec and first.startswith("--overlap"):
@@ -88,6 +88,15 @@ def _cells_with_defaults(result):
                 d[key] = strat.param(pname).default
         rows.append(d)
     return rows
+
+
+# the recommendation's reason: retrieval metrics, where there are queries, lead the score
+RANK_NOTES = {
+    "recall": "ranked by recall: what retrieves leads, the score and its flags explain",
+    "iou": "ranked by IoU: what retrieves leads, the score and its flags explain",
+    "score": "ranked by the score of structural flags (--rank-by recall ranks by what retrieves)",
+    "no queries": "no queries, so the score of structural flags ranks (--queries adds recall, which then leads)",
+}
 
 
 def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
@@ -126,7 +135,8 @@ def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
     lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
              for row in table]
-    lines.append(f"* best {rank_by}; tokens are median/p95 per chunk; flag columns count warnings"
+    lines.append(f"* best {rank_by}; " + RANK_NOTES[rank_by if retrieval else "no queries"]
+                 + "; tokens are embedded tokens, median/p95 per chunk; flag columns count warnings"
                  + (f"; recall and iou: means over the queries of the top chunks within {result.retrieve_tokens:,} "
                     "embedded tokens (BM25, characters)" if retrieval else ""))
     return "\n".join(lines)
@@ -138,8 +148,10 @@ def _num(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False) -> list[str]:
-    """Run both profiles on the document and describe where their boundaries differ."""
+def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False,
+                  context_header: str | None = None) -> list[str]:
+    """Run both profiles on the document and describe where their boundaries differ;
+    `context_header`, when given, is both runs' (else each profile's)."""
     from chunktui.engine import chunk_document, load_document
     from chunktui.engine.compare import compare
     from chunktui.engine.quality import FLAG_NAMES
@@ -147,8 +159,10 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
 
     pa, pb = load_profile(profile_a), load_profile(profile_b)
     doc = load_document(path)
-    a = chunk_document(doc, pa.strategy, pa.params, tokenizer=pa.tokenizer)
-    b = chunk_document(doc, pb.strategy, pb.params, tokenizer=pb.tokenizer)
+    a = chunk_document(doc, pa.strategy, pa.params, tokenizer=pa.tokenizer,
+                       context_header=context_header or pa.context_header)
+    b = chunk_document(doc, pb.strategy, pb.params, tokenizer=pb.tokenizer,
+                       context_header=context_header or pb.context_header)
     cmp = compare(a, b, budget)
     if as_json:
         side = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,

@@ -41,7 +41,7 @@ def test_json_lets_a_reader_recompute_every_number():
     assert data["ks"] == [1, 2, 4] and data["retrieve_tokens"] == 120 and data["synthetic"] is False
     doc = load_document(ESSAY)
     cs = chunk_document(doc, data["strategy"], data["params"], tokenizer=data["tokenizer"])
-    tokens = dict(zip((c.id for c in cs.chunks), embedded_tokens(cs.chunks, cs.tokenizer)))
+    tokens = dict(zip((c.id for c in cs.chunks), embedded_tokens(cs.chunks)))
     assert len(data["queries"]) == 11
     sums = dict.fromkeys(data["means"], 0.0)
     for q in data["queries"]:

@@ -161,8 +161,9 @@ def test_jsonl_writer_one_vector_store_record_a_line(workdir):
     assert len(lines) == len(cs.chunks)
     records = [json.loads(line) for line in lines]
     for c, r in zip(cs.chunks, records):
-        assert r["id"] == c.id and r["text"] == c.text
+        assert r["id"] == c.id and r["text"] == c.embed_text  # what to embed: the context text where there is one
         meta = r["metadata"]
+        assert meta["embed_tokens"] == c.embed_tokens
         assert (meta["source"], meta["start_char"], meta["end_char"], meta["tokens"], meta["boundary"]) == \
             ("notes.md", c.start, c.end, c.tokens, c.boundary_type)
         assert meta["lines"] == f"{c.start_line}-{c.end_line}"

@@ -49,7 +49,8 @@ def test_two_processes_write_what_one_writes(corpus, tmp_path):
     one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
     assert len(one) > 20 and without_times(one) == without_times(two)
     index = json.loads((tmp_path / "two" / "index.json").read_text())
-    assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl"}
+    assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl",
+                                 "context_header": "none"}
     manifests = sorted((tmp_path / "two").rglob("manifest.json"))
     assert len(index["files"]) == len(manifests)
     for entry in index["files"].values():

@@ -121,6 +121,9 @@ def check_invariants(cs):
         assert c.start_line == lines
         assert c.end_line == lines + c.text.count("\n", 0, c.chars - 1)
         assert c.tokens == len(ENC.encode_ordinary(c.text))
+        # what is embedded (run without a header): the context text where there is one, counted exactly
+        assert c.embed_text == (c.context_text or c.text)
+        assert c.embed_tokens == (c.tokens if c.embed_text == c.text else len(ENC.encode_ordinary(c.embed_text)))
         assert c.sha256 == hashlib.sha256(c.text.encode("utf-8")).hexdigest()
         ov_prev = max(0, min(chunks[i - 1].end, c.end) - c.start) if i else 0
         ov_next = max(0, c.end - chunks[i + 1].start) if i + 1 < len(chunks) else 0

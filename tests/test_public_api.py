@@ -102,7 +102,9 @@ def test_load_gives_back_the_saved_chunks(tmp_path, fmt):
         back = chunktui.load(saved)
         expected = cs.chunks
         if saved.name == "manifest.json" or saved.is_dir() and fmt in ("jsonl", "text"):  # no context texts
-            expected = [dataclasses.replace(c, context_text=None) for c in cs.chunks]
+            # so what they embed is their span
+            expected = [dataclasses.replace(c, context_text=None, embed_text=c.text, embed_tokens=c.tokens)
+                        for c in cs.chunks]
         assert back.chunks == expected, saved
         assert (back.strategy, back.params, back.tokenizer, back.gaps) == (cs.strategy, cs.params, cs.tokenizer, cs.gaps)
 

@@ -275,9 +275,14 @@ def test_split_entity_is_judged_at_the_core_not_the_overlap():
                               Span(doc.line_start(3), len(CODE), metadata={"core_start_line": 10, "core_end_line": 11})],
                         strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
     assert "split_entity" not in names(cs)
+    # without core lines in the metadata the core is measured: the second chunk's new text starts
+    # where the first ends (line 10), so the same spans cut nothing; a real cut at line 3 does
     no_core = build_chunkset(doc, [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
                              strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
-    assert "split_entity" in names(no_core)
+    assert "split_entity" not in names(no_core)
+    real_cut = build_chunkset(doc, [Span(0, doc.line_start(3)), Span(doc.line_start(3), len(CODE))],
+                              strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+    assert "split_entity" in names(real_cut)
 
 
 def test_overlap_counted_in_items_is_judged_by_presence_only():

@@ -61,7 +61,7 @@ def test_merge_reciprocal_rank_and_budget_hand_computed():
 def test_fts5_query_quotes_every_word_and_ors_them():
     assert fts5_query('NEAR("a" b) OR -c* AND d:e') == '"near" OR "a" OR "b" OR "or" OR "c" OR "and" OR "d" OR "e"'
     assert fts5_query("?!") == ""
-    index = BM25Index([SimpleNamespace(text="x AND y", context_text=None, start=0, end=7)])
+    index = BM25Index([SimpleNamespace(text="x AND y", context_text=None, embed_text="x AND y", start=0, end=7)])
     assert list(index.search('AND" OR (')) and list(index.search("--")) == []
 
 
@@ -87,7 +87,7 @@ def test_budget_metrics_stop_at_the_embedded_token_budget():
     doc = Document.from_text(NOTES, path="notes.txt")
     cs = chunk_document(doc, "lines", {"size": 1, "overlap": 0})
     q = Query("cache host", (Reference(0, len(NOTES)),))
-    tokens = embedded_tokens(cs.chunks, cs.tokenizer)
+    tokens = embedded_tokens(cs.chunks)
     report = evaluate_retrieval(cs, [q], ks=(1,), budget=25)
     (r,) = report.results
     every = list(BM25Index(cs.chunks).search(q.question))  # the whole ranking: 4 lines say cache or host
@@ -107,7 +107,7 @@ def test_retrieval_and_token_counts_use_the_embedded_text():
     with_context = [c for c in cs.chunks if c.context_text and c.context_text != c.text]
     assert with_context, "talk.vtt's cue chunks embed their cue text"
     counter = get_counter(cs.tokenizer)
-    tokens = embedded_tokens(cs.chunks, cs.tokenizer)
+    tokens = embedded_tokens(cs.chunks)
     for c, t in zip(cs.chunks, tokens):
         assert embedded_text(c) == (c.context_text or c.text) and t == counter.count(embedded_text(c))
     # a timestamp is in every cue's span but in no embedded text: it retrieves nothing
@@ -122,7 +122,7 @@ def test_chunks_key_follows_spans_and_embedded_texts():
     renumbered = [dataclasses.replace(c, index=c.index + 7) for c in cs.chunks]
     assert chunks_key(renumbered) == chunks_key(cs.chunks)
     first = cs.chunks[0]
-    assert chunks_key([dataclasses.replace(first, context_text=None), *cs.chunks[1:]]) != chunks_key(cs.chunks)
+    assert chunks_key([dataclasses.replace(first, embed_text=first.text, embed_tokens=first.tokens), *cs.chunks[1:]]) != chunks_key(cs.chunks)
     assert chunks_key([dataclasses.replace(first, end=first.end - 1), *cs.chunks[1:]]) != chunks_key(cs.chunks)
 
 

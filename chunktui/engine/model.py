@@ -103,7 +103,7 @@ _NO_METADATA = Metadata()  # read-only, so every chunk without metadata can shar
 
 # What a build knows of every chunk; the other fields are derived from the document when first read
 _BUILT = ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label", "overlap_prev_chars",
-          "overlap_next_chars", "metadata", "context_text")
+          "overlap_next_chars", "metadata", "context_text", "embed_text", "embed_tokens")
 _DERIVED = ("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines", "sha256", "start_byte",
             "end_byte")
 
@@ -120,11 +120,12 @@ class _ChunkSlots:
     __slots__ = (*_BUILT, *_DERIVED, "_source", "__weakref__")
 
     def __init__(self, index, start, end, text, tokens, boundary_type, boundary_label, overlap_prev_chars,
-                 overlap_next_chars, metadata, context_text, source):
+                 overlap_next_chars, metadata, context_text, embed_text, embed_tokens, source):
         self.index, self.start, self.end, self.text, self.tokens = index, start, end, text, tokens
         self.boundary_type, self.boundary_label = boundary_type, boundary_label
         self.overlap_prev_chars, self.overlap_next_chars = overlap_prev_chars, overlap_next_chars
         self.metadata, self.context_text, self._source = metadata, context_text, source
+        self.embed_text, self.embed_tokens = embed_text, embed_tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,11 +155,19 @@ class Chunk(_ChunkSlots):
     end_byte: int = 0
     metadata: Mapping[str, Any] = field(default_factory=Metadata)
     context_text: str | None = None
+    embed_text: str | None = None
+    embed_tokens: int | None = None
 
     def __post_init__(self):
         if type(self.metadata) is not Metadata:
             object.__setattr__(self, "metadata", Metadata(self.metadata) if self.metadata else _NO_METADATA)
         object.__setattr__(self, "_source", None)
+        if self.embed_text is None:  # made by hand: what a run without a context header embeds
+            object.__setattr__(self, "embed_text", self.context_text or self.text)
+        if self.embed_tokens is None:
+            if self.embed_text != self.text:
+                raise ValueError("a chunk whose embed_text is not its text needs its embed_tokens")
+            object.__setattr__(self, "embed_tokens", self.tokens)
 
     def __getattr__(self, name: str):
         """Only called for a field a run left out and nobody has read yet (a slot not yet set)."""
@@ -325,6 +334,7 @@ class ChunkSet:
     gaps: list[Gap]
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    context_header: str = "none"  # what each chunk's embed_text starts with: see CONTEXT_HEADERS
 
     def __repr__(self) -> str:
         # short: Textual names a worker by repr-ing its arguments, and the full dataclass repr
@@ -379,9 +389,12 @@ def build_chunkset(
     warnings: list[str] = (),
     notes: list[str] = (),
     counter=None,
+    context_header: str = "none",
 ) -> ChunkSet:
     """Freeze spans into Chunks (sorted by start), counting tokens and finding gaps.
 
+    Each chunk's embed_text (what an embedding model receives, see `embedded_texts`) is
+    counted too; where it is the chunk's text it is that same string, counted once.
     Lines, byte offsets and hashes are left to the first read (see `_Derived`)."""
     from .tokens import get_counter
 
@@ -390,14 +403,14 @@ def build_chunkset(
             and all(map(lt, spans.starts, spans.starts[1:])):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels
         metadata = spans.metadata
-        contexts = repeat(None)
+        contexts = None  # a table's spans have no context text
     else:
         spans = [s for s in spans if s.end > s.start]
         if not all(map(lt, map(_span_start, spans), map(_span_start, spans[1:]))):  # rising starts are sorted
             spans.sort(key=_span_order)
         starts, ends = list(map(_span_start, spans)), list(map(_span_end, spans))
         types, labels = map(_span_type, spans), map(_span_label, spans)
-        metadata, contexts = map(_span_metadata, spans), map(_span_context, spans)
+        metadata, contexts = map(_span_metadata, spans), list(map(_span_context, spans))
     if starts and (starts[0] < 0 or max(ends) > len(text)):
         bad = next(k for k, (s, e) in enumerate(zip(starts, ends)) if s < 0 or e > len(text))
         raise ValueError(f"span {starts[bad]}:{ends[bad]} outside document of {len(text)} chars")
@@ -415,15 +428,57 @@ def build_chunkset(
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
     metadata = repeat(_NO_METADATA) if metadata is None else [Metadata(m) if m else _NO_METADATA for m in metadata]
-    texts = map(text.__getitem__, map(slice, starts, ends))
+    texts = list(map(text.__getitem__, map(slice, starts, ends)))
+    if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
+        embed_texts, embed_counts = texts, token_counts
+    else:
+        contexts = contexts or [None] * len(texts)
+        metadata = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
+        embed_texts = embedded_texts(doc, texts, contexts, metadata, context_header)
+        embed_counts = [n if e is t else counter.count(e) for e, t, n in zip(embed_texts, texts, token_counts)]
     source = _Source(doc)
     chunks = _built_chunks((count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata,
-                            contexts), source)
+                            contexts or repeat(None), embed_texts, embed_counts), source)
     gaps = find_gaps(doc, starts, ends, declared_gaps)
     cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
-                  chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes))
+                  chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes),
+                  context_header=context_header)
     source.chunkset = weakref.ref(cs)
     return cs
+
+
+CONTEXT_HEADERS = ("none", "title", "path")
+# metadata naming where a chunk lives, most specific first: a header path or scope chain, else
+# a page, section or thread subject
+_PLACE_KEYS = ("header_path", "scope_chain", "page", "section", "subject")
+
+
+def embedded_texts(doc: Document, texts: list[str], contexts: list[str | None], metadata: list[Mapping],
+                   context_header: str) -> list[str]:
+    """What an embedding model receives for each chunk: the strategy's context text where it
+    makes one (cue text without timings, a row under its header...), else the chunk's text (the
+    same string), with the contextual header in front: `title` the file name, `path` the file
+    name and where the chunk lives (`guide.md > Install > From source`), then a blank line."""
+    if context_header not in CONTEXT_HEADERS:
+        raise ValueError(f"context header {context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
+    bodies = [c or t for c, t in zip(contexts, texts)]
+    if context_header == "none":
+        return bodies
+    title = doc.name or "untitled"
+    if context_header == "title":
+        return [f"{title}\n\n{b}" for b in bodies]
+    return [f"{' > '.join((title, *place(m)))}\n\n{b}" for b, m in zip(bodies, metadata)]
+
+
+def place(metadata: Mapping) -> list[str]:
+    """Where a chunk lives by its metadata (the header path, scope chain, page or subject), as
+    the parts of a contextual header; empty when the strategy says nothing of it."""
+    for key in _PLACE_KEYS:
+        value = metadata.get(key)
+        if value not in (None, "", [], ()):
+            parts = value if isinstance(value, (list, tuple)) else [value]
+            return [f"page {p}" if key == "page" else str(p) for p in parts]
+    return []
 
 
 def find_gaps(doc: Document, starts: list[int], ends: list[int], declared=()) -> list[Gap]:

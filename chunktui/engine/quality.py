@@ -1,8 +1,8 @@
 """Chunk quality: per-chunk flags with a one-line reason, and one score per configuration.
 
 Flags (severity "warning" unless noted):
-  over_budget     tokens > budget
-  tiny            tokens < min_tokens
+  over_budget     embed_tokens > budget (the embedded text: what the model receives)
+  tiny            embed_tokens < min_tokens
   mid_word        a cut between two word characters
   mid_sentence    (prose, markdown) a cut not after . ! ? or a newline
   in_code_block   (markdown, prose, email) a cut inside a fenced code block
@@ -17,21 +17,25 @@ Flags (severity "warning" unless noted):
   overlap         measured overlap at a boundary far from the requested one: none, or under
                   half the request; over twice the request plus one unit; some where none
                   was asked. Measured in the unit of the overlap param; a count of
-                  emails/messages is judged by presence only. "info" where less than asked
+                  emails/messages is judged by presence only. Where the strategy defines its
+                  overlap as the most it repeats (recursive's whole pieces, markdown's word
+                  starts, code's lines within the limit), only more than asked is off. "info" where less than asked
                   meets a structural boundary (heading, function, message...), where
                   strategies such as markdown add no overlap
   gap             text no chunk covers; "info" when the strategy declared why (sampling)
                   or the gap is only whitespace
 
-A cut is a chunk start or end strictly inside the document; each cut is flagged once
-(on the chunk that ends there, else the one that starts there).
+A cut is a chunk's core boundary strictly inside the document: its end, or where its new text
+starts (start + overlap_prev_chars), never the start of an overlap it repeats; each cut is
+flagged once (on the chunk that ends there, else the one that starts there).
 
 Score (0..100, higher is better; only "warning" flags count):
     score = 100 - 40 * flagged_share
                 - sum over flags f of weight[f] * min(1, count[f] / chunks)
                 - min(10, 5 * max(0, spread - 2))
   clamped to 0..100 and rounded to one decimal, where flagged_share is the share of
-  tokens held by chunks with at least one warning flag and spread = p95 / median tokens.
+  embedded tokens held by chunks with at least one warning flag and spread = p95 / median
+  embedded tokens. docs/quality.md says what each term stands for in retrieval terms.
   Weights: over_budget 20, split_entity 15, mid_word 12, in_code_block 10, in_table 8,
   gap 8, duplicate 8, orphan_heading 6, in_list_item 5, mid_sentence 5, overlap 4, tiny 4.
 """
@@ -273,8 +277,9 @@ def _after_sentence_end(text: str, pos: int) -> bool:
     return i > 0 and text[i - 1] in SENTENCE_END
 
 
-def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
-    """(amount, unit) of overlap the run asked for, or None when the strategy has no overlap.
+def _requested_overlap(cs: ChunkSet) -> tuple[int, str, bool] | None:
+    """(amount, unit, at_most) of overlap the run asked for, or None when the strategy has no
+    overlap; at_most when the strategy defines the amount as the most it repeats.
 
     The unit comes from the param's name (overlap_lines), else the run's `unit` param, else
     the strategy's max_size unit; a count of something we cannot measure (overlap_emails)
@@ -292,10 +297,11 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
         return None
     units = ("chars", "bytes", "lines", "tokens")
     suffix = name.rsplit("_", 1)[-1]
+    at_most = strat.overlap_at_most
     if suffix in units:
-        return cs.params[name], suffix
+        return cs.params[name], suffix, at_most
     if suffix != "overlap":
-        return cs.params[name], suffix
+        return cs.params[name], suffix, at_most
     unit = cs.params.get("unit")
     if unit not in units:
         unit = "chars"
@@ -304,7 +310,7 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str] | None:
                 unit = strat.max_size(cs.params)[0]
             except (KeyError, TypeError, ValueError):
                 pass
-    return cs.params[name], unit
+    return cs.params[name], unit, at_most
 
 
 def _entity_ranges(doc: Document, cs: ChunkSet) -> list[tuple[int, int, str]]:
@@ -341,21 +347,16 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
 
     seen_sha: dict[str, int] = {}
     for c in chunks:
-        if c.tokens > budget:
-            add("over_budget", c.index, c.start, c.end, f"{c.tokens} tokens, over the budget of {budget}")
-        if c.tokens < min_tokens:
-            add("tiny", c.index, c.start, c.end, f"{c.tokens} tokens, below the minimum of {min_tokens}")
+        size = _embedded_size(c)
+        if c.embed_tokens > budget:
+            add("over_budget", c.index, c.start, c.end, f"{size}, over the budget of {budget}")
+        if c.embed_tokens < min_tokens:
+            add("tiny", c.index, c.start, c.end, f"{size}, below the minimum of {min_tokens}")
         first = seen_sha.setdefault(c.sha256, c.index)
         if first != c.index:
             add("duplicate", c.index, c.start, c.end, f"same text as chunk-{first + 1:04d}")
 
-    # cuts: each chunk start/end strictly inside the document, flagged once
-    cuts: dict[int, tuple[int, str]] = {}
-    for c in chunks:
-        for pos, side in ((c.start, "starts"), (c.end, "ends")):
-            if 0 < pos < n:
-                if pos not in cuts or side == "ends":
-                    cuts[pos] = (c.index, side)
+    cuts = core_cuts(chunks, n)
     fence_starts = [a for a, _ in st.fences]
     table_starts = [a for a, _ in st.tables]
     item_starts = [a for a, _ in st.items]
@@ -404,6 +405,27 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
     return flags
 
 
+def core_cuts(chunks, n: int) -> dict[int, tuple[int, str]]:
+    """{position: (chunk index, "starts"/"ends")} of every real cut strictly inside the document,
+    each once (on the chunk that ends there, else the one that starts there). A chunk starts
+    where its new text starts, past the overlap it repeats (start + overlap_prev_chars): the
+    start of an overlap the user asked for is no cut, the previous chunk's end is."""
+    cuts: dict[int, tuple[int, str]] = {}
+    for c in chunks:
+        for pos, side in ((c.start + c.overlap_prev_chars, "starts"), (c.end, "ends")):
+            if 0 < pos < n and (pos not in cuts or side == "ends"):
+                cuts[pos] = (c.index, side)
+    return cuts
+
+
+def _embedded_size(chunk) -> str:
+    """A chunk's embedded size for a flag's reason: `79 tokens`, or `351→79 tokens` where the
+    embedded text is not the span (cue text without timings, a header in front)."""
+    if chunk.embed_tokens == chunk.tokens:
+        return f"{chunk.tokens} tokens"
+    return f"{chunk.tokens}→{chunk.embed_tokens} tokens embedded"
+
+
 def _entity_cuts(cs: ChunkSet, entities, skip: set[int], add) -> None:
     """Cuts inside a function or method, judged at each chunk's core (its span minus overlap)."""
     doc = cs.document
@@ -412,7 +434,8 @@ def _entity_cuts(cs: ChunkSet, entities, skip: set[int], add) -> None:
     for c in cs.chunks:
         if c.index in skip:
             continue
-        a = doc.line_start(c.metadata["core_start_line"]) if c.metadata.get("core_start_line") else c.start
+        a = doc.line_start(c.metadata["core_start_line"]) if c.metadata.get("core_start_line") \
+            else c.start + c.overlap_prev_chars
         b = doc.line_end(c.metadata["core_end_line"]) if c.metadata.get("core_end_line") else c.end
         for pos, side in ((a, "starts"), (b, "ends")):
             if 0 < pos < n:
@@ -463,7 +486,7 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
     requested = _requested_overlap(cs)
     if requested is None:
         return
-    want, unit = requested
+    want, unit, at_most = requested
     from .tokens import get_counter
 
     measurable = unit in ("chars", "bytes", "lines", "tokens")
@@ -473,6 +496,8 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
         if nxt.start > prev.end:
             continue  # a gap, flagged on its own
         got = counter.count(text[nxt.start:prev.end]) if nxt.start < prev.end else 0
+        if at_most and got <= want:
+            continue  # as the strategy defines it: less or none where whole pieces do not fit
         if want > 0 and got == 0:
             problem = f"no overlap at this boundary, {want:g} {unit} requested"
         elif not measurable:
@@ -506,9 +531,9 @@ def score_flags(cs: ChunkSet, flags: list[Flag]) -> Score:
                 flagged.add(f.chunk_index)
         else:
             info[f.name] += 1
-    tokens = [c.tokens for c in cs.chunks]
+    tokens = [c.embed_tokens for c in cs.chunks]
     total = sum(tokens)
-    share = sum(cs.chunks[i].tokens for i in flagged) / total if total else (1.0 if flagged else 0.0)
+    share = sum(tokens[i] for i in flagged) / total if total else (1.0 if flagged else 0.0)
     median = percentile(tokens, 50)
     spread = percentile(tokens, 95) / median if median > 0 else 1.0
     n = max(1, len(cs.chunks))

@@ -33,7 +33,6 @@ from operator import itemgetter
 from pathlib import Path
 
 from .errors import ChunktuiError
-from .tokens import get_counter
 
 KS = (1, 3, 5, 10)
 TOKEN_BUDGET = 1000  # embedded tokens retrieved for the budget metrics
@@ -41,9 +40,10 @@ _WORD = re.compile(r"\w+")
 
 
 def embedded_text(chunk) -> str:
-    """What an embedding model receives for `chunk`: its context text where the strategy
-    makes one, else its text. Everything here retrieves and counts over this."""
-    return chunk.context_text or chunk.text
+    """What an embedding model receives for `chunk` (its embed_text: the context text where the
+    strategy makes one, else its text, after the run's context header). Everything here
+    retrieves and counts over this."""
+    return chunk.embed_text
 
 
 class QueryFileError(ChunktuiError):
@@ -389,14 +389,9 @@ class RetrievalReport:
         return {name: (sum(r.metrics[name] for r in self.results) / n if n else 0.0) for name in self.names()}
 
 
-def embedded_tokens(chunks, tokenizer: str) -> list[int]:
-    """Each chunk's exact token count of its embedded text (the span's count where they are the same)."""
-    count = get_counter(tokenizer).count
-    out = []
-    for c in chunks:
-        text = embedded_text(c)
-        out.append(c.tokens if text == c.text else count(text))
-    return out
+def embedded_tokens(chunks) -> list[int]:
+    """Each chunk's exact token count of its embedded text, counted by the run (embed_tokens)."""
+    return [c.embed_tokens for c in chunks]
 
 
 def chunks_key(chunks) -> bytes:
@@ -416,7 +411,7 @@ def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, ind
     ks = tuple(sorted(set(ks)))
     own = index is None
     index = index or BM25Index(chunks)
-    tokens = tokens if tokens is not None else embedded_tokens(chunks, chunkset.tokenizer)
+    tokens = tokens if tokens is not None else embedded_tokens(chunks)
     report = RetrievalReport(ks, budget)
     try:
         for q in queries:

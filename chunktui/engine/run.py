@@ -3,26 +3,33 @@
 from __future__ import annotations
 
 from .documents import Document
-from .model import ChunkSet, build_chunkset
+from .errors import ParamError
+from .model import CONTEXT_HEADERS, ChunkSet, build_chunkset
 from .readers import locate
 from .strategies import Context, get_strategy
 from .tokens import DEFAULT_TOKENIZER, get_counter
 
 
 def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
-                   tokenizer: str = DEFAULT_TOKENIZER, is_cancelled=None, progress=None) -> ChunkSet:
+                   tokenizer: str = DEFAULT_TOKENIZER, is_cancelled=None, progress=None,
+                   context_header: str = "none") -> ChunkSet:
     """Validate params, run the strategy, and freeze its spans into a ChunkSet.
+
+    `context_header` (none, title, path) is put in front of each chunk's embedded text, for
+    every strategy alike: a run-level option, as the tokenizer is.
 
     Raises ParamError / UnknownStrategyError / ChunkingError for bad input and
     Cancelled when `is_cancelled()` turns true mid-run.
     """
+    if context_header not in CONTEXT_HEADERS:
+        raise ParamError("context_header", f"{context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
     strat = get_strategy(strategy)
     counter = get_counter(tokenizer)
     ctx = Context(tokenizer=tokenizer, is_cancelled=is_cancelled, progress=progress)
-    return _chunk(doc, strat, params, tokenizer, counter, ctx)
+    return _chunk(doc, strat, params, tokenizer, counter, ctx, context_header)
 
 
-def _chunk(doc, strat, params, tokenizer, counter, ctx) -> ChunkSet:
+def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none") -> ChunkSet:
     if strat.name == "auto":
         from .strategies.auto import delegate
 
@@ -45,4 +52,5 @@ def _chunk(doc, strat, params, tokenizer, counter, ctx) -> ChunkSet:
         warnings=proposal.warnings,
         notes=proposal.notes,
         counter=counter,
+        context_header=context_header,
     )

@@ -1,4 +1,7 @@
-"""Size statistics of a ChunkSet, in characters and tokens."""
+"""Size statistics of a ChunkSet, in characters and tokens.
+
+Tokens are each chunk's embed_tokens: the count of what an embedding model receives (its
+context text and header where it has them), which is what a token budget limits."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ def compute_stats(chunkset, budget: int | None = None):
     chunks = chunkset.chunks
     doc_len = len(chunkset.document.text)
     chars = [c.chars for c in chunks]
-    tokens = [c.tokens for c in chunks]
+    tokens = [c.embed_tokens for c in chunks]
     gap_chars = sum(g.chars for g in chunkset.gaps)
     covered = doc_len - gap_chars
     overlap = sum(c.overlap_next_chars for c in chunks)

@@ -167,12 +167,13 @@ def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
 def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, tokenizer: str = DEFAULT_TOKENIZER,
              budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
              structure: Structure | None = None, is_cancelled=None, queries=None,
-             retrieve_tokens: int = TOKEN_BUDGET, memo: dict | None = None) -> Cell:
+             retrieve_tokens: int = TOKEN_BUDGET, memo: dict | None = None, context_header: str = "none") -> Cell:
     """Chunk and assess one configuration: exactly what a sweep cell holds. With `queries`, the
     cell also holds mean recall and IoU over the top chunks within `retrieve_tokens` embedded
     tokens (a budget, so that bigger chunks cannot buy recall with size). `memo` keeps them by
     the chunks' spans and embedded texts, so cells that chunk alike are evaluated once."""
-    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled)
+    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled,
+                        context_header=context_header)
     stats = cs.stats(budget)
     quality = assess(cs, budget, min_tokens, structure)
     retrieval = _retrieval(cs, queries, retrieve_tokens, {} if memo is None else memo) if queries else {}
@@ -199,14 +200,16 @@ def _retrieval(cs, queries, retrieve_tokens: int, memo: dict) -> dict:
 _worker: dict = {}
 
 
-def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens):
+def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens,
+                 context_header):
     doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
-    _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)
+    _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)
 
 
-def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET):
+def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET, context_header="none"):
     _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
-                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens, memo={})
+                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens, memo={},
+                   context_header=context_header)
 
 
 def _run_cell(job):
@@ -215,7 +218,7 @@ def _run_cell(job):
     try:
         return evaluate(w["doc"], strategy, size, overlap, params, tokenizer=w["tokenizer"], budget=w["budget"],
                         min_tokens=w["min_tokens"], structure=w["structure"], queries=w["queries"],
-                        retrieve_tokens=w["retrieve_tokens"], memo=w["memo"])
+                        retrieve_tokens=w["retrieve_tokens"], memo=w["memo"], context_header=w["context_header"])
     except ChunktuiError as exc:
         return Skipped(strategy, size, overlap, str(exc))
 
@@ -231,8 +234,9 @@ def _context():
 def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | None = None,
           tokenizer: str = DEFAULT_TOKENIZER, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
           workers: int = DEFAULT_WORKERS, progress=None, is_cancelled=None, queries=None,
-          retrieve_tokens: int = TOKEN_BUDGET) -> SweepResult:
+          retrieve_tokens: int = TOKEN_BUDGET, context_header: str = "none") -> SweepResult:
     """Every valid cell of the grid, in grid order; `progress(done, total)` after each cell.
+    `context_header` is every cell's (see `chunk_document`).
     With `queries` (retrieval.Query), each cell also holds recall and IoU (see `evaluate`).
 
     Raises Cancelled when `is_cancelled()` turns true; pending cells are dropped.
@@ -268,7 +272,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
         pool = ProcessPoolExecutor(
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
-                      queries, retrieve_tokens))
+                      queries, retrieve_tokens, context_header))
         cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
@@ -288,7 +292,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             pool.shutdown(wait=not cancelled, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
-        _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens)  # in-process: the caller's Document, its line index and scans
+        _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)  # in-process: the caller's Document, its line index and scans
         try:
             for i in todo:
                 check()

@@ -547,7 +547,9 @@ def verify_export(folder: Path, fmt: str, chunk_files: list[str]) -> str | None:
         text = texts.get(entry["id"], texts.get(None))
         if text is None:
             return f"{entry['id']} is missing from {name}"
-        if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != entry["sha256"]:
+        # JSONL's text is what the chunk embeds
+        if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() \
+                != entry["embed_sha256" if fmt == "jsonl" else "sha256"]:
             return f"{entry['id']} in {name} does not match its sha256"
     return None
 
@@ -596,13 +598,15 @@ def write_text(cs, folder: Path) -> list[str]:
 def write_json(cs, folder: Path) -> list[str]:
     """`chunks.json`: the run's settings and every chunk's fields with its content embedded."""
     doc = cs.document
-    chunks = [{**chunk_record(c), "context_text": c.context_text, "content": c.text} for c in cs.chunks]
+    chunks = [{**chunk_record(c), "context_text": c.context_text, "content": c.text, "embed_text": c.embed_text}
+              for c in cs.chunks]
     _write_json(folder / "chunks.json", {
         "source": display_path(doc.path) if doc.path else None,
         "source_sha256": doc.sha256,
         "strategy": cs.strategy,
         "params": to_plain(cs.params),
         "tokenizer": cs.tokenizer,
+        "context_header": cs.context_header,
         "chunks": chunks,
     })
     return ["chunks.json"] * len(cs.chunks)
@@ -617,11 +621,12 @@ def write_yaml(cs, folder: Path) -> list[str]:
 
 @register_writer("jsonl")
 def write_jsonl(cs, folder: Path) -> list[str]:
-    """`chunks.jsonl`: one `{"id", "text", "metadata"}` a line, the shape vector stores ingest."""
+    """`chunks.jsonl`: one `{"id", "text", "metadata"}` a line, the shape vector stores ingest.
+    `text` is what to embed (the chunk's embed_text); the metadata places the raw span."""
     source = display_path(cs.document.path) if cs.document.path else None
     with open(folder / "chunks.jsonl", "w", encoding="utf-8", newline="\n") as fh:
         for c in cs.chunks:
-            line = {"id": c.id, "text": c.text}
+            line = {"id": c.id, "text": c.embed_text}
             if c.context_text is not None:
                 line["context_text"] = c.context_text
             line["metadata"] = {
@@ -637,6 +642,8 @@ def write_jsonl(cs, folder: Path) -> list[str]:
                 "lines": f"{c.start_line}-{c.end_line}",
                 "chars": c.chars,
                 "tokens": c.tokens,
+                "embed_tokens": c.embed_tokens,
+                "context_header": cs.context_header,
                 "tokenizer": cs.tokenizer,
                 "sha256": c.sha256,
                 "boundary": c.boundary_type,

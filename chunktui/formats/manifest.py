@@ -7,6 +7,7 @@ fan-out tools that read aiwg manifests read ours; the rest makes it reproducible
 
 from __future__ import annotations
 
+import hashlib
 import os
 from datetime import datetime, UTC
 from pathlib import Path
@@ -32,6 +33,7 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
     chunks = []
     for chunk, name in zip(cs.chunks, files):
         record = chunk_record(chunk)
+        record["embed_sha256"] = embed_sha256(chunk)
         chunks.append({"id": record.pop("id"), "file": file_display(name), **record})
     return {
         "source": display_path(doc.path) if doc.path else None,
@@ -50,6 +52,7 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
         **extraction_fields(doc, EXTRACTED_TEXT_NAME),
         "params": to_plain(cs.params),
         "tokenizer": cs.tokenizer,
+        "context_header": cs.context_header,
         "chunktui_version": chunktui.__version__,
         "gaps": [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
                   "end_line": g.end_line, "reason": g.reason} for g in cs.gaps],
@@ -57,6 +60,14 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
         "notes": list(cs.notes),
         **_raw_source_name(doc.path),
     }
+
+
+def embed_sha256(chunk) -> str:
+    """The sha256 of what the chunk embeds (of its text where they are the same), which the
+    JSONL export writes as `text` and is checked against."""
+    if chunk.embed_text == chunk.text:
+        return chunk.sha256
+    return hashlib.sha256(chunk.embed_text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _raw_source_name(path) -> dict:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from chunktui.engine.documents import SMALL_FILE_LIMIT
 from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.model import CONTEXT_HEADERS
 from chunktui.engine.strategies import get_strategy
 from chunktui.engine.tokens import DEFAULT_TOKENIZER, ENCODING_SPECS
 
@@ -26,25 +27,31 @@ class Profile:
     params: dict = field(default_factory=dict)
     tokenizer: str = DEFAULT_TOKENIZER
     budget: int | None = None  # the token budget the configuration was tuned against, if saved
+    context_header: str = "none"  # what each chunk's embedded text starts with (see chunk_document)
 
 
-def check_profile(strategy: str, params: dict | None, tokenizer: str, budget=None) -> Profile:
+def check_profile(strategy: str, params: dict | None, tokenizer: str, budget=None,
+                  context_header: str = "none") -> Profile:
     """The profile with the strategy's canonical name and complete, typed params."""
     strat = get_strategy(strategy)
+    if context_header not in CONTEXT_HEADERS:
+        raise ChunktuiError(f"context_header: expected one of {', '.join(CONTEXT_HEADERS)}, got {context_header!r}")
     if tokenizer not in TOKENIZERS:
         raise ChunktuiError(f"tokenizer: unknown tokenizer {tokenizer!r} (known: {', '.join(TOKENIZERS)})")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise ChunktuiError(f"budget: expected a whole number of tokens, at least 1, got {budget!r}")
-    return Profile(strat.name, strat.validate(params), tokenizer, budget)
+    return Profile(strat.name, strat.validate(params), tokenizer, budget, context_header)
 
 
 def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFAULT_TOKENIZER,
-                 budget: int | None = None) -> Path:
+                 budget: int | None = None, context_header: str = "none") -> Path:
     path = Path(path)
-    profile = check_profile(strategy, params, tokenizer, budget)
+    profile = check_profile(strategy, params, tokenizer, budget, context_header)
     data = {"strategy": profile.strategy, "tokenizer": profile.tokenizer, "params": to_plain(profile.params)}
     if profile.budget is not None:
         data["budget"] = profile.budget
+    if profile.context_header != "none":
+        data["context_header"] = profile.context_header
     with open(path, "w", encoding="utf-8", newline="\n") as fh:
         fh.write("# chunktui profile: use with `chunktui chunk --profile` or `chunktui FILE --profile`\n")
         dump_yaml(data, fh)
@@ -59,11 +66,12 @@ def load_profile(path) -> Profile:
     params = data.get("params") or {}
     if not isinstance(params, dict):
         raise DocumentError(path, "'params' must be a mapping of parameter names to values")
-    unknown = sorted(set(data) - {"strategy", "params", "tokenizer", "budget"})
+    unknown = sorted(set(data) - {"strategy", "params", "tokenizer", "budget", "context_header"})
     if unknown:
-        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer, budget)")
+        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer, budget, "
+                                  "context_header)")
     try:
         return check_profile(data["strategy"], params, str(data.get("tokenizer") or DEFAULT_TOKENIZER),
-                             data.get("budget"))
+                             data.get("budget"), data.get("context_header") or "none")
     except ChunktuiError as exc:
         raise DocumentError(path, str(exc)) from None

@@ -71,6 +71,7 @@ def chunk_record(chunk) -> dict:
         "end_byte": chunk.end_byte,
         "chars": chunk.chars,
         "tokens": chunk.tokens,
+        "embed_tokens": chunk.embed_tokens,
         "sha256": chunk.sha256,
         "metadata": to_plain(chunk.metadata),
     }

@@ -16,9 +16,10 @@ from types import MappingProxyType
 
 import chunktui
 from chunktui.engine.documents import Document, load_document
-from chunktui.engine.errors import DocumentError
-from chunktui.engine.model import Chunk, ChunkSet, Gap
+from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
 from chunktui.engine.readers import extraction_fields, same_extraction
+from chunktui.engine.tokens import get_counter
 
 from .manifest import MANIFEST_NAME
 from .records import chunk_record, printable_path, to_plain
@@ -45,6 +46,8 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
         if c.context_text is not None:
             record["context_text"] = c.context_text
         record["text"] = c.text
+        if c.embed_text != c.text:  # else it is the text, not stored twice
+            record["embed_text"] = c.embed_text
         chunks.append(record)
     return {
         "schema": SCHEMA,
@@ -62,6 +65,7 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
         "strategy": cs.strategy,
         "params": to_plain(cs.params),
         "tokenizer": cs.tokenizer,
+        "context_header": cs.context_header,
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
         "gaps": [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
@@ -106,7 +110,9 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     gaps = [_gap_fields(g) for g in top.records("gaps", optional=True)]
     run = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
            "tokenizer": top.text("tokenizer", "cl100k_base"), "warnings": top.texts("warnings"),
-           "notes": top.texts("notes")}
+           "notes": top.texts("notes"), "context_header": top.text("context_header", "none")}
+    if run["context_header"] not in CONTEXT_HEADERS:
+        top.fail("context_header", f"expected one of {', '.join(CONTEXT_HEADERS)}, got {_shown(run['context_header'])}")
     _refuse_duplicate_ids(records, path)
     source_path = _resolve_source(source["path"], path.parent)
     doc = None
@@ -125,7 +131,8 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     matches = doc is not None
     if doc is None:
         doc = _rebuild_document(source, records, gaps, path)
-    chunks = [_chunk(i, r, doc, path) for i, r in enumerate(records)]
+    counter = _embed_counter(records, run, path)
+    chunks = [_chunk(i, r, doc, path, run["context_header"], counter) for i, r in enumerate(records)]
     for g in gaps:
         if g["end_char"] > len(doc.text):
             raise DocumentError(path, f"{g['where']}: offsets {g['start_char']}:{g['end_char']} fall outside the "
@@ -264,7 +271,9 @@ def _chunk_fields(r: _Fields) -> dict:
            "start_line": r.whole("start_line", least=1), "end_line": r.whole("end_line", least=1),
            "tokens": r.whole("tokens"), "start_byte": r.whole("start_byte", 0), "end_byte": r.whole("end_byte", 0),
            "boundary_type": r.text("boundary_type", "size"), "boundary_label": r.text("boundary_label", ""),
-           "context_text": r.text("context_text", None), "metadata": r.mapping("metadata")}
+           "context_text": r.text("context_text", None), "metadata": r.mapping("metadata"),
+           "embed_text": r.text("embed_text", None),
+           "embed_tokens": r.whole("embed_tokens") if r.data.get("embed_tokens") is not None else None}
     for key in ("overlap_start_chars", "overlap_end_chars", "overlap_start", "overlap_end"):
         out[key] = r.whole(key, 0)
     for first, last in (("start_char", "end_char"), ("start_line", "end_line"), ("start_byte", "end_byte")):
@@ -361,7 +370,19 @@ def _filler(length: int, newlines: int, trailing: bool) -> str:
     return "\n" * newlines + blank if trailing else blank + "\n" * newlines
 
 
-def _chunk(index: int, r: dict, doc: Document, path: Path) -> Chunk:
+def _embed_counter(records: list[dict], run: dict, path: Path):
+    """What counts the embedded texts whose count was not saved (chunks saved before embed_tokens
+    was), in the saved run's tokenizer; None when every count is there."""
+    if all(r["embed_text"] is not None and r["embed_tokens"] is not None
+           or not (r["embed_text"] or r["context_text"] or run["context_header"] != "none") for r in records):
+        return None
+    try:
+        return get_counter(run["tokenizer"])
+    except ChunktuiError as exc:
+        raise DocumentError(path, f"tokenizer: {exc}") from None
+
+
+def _chunk(index: int, r: dict, doc: Document, path: Path, context_header: str, counter) -> Chunk:
     start, end, text = r["start_char"], r["end_char"], r["text"]
     if end > len(doc.text):  # a slice would clip, so the text check alone misses it
         raise DocumentError(path, f"{r['id']}: offsets {start}:{end} fall outside the source ({len(doc.text)} chars)")
@@ -378,4 +399,9 @@ def _chunk(index: int, r: dict, doc: Document, path: Path) -> Chunk:
         overlap_prev_lines=r["overlap_start"], overlap_next_lines=r["overlap_end"],
         start_byte=r["start_byte"], end_byte=r["end_byte"],
         metadata=MappingProxyType(r["metadata"]), context_text=r["context_text"],
+        embed_text=(embed := r["embed_text"] or embedded_texts(doc, [text], [r["context_text"]], [r["metadata"]],
+                                                              context_header)[0]),
+        # a count saved for a text that was not (a manifest's, which has no context texts) is not this one's
+        embed_tokens=r["embed_tokens"] if r["embed_text"] is not None and r["embed_tokens"] is not None
+        else r["tokens"] if embed == text else counter.count(embed),
     )

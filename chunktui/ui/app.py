@@ -146,6 +146,7 @@ class ChunktuiApp(QualityMixin, App):
         self.initial_strategy = strategy
         self.initial_params = dict(params or {})
         self.initial_tokenizer = tokenizer
+        self.initial_context_header = "none"
         if profile:
             from ..formats.profiles import load_profile
 
@@ -153,6 +154,7 @@ class ChunktuiApp(QualityMixin, App):
             self.initial_strategy = strategy or loaded.strategy
             self.initial_params = dict(loaded.params) | self.initial_params
             self.initial_tokenizer = tokenizer or loaded.tokenizer
+            self.initial_context_header = loaded.context_header
             if budget is None and loaded.budget:
                 self.budget = loaded.budget
         self.doc: Document | None = None
@@ -184,7 +186,7 @@ class ChunktuiApp(QualityMixin, App):
             with Vertical(id="left"):
                 yield CorpusPane(id="corpus")
                 yield ControlsPane(name, self.initial_params, self.initial_tokenizer or DEFAULT_TOKENIZER,
-                                   self.budget, id="controls")
+                                   self.budget, self.initial_context_header, id="controls")
                 yield StatsPanel(id="stats")
                 yield FlagsPanel(id="flags")
             with Vertical(id="center"):
@@ -299,7 +301,7 @@ class ChunktuiApp(QualityMixin, App):
         if request is None:
             await self.open_document(doc)
             return
-        name, values, tokenizer = request
+        name, values, tokenizer, _ = request
         strategy = get_strategy(name)
         if strategy.kinds and doc.kind not in strategy.kinds:
             self.notify(f"{name} is for {', '.join(strategy.kinds)} files: {path.name} opens with auto",
@@ -318,7 +320,7 @@ class ChunktuiApp(QualityMixin, App):
         request = self.current_request()
         if request is None or not self.corpus.files:
             return
-        name, values, tokenizer = request
+        name, values, tokenizer, _ = request
         self.corpus.show_totals(CorpusTotals(), done=False)
         self.corpus_worker(name, dict(values), tokenizer, self.budget, self.generation)
 
@@ -435,7 +437,7 @@ class ChunktuiApp(QualityMixin, App):
     # -- live chunking ----------------------------------------------------------------------
 
     def current_request(self) -> tuple | None:
-        """(strategy, params, tokenizer) from the controls, or None after marking what is invalid."""
+        """(strategy, params, tokenizer, context header) from the controls, or None after marking what is invalid."""
         controls = self.controls
         strategy = controls.strategy
         values, ok = {}, True
@@ -457,7 +459,7 @@ class ChunktuiApp(QualityMixin, App):
             else:
                 field.mark(exc.problem)
             return None
-        return strategy.name, tuple(values.items()), controls.tokenizer
+        return strategy.name, tuple(values.items()), controls.tokenizer, controls.context_header
 
     def _read_budget(self) -> bool:
         raw = self.controls.budget_raw.strip()
@@ -503,11 +505,12 @@ class ChunktuiApp(QualityMixin, App):
         self._launched = request
         self.generation += 1
         self.query_one("#stats", StatsPanel).progress(None)
-        strategy, values, tokenizer = request
-        self.chunk_worker(self.doc, strategy, dict(values), tokenizer, self.generation)
+        strategy, values, tokenizer, context_header = request
+        self.chunk_worker(self.doc, strategy, dict(values), tokenizer, self.generation, context_header)
 
     @work(thread=True, exclusive=True, group="chunking", exit_on_error=False)
-    def chunk_worker(self, doc: Document, strategy: str, params: dict, tokenizer: str, generation: int) -> None:
+    def chunk_worker(self, doc: Document, strategy: str, params: dict, tokenizer: str, generation: int,
+                     context_header: str = "none") -> None:
         worker = get_current_worker()
         last = [0.0]
 
@@ -519,7 +522,7 @@ class ChunktuiApp(QualityMixin, App):
                 self.post_message(ChunkingProgress(generation, fraction))
 
         try:
-            cs = chunk_document(doc, strategy, params, tokenizer=tokenizer,
+            cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header,
                                 is_cancelled=lambda: worker.is_cancelled, progress=progress)
         except Cancelled:
             return
@@ -530,7 +533,8 @@ class ChunktuiApp(QualityMixin, App):
             self.call_from_thread(self.notify, f"{exc}. Showing `semantic` instead.", title="No code grammar",
                                   severity="warning", timeout=8)
             try:
-                cs = chunk_document(doc, "semantic", {}, tokenizer=tokenizer, is_cancelled=lambda: worker.is_cancelled)
+                cs = chunk_document(doc, "semantic", {}, tokenizer=tokenizer, context_header=context_header,
+                                    is_cancelled=lambda: worker.is_cancelled)
             except Cancelled:
                 return
             except ChunktuiError as fallback_exc:  # said, so the app does not wait for a result forever
@@ -872,7 +876,7 @@ class ChunktuiApp(QualityMixin, App):
             self.notify("Fix the marked parameters (or switch to tuning) before saving a profile.",
                         severity="warning")
             return
-        strategy, values, tokenizer = self.current_request()
+        strategy, values, tokenizer, context_header = self.current_request()
         stem = self.doc.name.replace(".", "-") if self.doc else "chunktui"
         default = Path.cwd() / f"{stem}.{strategy}.profile.yaml"
 
@@ -880,7 +884,8 @@ class ChunktuiApp(QualityMixin, App):
             if path is not None:
                 self.notify(f"Profile saved: {path}", title="Saved", timeout=8)
 
-        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget), done)
+        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget, context_header),
+                         done)
 
     async def action_tune(self) -> None:
         """Leave review mode: re-open the unchanged source and chunk it from the saved parameters."""

@@ -126,14 +126,14 @@ class QualityMixin:
         if request is None:
             self.notify("Open a document and fix any marked parameter before sweeping.", severity="warning")
             return
-        strategy, values, tokenizer = request
+        strategy, values, tokenizer, context_header = request
 
         async def apply(choice: dict | None) -> None:
             if choice is not None:
                 await self.controls.build_fields(choice["strategy"], choice["params"])
                 self.refresh_bindings()
 
-        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget), apply)
+        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header), apply)
 
     def action_compare(self) -> None:
         from .screens.compare import CompareScreen

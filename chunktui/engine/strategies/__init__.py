@@ -186,6 +186,9 @@ class Strategy:
     covering: bool = True  # False for sampling strategies whose gaps are by design
     size_param: str | None = "size"  # what the app's [ / ] keys change
     overlap_param: str | None = "overlap"  # what the app's { / } keys change
+    # the overlap param is the most the strategy repeats (whole pieces, word starts, a size limit
+    # may leave less or none); else it is the amount repeated at every boundary
+    overlap_at_most: bool = False
     # (unit, limit) every chunk must fit unless its metadata says "oversized": True
     max_size: Callable[[dict], tuple[str, int]] | None = None
 

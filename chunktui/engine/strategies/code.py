@@ -43,5 +43,6 @@ register(Strategy(
     aliases=("ast",),
     size_param="max_chunk_size",
     overlap_param="overlap_lines",
+    overlap_at_most=True,
     max_size=lambda p: (p["unit"], p["max_chunk_size"]),
 ))

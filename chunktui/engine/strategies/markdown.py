@@ -422,5 +422,6 @@ register(Strategy(
     constraints=(Order("chunk_overlap", "max_char"),),
     size_param="max_char",
     overlap_param="chunk_overlap",
+    overlap_at_most=True,
     max_size=lambda p: ("chars", p["max_char"]),
 ))

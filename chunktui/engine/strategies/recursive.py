@@ -345,4 +345,5 @@ register(Strategy(
     run=run,
     constraints=(Order("overlap", "size"),),
     max_size=lambda p: (p["unit"], p["size"]),
+    overlap_at_most=True,
 ))

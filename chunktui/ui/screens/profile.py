@@ -28,10 +28,11 @@ class SaveProfileScreen(FormDialog):
     ]
 
     def __init__(self, default_path: Path, strategy: str, params: dict, tokenizer: str,
-                 budget: int | None = None) -> None:
+                 budget: int | None = None, context_header: str = "none") -> None:
         super().__init__()
         self.default_path = default_path
         self.strategy, self.params, self.tokenizer, self.budget = strategy, params, tokenizer, budget
+        self.context_header = context_header
 
     def compose(self) -> ComposeResult:
         with Vertical(id="profile-box"):
@@ -57,7 +58,7 @@ class SaveProfileScreen(FormDialog):
             self.query_one("#profile-error", Static).update(problem)
             return
         try:
-            save_profile(path, self.strategy, self.params, self.tokenizer, self.budget)
+            save_profile(path, self.strategy, self.params, self.tokenizer, self.budget, self.context_header)
         except (ChunktuiError, OSError) as exc:
             self.query_one("#profile-error", Static).update(str(exc))
             return

@@ -93,14 +93,15 @@ class SweepScreen(ModalScreen["dict | None"]):
         Binding("ctrl+r", "run", "Run", id="sweep.run", tooltip="Run the grid"),
     ]
 
-    def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int) -> None:
+    def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int,
+                 context_header: str = "none") -> None:
         from ...engine.sweep import resolve_strategies
 
         super().__init__()
         resolved = resolve_strategies(doc, [strategy])[0][0]  # auto: the strategy it picks, with its defaults
         self.doc, self.strategy = doc, resolved
         self.params = dict(params) if resolved == get_strategy(strategy).name else {}
-        self.tokenizer, self.budget = tokenizer, budget
+        self.tokenizer, self.budget, self.context_header = tokenizer, budget, context_header
         self.result = None
         strat = get_strategy(resolved)
         self.sizes = suggested_sizes(strategy, self.params.get(strat.size_param))
@@ -162,7 +163,8 @@ class SweepScreen(ModalScreen["dict | None"]):
         worker = get_current_worker()
         try:
             result = sweep(self.doc, names, sizes, overlaps, base_params=self.params, tokenizer=self.tokenizer,
-                           budget=self.budget, is_cancelled=lambda: worker.is_cancelled,
+                           budget=self.budget, context_header=self.context_header,
+                           is_cancelled=lambda: worker.is_cancelled,
                            progress=lambda done, total: self.post_message(SweepProgress(done, total)))
         except Cancelled:
             return

@@ -90,7 +90,9 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
     # separators end the previous span: some SVG renderers drop spaces that start a styled span
     head.append(f"{chunk.id} ", "bold")
     head.append(f"· lines {chunk.start_line}-{chunk.end_line} · chars {chunk.start}-{chunk.end}"
-                f"{_pages(chunk.metadata)} · {chunk.chars:,} chars · {chunk.tokens:,} tokens ({chunkset.tokenizer})\n")
+                f"{_pages(chunk.metadata)} · {chunk.chars:,} chars · {chunk.tokens:,} tokens"
+                + (f", {chunk.embed_tokens:,} embedded" if chunk.embed_tokens != chunk.tokens else "")
+                + f" ({chunkset.tokenizer})\n")
     head.append(f"{chunk.boundary_type}", "italic")
     if chunk.boundary_label:
         head.append(f": {chunk.boundary_label}")
@@ -112,9 +114,9 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
         extra = panel(chunk, chunkset)
         if extra is not None:
             parts += [Text(title, "bold underline"), extra]
-    if chunk.context_text:
-        parts += [Text("context text (what the embedding model sees)", "bold underline"),
-                  Text(chunk.context_text[:TEXT_LIMIT], "dim")]
+    if chunk.embed_text != chunk.text:
+        parts += [Text("embedded text (what the embedding model sees)", "bold underline"),
+                  Text(chunk.embed_text[:TEXT_LIMIT], "dim")]
     parts += [Text("text", "bold underline"), chunk_text(chunk)]
     return Group(*parts)
 

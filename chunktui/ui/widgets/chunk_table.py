@@ -27,6 +27,14 @@ LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
 ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells
 NUMERIC = ("#", "chars", "tokens")
+
+
+def token_cell(chunk) -> str:
+    """The tokens column: the embedded count (what the budget judges), after the span's count
+    where the two differ (`431→223`: a cue's span and its cue text)."""
+    if chunk.embed_tokens == chunk.tokens:
+        return f"{chunk.tokens:,}"
+    return f"{chunk.tokens:,}→{chunk.embed_tokens:,}"
 PATH_KEYS = ("scope_chain", "header_path")
 CACHE_ROWS = 512
 
@@ -272,7 +280,7 @@ class ChunkTable(ScrollView, can_focus=True):
             len(str(len(chunks))),
             2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
             len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
-            len(f"{max(map(attrgetter('tokens'), chunks), default=0):,}"),
+            max(map(len, map(token_cell, chunks)), default=1),
             max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
         ]
         fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, widest)]
@@ -353,7 +361,7 @@ class ChunkTable(ScrollView, can_focus=True):
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
-                f"{chunk.tokens:,}", chunk.boundary_type, label)
+                token_cell(chunk), chunk.boundary_type, label)
 
     def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
         segments = []
@@ -396,8 +404,8 @@ class ChunkTable(ScrollView, can_focus=True):
         over = None
         if row == self._cursor:
             style += style_of("chunk-table--cursor")
-            if chunk.tokens > self.budget:  # red on the cursor's colour is unreadable in some themes
+            if chunk.embed_tokens > self.budget:  # red on the cursor's colour is unreadable in some themes
                 over = style + Style(bold=True, underline=True)
-        elif chunk.tokens > self.budget:
+        elif chunk.embed_tokens > self.budget:
             over = style + style_of("chunk-table--over-budget", partial=True)
         return self._row_segments(self._cells(chunk), style, over)

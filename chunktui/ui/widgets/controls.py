@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
 from ...engine import COUNTER_NAMES, Param, ParamError, Strategy, all_strategies
+from ...engine.model import CONTEXT_HEADERS
 
 
 def step_of(param: Param, value: Any) -> float:
@@ -120,8 +121,10 @@ class ControlsPane(VerticalScroll):
             super().__init__()
             self.name = name
 
-    def __init__(self, strategy: str, values: dict, tokenizer: str, budget: int, **kwargs) -> None:
+    def __init__(self, strategy: str, values: dict, tokenizer: str, budget: int, context_header: str = "none",
+                 **kwargs) -> None:
         super().__init__(**kwargs)
+        self._context_header = context_header
         self.strategy_name = strategy
         self._initial = dict(values)
         self._tokenizer = tokenizer
@@ -137,6 +140,9 @@ class ControlsPane(VerticalScroll):
         yield Label("Tokenizer", classes="section-title")
         yield Select([(n, n) for n in COUNTER_NAMES], value=self._tokenizer, allow_blank=False, id="tokenizer",
                      compact=True)
+        yield Select([(f"header: {h}", h) for h in CONTEXT_HEADERS], value=self._context_header, allow_blank=False,
+                     id="context-header", compact=True, tooltip="What goes before each chunk's embedded text: "
+                     "nothing, the file name, or the file name and the chunk's header path or scope")
         with Vertical(classes="param-field", id="field-budget"):
             yield Label("token budget", classes="param-label")
             yield Input(str(self._budget), id="budget", compact=True, select_on_focus=True)
@@ -186,6 +192,10 @@ class ControlsPane(VerticalScroll):
 
     def set_tokenizer(self, name: str) -> None:
         self.query_one("#tokenizer", Select).value = name
+
+    @property
+    def context_header(self) -> str:
+        return str(self.query_one("#context-header", Select).value)
 
     @property
     def budget_raw(self) -> str:

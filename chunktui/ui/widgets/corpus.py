@@ -106,7 +106,7 @@ def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str
             continue
         totals.files += 1
         totals.chunks += len(cs.chunks)
-        totals.tokens += sum(c.tokens for c in cs.chunks)
-        totals.over_budget += sum(1 for c in cs.chunks if c.tokens > budget)
+        totals.tokens += sum(c.embed_tokens for c in cs.chunks)
+        totals.over_budget += sum(1 for c in cs.chunks if c.embed_tokens > budget)
         progress(totals)
     return totals

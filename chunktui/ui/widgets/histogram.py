@@ -69,13 +69,13 @@ class SizeHistogram(PlotextPlot):
         """The budget in `unit`: tokens as given; chars at this document's chars per token."""
         if unit == "tokens":
             return float(budget)
-        tokens = sum(c.tokens for c in chunks)
+        tokens = sum(c.embed_tokens for c in chunks)
         return budget * sum(c.chars for c in chunks) / tokens if tokens else None
 
     def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None) -> None:
         self.unit = unit
         chunks = chunkset.chunks if chunkset is not None else []
-        self.values = [c.tokens if unit == "tokens" else c.chars for c in chunks]
+        self.values = [c.embed_tokens if unit == "tokens" else c.chars for c in chunks]
         self.budget_mark = self.budget_for(chunks, budget, unit)
         plt = self.plt
         plt.clear_figure()
