@@ -21,10 +21,13 @@ def check_offsets(cs):
     assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
 
 
+UPSTREAM_SAMPLES = {"head_lines": 50, "middle_lines": 100, "tail_lines": 100}  # the seed's defaults
+
+
 def test_log_samples_head_middle_tail_and_declares_the_rest():
     doc = load_document(SAMPLES / "service.log")
     n = doc.line_count
-    cs = chunk_document(doc, "log")
+    cs = chunk_document(doc, "log", UPSTREAM_SAMPLES)
     check_offsets(cs)
     assert [c.metadata["section"] for c in cs.chunks] == ["head", "middle", "tail"]
     head, middle, tail = cs.chunks
@@ -77,7 +80,7 @@ def test_samples_of_an_apt_history_log_have_the_lines_asked_for(head, middle, ta
 
 def test_small_log_sections_merge_without_duplicates():
     text = "".join(f"2025-01-01 00:00:{i % 60:02d} INFO line {i}\n" for i in range(120))
-    cs = chunk_document(Document.from_text(text, path="small.log"), "log")
+    cs = chunk_document(Document.from_text(text, path="small.log"), "log", UPSTREAM_SAMPLES)
     assert len(cs.chunks) == 1 and cs.chunks[0].text == text
     assert cs.chunks[0].metadata["section"] == "head+middle+tail"
     assert cs.gaps == []
@@ -98,7 +101,7 @@ def test_sections_never_sample_a_line_twice(total, head, middle, tail):
 def test_a_file_just_shorter_than_the_samples_is_read_whole_without_a_gap():
     """207 lines, 50 + 100 + 100 asked: once left lines 51-53 out while middle and tail overlapped."""
     text = "".join(f"line {i}\n" for i in range(1, 208))
-    cs = chunk_document(Document.from_text(text, path="short.log"), "log")
+    cs = chunk_document(Document.from_text(text, path="short.log"), "log", UPSTREAM_SAMPLES)
     assert [c.text for c in cs.chunks] == [text] and cs.gaps == []
 
 

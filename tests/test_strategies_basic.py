@@ -52,7 +52,7 @@ def test_lines_counts_crlf_inside_the_line():
 # -- fixed ---------------------------------------------------------------------------------
 
 def test_fixed_hard_split_without_delimiters():
-    assert texts("abcdefghij", "fixed", size=4) == ["abcd", "efgh", "ij"]
+    assert texts("abcdefghij", "fixed", size=4, unit="bytes") == ["abcd", "efgh", "ij"]
 
 
 def test_fixed_backs_off_to_last_delimiter_in_window():
@@ -84,14 +84,14 @@ def test_fixed_labels_say_how_each_chunk_was_cut():
 
 def test_fixed_bytes_never_split_a_character():
     text = "aé🎉b"  # 1 + 2 + 4 + 1 bytes
-    cs = chunks(text, "fixed", size=4)
+    cs = chunks(text, "fixed", size=4, unit="bytes")
     assert [c.text for c in cs] == ["aé", "🎉", "b"]
     assert [(c.start_byte, c.end_byte) for c in cs] == [(0, 3), (3, 7), (7, 8)]
     assert not any(c.metadata.get("oversized") for c in cs)
 
 
 def test_fixed_bytes_flags_a_character_bigger_than_the_window():
-    cs = chunks("aé🎉b", "fixed", size=3)
+    cs = chunks("aé🎉b", "fixed", size=3, unit="bytes")
     assert [(c.text, bool(c.metadata.get("oversized"))) for c in cs] == [("aé", False), ("🎉", True), ("b", False)]
 
 
@@ -110,7 +110,7 @@ def test_fixed_overlap_repeats_the_end_of_the_previous_chunk():
 
 
 def test_fixed_byte_overlap_stays_on_character_boundaries():
-    cs = chunks("ééééé", "fixed", size=4, overlap=3)  # each é is 2 bytes: 3 bytes of overlap is one é
+    cs = chunks("ééééé", "fixed", size=4, unit="bytes", overlap=3)  # each é is 2 bytes: 3 bytes of overlap is one é
     assert [c.text for c in cs] == ["éé", "éé", "éé", "éé"]
     assert [c.start for c in cs] == [0, 1, 2, 3]
 

@@ -85,7 +85,7 @@ register(Strategy(
     name="cues",
     summary="Subtitle cues (WebVTT/SRT) grouped up to a size, keeping each chunk's start and end timestamps.",
     params=(
-        Param("size", "int", 1200, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
+        Param("size", "int", 1000, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
               min=1, max=10_000_000, step=100),
     ),
     run=run,

@@ -64,7 +64,7 @@ register(Strategy(
     summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
     params=(
         Param("size", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10),
-        Param("max_chars", "int", 0, "Most characters per chunk (0 = no limit); a longer row is its own chunk.",
+        Param("max_chars", "int", 1000, "Most characters per chunk (0 = no limit); a longer row is its own chunk.",
               min=0, max=1_000_000_000, step=500),
     ),
     run=run,

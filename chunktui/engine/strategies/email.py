@@ -283,7 +283,7 @@ register(Strategy(
     summary="Email threads (mbox, .eml, folder of .eml) in overlapping windows along the reply graph, forks compacted.",
     params=(
         Param("max_emails_per_chunk", "int", 10, "Most messages in one window.", min=1, max=100_000, step=1),
-        Param("max_chars", "int", 2048, "Most characters per window, rendered and in the file; a longer message is "
+        Param("max_chars", "int", 1600, "Most characters per window, rendered and in the file; a longer message is "
               "its own window, flagged oversized.", min=1, max=100_000_000, step=256),
         Param("overlap_emails", "int", 2, "Messages repeated from the previous window of the same branch.", min=0,
               max=100_000, step=1),

@@ -207,8 +207,8 @@ register(Strategy(
     summary="Windows of `size` bytes, chars or tokens, each cut back to its last delimiter "
             "character if there is one; never splits a UTF-8 character.",
     params=(
-        Param("size", "int", 4096, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=256),
-        Param("unit", "choice", "bytes", "What `size` and `overlap` count: UTF-8 bytes, characters "
+        Param("size", "int", 512, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=256),
+        Param("unit", "choice", "tokens", "What `size` and `overlap` count: UTF-8 bytes, characters "
               "or tokens of the run's tokenizer.", choices=("bytes", "chars", "tokens")),
         Param("delimiters", "str", "", "Characters to cut after, searched backwards from the window "
               "end (\\n \\t \\r \\\\ are escapes); empty: hard cut at `size`."),

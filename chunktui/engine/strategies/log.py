@@ -92,10 +92,10 @@ register(Strategy(
     name="log",
     summary="Head, middle and tail samples of a log or JSONL file; skipped lines are declared gaps.",
     params=(
-        Param("head_lines", "int", 50, "Lines from the start of the file (the format).", min=0, max=10_000_000, step=10),
-        Param("middle_lines", "int", 100, "Lines centred in the middle third (the patterns).", min=0, max=10_000_000,
+        Param("head_lines", "int", 8, "Lines from the start of the file (the format).", min=0, max=10_000_000, step=10),
+        Param("middle_lines", "int", 8, "Lines centred in the middle third (the patterns).", min=0, max=10_000_000,
               step=10),
-        Param("tail_lines", "int", 100, "Lines from the end of the file (the most recent events).", min=0,
+        Param("tail_lines", "int", 8, "Lines from the end of the file (the most recent events).", min=0,
               max=10_000_000, step=10),
     ),
     run=run,

@@ -246,9 +246,9 @@ register(Strategy(
     name="prose",
     summary="Sections at #/## headers packed to a token range, paragraphs kept whole, boilerplate left out as gaps.",
     params=(
-        Param("min_tokens", "int", 1000, "Cut at a header only once a chunk has this many tokens.", min=1,
+        Param("min_tokens", "int", 256, "Cut at a header only once a chunk has this many tokens.", min=1,
               max=10_000_000, step=100),
-        Param("max_tokens", "int", 3000, "Most tokens per chunk; only an oversized paragraph is cut inside.", min=1,
+        Param("max_tokens", "int", 512, "Most tokens per chunk; only an oversized paragraph is cut inside.", min=1,
               max=10_000_000, step=100),
         Param("keep_boilerplate", "bool", False, "Keep license headers, tables of contents and navigation lines."),
     ),

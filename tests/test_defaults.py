@@ -1,0 +1,51 @@
+"""Every strategy's defaults fit the default token budget on the sample documents (issue 15).
+
+A first open of a normal file must not be all red: with its defaults, no strategy makes a chunk
+over `DEFAULT_BUDGET` tokens unless that chunk is one unit the strategy cannot split (flagged
+oversized). The strategies that count their size in lines (lines, adaptive, semantic) or take
+whole definitions (code-toplevel) cannot promise a token size by any default; they are named
+here, and the last test checks that they still are the only ones that go over.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from chunktui.engine import chunk_document, load_document
+from chunktui.engine.strategies import all_strategies
+from chunktui.engine.tokens import DEFAULT_BUDGET
+
+SAMPLES = Path(__file__).parent.parent / "sample_docs"
+SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")
+NOT_TOKEN_SIZED = {"lines", "adaptive", "semantic", "code-toplevel"}
+
+
+def over_budget(strategy, path: Path) -> list[tuple[int, int]]:
+    """(chunk index, tokens) of the chunks over the default budget that are not flagged oversized."""
+    doc = load_document(path)
+    if strategy.kinds and doc.kind not in strategy.kinds:
+        return []
+    cs = chunk_document(doc, strategy.name)
+    return [(i, c.tokens) for i, c in enumerate(cs.chunks)
+            if c.tokens > DEFAULT_BUDGET and not c.metadata.get("oversized")]
+
+
+@pytest.mark.parametrize("name", sorted(s.name for s in all_strategies() if s.name not in NOT_TOKEN_SIZED))
+def test_defaults_fit_the_default_budget_on_every_sample(name):
+    strategy = next(s for s in all_strategies() if s.name == name)
+    over = {p.name: found for p in SAMPLE_FILES if (found := over_budget(strategy, p))}
+    assert over == {}
+
+
+def test_a_first_open_of_every_sample_is_within_the_budget():
+    """`auto` is what the app and the command line run on a file first."""
+    for path in SAMPLE_FILES:
+        cs = chunk_document(load_document(path), "auto")
+        assert max(c.tokens for c in cs.chunks) <= DEFAULT_BUDGET, path.name
+
+
+def test_only_the_line_counted_strategies_go_over():
+    went_over = {s.name for s in all_strategies() if any(over_budget(s, p) for p in SAMPLE_FILES)}
+    assert went_over == NOT_TOKEN_SIZED
