@@ -18,7 +18,7 @@ import click
 
 from chunktui import __version__
 from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
-from chunktui.engine.model import CONTEXT_HEADERS
+from chunktui.engine.options import CONTEXT_HEADERS
 from chunktui.engine.tokens import DEFAULT_BUDGET
 
 TOKENIZERS = ("cl100k_base", "o200k_base")

@@ -18,6 +18,7 @@ from operator import add, attrgetter, gt, le, lt, sub
 from typing import Any
 from collections.abc import Mapping, Sequence
 
+from .options import CONTEXT_HEADERS
 from .documents import Document
 
 
@@ -447,7 +448,6 @@ def build_chunkset(
     return cs
 
 
-CONTEXT_HEADERS = ("none", "title", "path")
 # metadata naming where a chunk lives, most specific first: a header path or scope chain, else
 # a page, section or thread subject
 _PLACE_KEYS = ("header_path", "scope_chain", "page", "section", "subject")
