@@ -12,11 +12,10 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunktui.cli import cli
+from test_cli import run
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.readers import NO_TEXT_LAYER
 from chunktui.engine.readers.pdf import PAGE_SEPARATOR
@@ -25,11 +24,6 @@ DOCS = Path(__file__).parent / "fixtures" / "docs"
 MANUAL = DOCS / "libtasn1-8pages.pdf"
 LOCKED = DOCS / "libtasn1-encrypted.pdf"
 COLUMNS = DOCS / "columns.pdf"
-
-
-def run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def assert_one_line_error(code, err, *needles):

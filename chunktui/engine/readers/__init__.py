@@ -201,3 +201,15 @@ def same_extraction(doc, stored: dict | None) -> bool:
     """Whether a re-read source gives the text a store recorded (true when it recorded none)."""
     wanted = (stored or {}).get("text_sha256")
     return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted
+
+
+def pipe_table(rows: list[list[str]]) -> str:
+    """Cell texts as a markdown pipe table, the first row as its header; empty rows left out, short
+    rows padded. DOCX and HTML tables both become this."""
+    rows = [r for r in rows if any(r)]
+    if not rows:
+        return ""
+    width = max(map(len, rows))
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
+    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows[1:]])

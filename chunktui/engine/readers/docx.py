@@ -15,7 +15,7 @@ import zipfile
 from itertools import pairwise
 
 from ..errors import DocumentError
-from . import Extraction, Region, library_version
+from . import Extraction, Region, library_version, pipe_table
 
 MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)
 MAX_RATIO = 200  # and no member may expand more than this many times
@@ -120,16 +120,7 @@ def _inline(p) -> str:
 
 
 def _table(table) -> str:
-    rows = []
-    for row in table.rows:
-        rows.append([" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells])
-    rows = [r for r in rows if any(r)]
-    if not rows:
-        return ""
-    width = max(map(len, rows))
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in rows[1:]])
+    return pipe_table([[" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells] for row in table.rows])
 
 
 def _notes(document) -> list[str]:

@@ -13,7 +13,7 @@ import re
 from itertools import pairwise
 
 from ..errors import DocumentError
-from . import Extraction, Region, library_version
+from . import Extraction, Region, library_version, pipe_table
 
 MAX_BYTES = 50_000_000
 MAX_DEPTH = 200  # deeper elements are read as plain text: bounds the converter's recursion
@@ -188,13 +188,5 @@ class _Converter:
 
 
 def _table(el) -> str:
-    rows = [[" ".join(c.text_content().split()).replace("|", "\\|") for c in tr if getattr(c, "tag", "") in
-             ("td", "th")] for tr in el.iter("tr")]
-    rows = [r for r in rows if any(r)]
-    if not rows:
-        return ""
-    width = max(map(len, rows))
-    rows = [r + [""] * (width - len(r)) for r in rows]
-    lines = ["| " + " | ".join(rows[0]) + " |", "|" + " --- |" * width]
-    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
-    return "\n".join(lines)
+    return pipe_table([[" ".join(c.text_content().split()).replace("|", "\\|") for c in tr
+                        if getattr(c, "tag", "") in ("td", "th")] for tr in el.iter("tr")])
