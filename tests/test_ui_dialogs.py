@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, Select, Switch
+from textual.widgets import Button, Input, Select, Switch
 
 from chunktui.engine import all_strategies, chunk_document, load_document
 from chunktui.formats.export import writer_names
@@ -151,8 +151,8 @@ async def test_save_profile_dialog_reads_like_flags_and_refuses_an_empty_or_fold
         error = app.screen.query_one("#profile-error")
         for path, expected in (("", "choose a file"), (str(tmp_path), "is a folder")):
             app.screen.query_one("#profile-path", Input).value = path
-            await pilot.click("#profile-save")
-            for _ in range(20):  # under load a click takes more than one pause to land
+            app.screen.query_one("#profile-save", Button).press()
+            for _ in range(20):  # under load the press takes more than one pause to land
                 await pilot.pause()
                 if expected in str(error.content):
                     break

@@ -12,7 +12,7 @@ import pytest
 from pytest_textual_snapshot import SVGImageExtension
 
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SAMPLES, SIZE, run, settle
+from test_ui_support import FAST, SIZE, run, settle
 
 SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
 
@@ -26,8 +26,14 @@ class RootSnapshots(SVGImageExtension):
 
 
 @pytest.fixture
-def svg_snapshot(snapshot):
+def svg_snapshot(snapshot, monkeypatch):
+    """The snapshot, taken from the checkout's root: a code chunk's embedded text names its file as
+    given, so samples are opened by a path relative to the root, the same in every clone."""
+    monkeypatch.chdir(SNAPSHOT_DIR.parent)
     return snapshot.use_extension(RootSnapshots)
+
+
+SAMPLES = Path("sample_docs")  # relative: see svg_snapshot
 
 
 async def screenshot(app: ChunktuiApp, *keys: str) -> str:
