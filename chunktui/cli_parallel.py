@@ -24,10 +24,11 @@ from pathlib import Path
 
 import click
 
+from chunktui import __version__
+from chunktui.formats.discover import INDEX_NAME
 from chunktui.cli import EXIT_BAD_INPUT, EXIT_OK, warn_line
 from chunktui.engine.errors import ChunktuiError
 
-INDEX_NAME = "index.json"
 EXIT_INTERRUPTED = 130
 
 
@@ -103,14 +104,16 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
     """index.json, replaced whole (written aside, then renamed)."""
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        json.dump({"settings": settings, "files": dict(sorted(files.items()))}, fh, ensure_ascii=False, indent=2)
+        # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
+        json.dump({"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))}, fh,
+                  ensure_ascii=False, indent=2)
         fh.write("\n")
     os.replace(tmp, path)
 
 
 def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
-    """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context header), recording each result
-    in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
+    """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
+    header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
     A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
     files that were in flight are run again one at a time, so the one that kills its worker again

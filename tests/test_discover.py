@@ -107,3 +107,16 @@ def test_cli_warns_once_per_skipped_file_and_chunks_the_rest(work):
 def test_cli_refuses_a_bad_size(work):
     code, _, err = run("chunk", "docs", "--max-file-size", "lots")
     assert code == 2 and "--max-file-size" in err and "Traceback" not in err
+
+
+def test_a_jobs_runs_output_folder_is_not_chunked_again(tmp_path):
+    """`chunk --jobs` writes index.json above its exports; a later folder run chunked it as a
+    document (out/out2/index-json) until the index named chunktui."""
+    from click.testing import CliRunner
+
+    from chunktui.cli import cli
+
+    (tmp_path / "notes.md").write_text("# Notes\n\nSome text.\n", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["chunk", str(tmp_path), "-o", str(tmp_path / "out"), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in walk_folder(tmp_path)] == ["notes.md"]

@@ -19,6 +19,7 @@ from .manifest import MANIFEST_NAME
 
 # Generated or vendored trees nobody wants chunked; hidden folders (.git, .venv, .tox) go too.
 SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "dist", "build"})
+INDEX_NAME = "index.json"  # written by `chunktui chunk --jobs` beside its exports
 SPECIAL_NAMES = frozenset({"Makefile", "Dockerfile"})
 DEFAULT_MAX_FILE_SIZE = 100_000_000  # 100 MB: bigger files in a folder scan are skipped, saying so
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
@@ -64,15 +65,19 @@ def supported_extensions() -> list[str]:
 
 
 def _is_export(folder: Path) -> bool:
-    """A folder chunktui wrote earlier: re-chunking its chunks would only feed on itself."""
-    manifest = folder / MANIFEST_NAME
-    if not manifest.is_file():
-        return False
-    try:
-        with open(manifest, encoding="utf-8") as fh:
-            return "chunktui_version" in json.loads(fh.read(1 << 20) or "{}")
-    except (OSError, ValueError):
-        return False
+    """A folder chunktui wrote earlier (an export's manifest.json, or the index.json of a `--jobs`
+    run above the exports): re-chunking its chunks would only feed on itself."""
+    for name in (MANIFEST_NAME, INDEX_NAME):
+        marker = folder / name
+        if not marker.is_file():
+            continue
+        try:
+            with open(marker, encoding="utf-8") as fh:
+                if "chunktui_version" in json.loads(fh.read(1 << 20) or "{}"):
+                    return True
+        except (OSError, ValueError, TypeError):
+            continue
+    return False
 
 
 def _skip_dir(path: Path, skip: set[Path]) -> bool:
