@@ -35,7 +35,7 @@ chromium:
 	@if [ -z "$$CHUNKTUI_CHROMIUM" ] && [ ! -x /usr/bin/chromium ] && [ "$$(id -u)" = 0 ] \
 	    && command -v apt-get >/dev/null; then \
 		{ apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; } \
-		|| echo "chromium could not be installed: tests/test_ui_browser.py will be skipped"; fi
+		|| echo "chromium could not be installed: tests/test_ui_browser.py fails under CI=true, is skipped elsewhere"; fi
 
 # Everything but the tests that drive the Textual app (marked `ui` in tests/conftest.py).
 test-fast: lint
