@@ -20,15 +20,22 @@ UNITS = "recall, precision and IoU count characters of the union of retrieved sp
 
 
 def parse_ks(values) -> tuple[int, ...]:
-    """`-k 1 -k 5` and `-k 1,3,5` both give (1, 3, 5); each a whole number >= 1."""
+    """`-k 1 -k 5` and `-k 1,3,5` both give (1, 3, 5); each a whole number >= 1, in ASCII digits
+    as every number flag takes it (`²` crashed int(), `١` was read as 1)."""
+    from chunktui.engine.strategies import parse_int
+
     ks = set()
     for value in values:
         for part in str(value).split(","):
             if not part.strip():
                 continue
-            if not part.strip().isdigit() or int(part) < 1:
+            try:
+                k = parse_int(part.strip())
+            except ValueError:
+                k = 0
+            if k < 1:
                 raise ChunktuiError(f"-k: expected whole numbers of at least 1, got {part.strip()!r}")
-            ks.add(int(part))
+            ks.add(k)
     return tuple(sorted(ks))
 
 

@@ -99,6 +99,8 @@ def test_smaller_chunks_retrieve_within_the_budget_where_whole_sections_cannot()
     (["--queries", ESSAY_Q], ("query 1 ('When was the Pharos of Alexandria compl…'): reference 1: "
                               "content does not match the text at 580..729")),
     (["--queries", GUIDE_Q, "-k", "0"], "-k: expected whole numbers of at least 1, got '0'"),
+    (["--queries", GUIDE_Q, "-k", "²"], "-k: expected whole numbers of at least 1, got '²'"),  # crashed int()
+    (["--queries", GUIDE_Q, "-k", "١"], "-k: expected whole numbers of at least 1, got '١'"),  # read as 1
     (["--queries", GUIDE_Q, "-s", "lines", "--size", "3", "--overlap", "5"], "--overlap: must be smaller than size"),
     (["--queries", GUIDE_Q, "-s", "nope"], "--strategy: unknown strategy 'nope'"),
 ])

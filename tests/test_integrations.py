@@ -155,3 +155,14 @@ def test_repeated_lines_two_at_a_time_get_their_own_offsets():
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == expected
     nodes = ChunktuiNodeParser("lines", size=2, overlap=0).get_nodes_from_documents([LIDocument(text=TRANSCRIPT)])
     assert [(n.start_char_idx, n.end_char_idx) for n in nodes] == expected
+
+
+def test_splitters_from_a_profile_keep_its_context_header(tmp_path):
+    """A profile tuned with a context header gave splitters whose embedded text had none."""
+    profile = save_profile(tmp_path / "p.yaml", "recursive", {"size": 200, "overlap": 0}, context_header="title")
+    lc = ChunktuiSplitter.from_profile(profile).create_documents(["Some words. " * 40],
+                                                                 metadatas=[{"source": "notes.txt"}])
+    assert lc[0].metadata["embed_text"].startswith("notes.txt")
+    nodes = ChunktuiNodeParser.from_profile(profile).get_nodes_from_documents(
+        [LIDocument(text="Some words. " * 40, metadata={"file_path": "notes.txt"})])
+    assert nodes[0].metadata["embed_text"].startswith("notes.txt")

@@ -41,7 +41,8 @@ class ChunktuiSplitter(TextSplitter):
         from chunktui.formats.profiles import load_profile
 
         profile = load_profile(path)
-        return cls(profile.strategy, tokenizer=profile.tokenizer, **profile.params)
+        return cls(profile.strategy, tokenizer=profile.tokenizer, context_header=profile.context_header,
+                   **profile.params)
 
     def split_text(self, text: str) -> list[str]:
         return [c.text for c in self.chunker.chunk(text).chunks]

@@ -168,6 +168,7 @@ class ChunktuiApp(QualityMixin, App):
         self.demo_dir: Path | None = None
         self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
         self.last_export = None  # the export dialog offers the last format and folder again
+        self._corpus_done: tuple | None = None  # the settings whose corpus totals are shown in full
         self._wide: bool | None = None  # room for both side panes (set by the first resize)
         self._timer: Timer | None = None
         self._launched: tuple | None = None
@@ -320,21 +321,27 @@ class ChunktuiApp(QualityMixin, App):
         request = self.current_request()
         if request is None or not self.corpus.files:
             return
-        name, values, tokenizer, _ = request
+        key = (request, self.budget)
+        if key == self._corpus_done:
+            return  # another file of the corpus opened with the same settings: the totals stand
+        name, values, tokenizer, header = request
         self.corpus.show_totals(CorpusTotals(), done=False)
-        self.corpus_worker(name, dict(values), tokenizer, self.budget, self.generation)
+        self.corpus_worker(name, dict(values), tokenizer, header, self.budget, self.generation, key)
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
-    def corpus_worker(self, strategy: str, values: dict, tokenizer: str, budget: int, generation: int):
+    def corpus_worker(self, strategy: str, values: dict, tokenizer: str, header: str, budget: int, generation: int,
+                      key: tuple):
         worker = get_current_worker()
 
         def show(totals, done=False):
             if not worker.is_cancelled and generation == self.generation:
                 self.call_from_thread(self.corpus.show_totals, totals, done)
 
-        totals = corpus_totals(self.corpus.files, strategy, values, tokenizer, budget,
+        totals = corpus_totals(self.corpus.files, strategy, values, tokenizer, header, budget,
                                lambda: worker.is_cancelled or generation != self.generation, show)
-        show(totals, done=True)
+        if not worker.is_cancelled and generation == self.generation:
+            show(totals, done=True)
+            self._corpus_done = key
         return totals
 
     async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,

@@ -79,8 +79,8 @@ class CorpusPane(Vertical):
         self.post_message(self.FileChosen(self.files[int(event.option.id)]))
 
 
-def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, budget: int,
-                  is_cancelled, progress) -> CorpusTotals:
+def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, context_header: str,
+                  budget: int, is_cancelled, progress) -> CorpusTotals:
     """Chunk every file within the limits with one configuration; `progress(totals)` after each."""
     from ...engine import chunk_document
     from ...engine.errors import ChunktuiError
@@ -100,7 +100,8 @@ def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str
         try:
             doc = load_source(path)
             name = strategy if not strat.kinds or doc.kind in strat.kinds else "auto"
-            cs = chunk_document(doc, name, params if name == strategy else None, tokenizer=tokenizer)
+            cs = chunk_document(doc, name, params if name == strategy else None, tokenizer=tokenizer,
+                                context_header=context_header)
         except ChunktuiError:
             totals.failed.append(str(path))
             continue
