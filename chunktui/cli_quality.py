@@ -187,9 +187,10 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
     lines = [f"{doc.path or doc.name}: A = {profile_a}, B = {profile_b}"]
     lines += [f"  {r[0].ljust(w0)}  {r[1].ljust(w1)}  {r[2]}" for r in rows]
     for title, side in (("only in A", "a"), ("only in B", "b"), ("in both", "both")):
-        marks = sorted({x.cut for x in cmp.boundaries if x.side == side})  # cuts, counted as the summary counts them
+        marks = sorted({x.cut for x in cmp.boundaries if x.side == side})  # the lines of its cuts
+        count = cmp.cuts(side)
         more = f" … (+{len(marks) - SHOWN_LINES})" if len(marks) > SHOWN_LINES else ""
-        lines.append(f"  {title + ':':<11}{len(marks):>4} boundaries" +
+        lines.append(f"  {title + ':':<11}{count:>4} boundaries" +
                      (f" at lines {', '.join(map(str, marks[:SHOWN_LINES]))}{more}" if marks else ""))
     lines.append(cmp.summary())
     return lines

@@ -58,3 +58,13 @@ def test_a_cut_at_a_separator_and_one_at_the_heading_after_it_are_the_same_cut()
     c = compare(a, b)
     assert c.cuts("both") == 5 and c.cuts("a") == 0 and c.cuts("b") == 0
     assert "5 in both, 0 only in A, 0 only in B" in c.summary()
+
+
+def test_cuts_far_apart_on_one_long_line_are_not_the_same_cut():
+    """A paragraph is often one line (markdown, PDF text): cuts hundreds of characters apart on it
+    were counted as shared."""
+    doc = Document.from_text("word " * 2000, kind="prose")
+    a = chunk_document(doc, "fixed", {"size": 1000, "unit": "chars"})
+    b = chunk_document(doc, "fixed", {"size": 1700, "unit": "chars"})
+    c = compare(a, b)
+    assert c.cuts("a") > 0 and c.cuts("b") > 0

@@ -2,7 +2,7 @@
 
 A boundary is any chunk start or end strictly inside the document; with overlap a cut
 shows up as two boundaries (where the next chunk starts, where this one ends). Two boundaries
-are the same cut when they land on the same line once the whitespace after them is skipped:
+are the same cut when they land on the same character once the whitespace after them is skipped:
 `recursive` starts a chunk at the blank line before a heading, `markdown` at the heading, and
 both cut there. The summary counts cuts that way, as the document view marks them (`AB`).
 """
@@ -28,8 +28,9 @@ class CompareError(ChunktuiError):
 class Boundary:
     offset: int
     line: int
-    side: str  # "a", "b" or "both": whether the other side cuts on the same line (see cut_line)
-    cut: int = 0  # the line the cut lands on, whitespace after the boundary skipped
+    side: str  # "a", "b" or "both": whether the other side cuts at the same place (see cut_at)
+    cut: int = 0  # the line of the cut
+    at: int = 0  # where the cut is: the first character after the boundary's whitespace
 
 
 @dataclass(frozen=True)
@@ -59,8 +60,9 @@ class Comparison:
         return [b.offset for b in self.boundaries if b.side == "both"]
 
     def cuts(self, side: str) -> int:
-        """Distinct cuts (lines) on `side`: "a", "b" or "both"."""
-        return len({b.cut for b in self.boundaries if b.side == side})
+        """Distinct cuts on `side` ("a", "b" or "both"): boundaries that reach the same character
+        once whitespace is skipped are one cut."""
+        return len({b.at for b in self.boundaries if b.side == side})
 
     def summary(self) -> str:
         return (f"A: {self.a.stats.count} chunks, score {self.a.quality.score.score:g}; "
@@ -73,11 +75,11 @@ def boundaries_of(cs: ChunkSet) -> set[int]:
     return {p for c in cs.chunks for p in (c.start, c.end) if 0 < p < n}
 
 
-def cut_line(doc, offset: int) -> int:
-    """The line a boundary cuts at: the line of the first non-whitespace character from it on
-    (a separator run and the text after it are one cut), or its own line at the end."""
+def cut_at(doc, offset: int) -> int:
+    """Where a boundary cuts: the first non-whitespace character from it on (a separator run and
+    the text after it are one cut), or the end of the text."""
     m = _TEXT.search(doc.text, offset)
-    return doc.line_of(m.start() if m else offset)
+    return m.start() if m else len(doc.text)
 
 
 def describe(cs: ChunkSet) -> str:
@@ -92,10 +94,10 @@ def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET,
         raise CompareError(f"{a.document.name} and {b.document.name}: the two chunk sets are of different documents")
     doc = a.document
     ba, bb = boundaries_of(a), boundaries_of(b)
-    cut = {p: cut_line(doc, p) for p in ba | bb}
+    cut = {p: cut_at(doc, p) for p in ba | bb}
     cuts_a, cuts_b = {cut[p] for p in ba}, {cut[p] for p in bb}
     marks = [Boundary(p, doc.line_of(p), "both" if cut[p] in cuts_a and cut[p] in cuts_b else "a" if p in ba else "b",
-                      cut[p]) for p in sorted(ba | bb)]
+                      doc.line_of(cut[p]), cut[p]) for p in sorted(ba | bb)]
 
     # one structure scan (a tree-sitter parse for code) serves both sides when they share the Document
     structure = scan_structure(doc) if b.document is doc else None
