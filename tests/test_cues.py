@@ -201,3 +201,13 @@ def test_generated_vtt_groups_cues_in_order_within_size(texts, size, crlf):
     for c in cs.chunks:
         assert len(c.context_text) <= size or (c.metadata["cue_count"] == 1 and c.metadata["oversized"])
     assert [g.reason for g in cs.gaps] == ["header"]
+
+
+def test_thousands_of_back_to_back_cues_in_one_block_are_read():
+    """Cues with no blank line between them form one block; its reader recursed once per cue and
+    raised RecursionError from about 1,000 cues (found by review)."""
+    lines = ["WEBVTT", ""]
+    for i in range(5000):
+        lines += [f"00:{i // 60 % 60:02d}:{i % 60:02d}.000 --> 00:{i // 60 % 60:02d}:{i % 60:02d}.500", f"cue {i}"]
+    doc = Document.from_text("\n".join(lines) + "\n", path="long.vtt")
+    assert len(parse_subtitles(doc).cues) == 5000

@@ -150,12 +150,14 @@ def _vtt_cue_runs(run, timing_at: int):
     """(lines, identifier) of each cue in a block: as the WebVTT parser does, a line
     holding "-->" ends the cue text, so a timing line straight after a cue's text opens
     a new cue (without an identifier) rather than becoming text."""
-    cut = timing_at + 1
-    while cut < len(run) and "-->" not in run[cut][3]:
-        cut += 1
-    yield run[:cut], run[0][3] if timing_at else None
-    if cut < len(run):
-        yield from _vtt_cue_runs(run[cut:], 0)
+    begin, ident, cut = 0, run[0][3] if timing_at else None, timing_at + 1
+    while True:  # a loop, not a recursion per cue: a block of thousands of back-to-back cues is read
+        while cut < len(run) and "-->" not in run[cut][3]:
+            cut += 1
+        yield run[begin:cut], ident
+        if cut >= len(run):
+            return
+        begin, ident, cut = cut, None, cut + 1
 
 
 def _parse_srt(doc: Document) -> SubtitleFile:
