@@ -301,3 +301,19 @@ def test_a_block_comment_and_a_template_string_hold_no_definitions():
     cls = classify(Document(text=text, kind="code", language="javascript"))
     assert [(i, cls.kind[i], cls.label[i]) for i in range(1, cls.count + 1) if cls.kind[i]] == [
         (1, "function", "real()")]  # the doc comment opens the definition it documents
+
+
+
+def test_a_stray_triple_quote_in_a_log_keeps_the_boundaries_after_it():
+    """One triple quote that never closes made every later line 'inside a string', so a log's
+    blank-line boundaries after it became hard cuts (found by review)."""
+    from chunktui.engine import Document, chunk_document
+
+    lines = []
+    for i in range(400):
+        lines += [f"2025-01-01 10:00:{i % 60:02d} INFO request {i}" + (" user typed " + "'" * 3 + "hello" if i == 3 else ""), ""]
+    text = "\n".join(lines)
+    stray = chunk_document(Document.from_text(text, path="app.log", kind="log"), "semantic", {"size": 20, "overlap": 0})
+    clean = chunk_document(Document.from_text(text.replace("'" * 3, "'"), path="app.log", kind="log"), "semantic",
+                           {"size": 20, "overlap": 0})
+    assert [c.boundary_type for c in stray.chunks] == [c.boundary_type for c in clean.chunks]

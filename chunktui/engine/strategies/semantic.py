@@ -247,8 +247,8 @@ def _quoted_lines(doc, n: int) -> bytearray:
             elif m.group() == opened.group():
                 spans.append((doc.line_of(opened.start()) + 1, doc.line_of(m.start())))
                 opened = None
-        if opened is not None:  # never closed: to the end
-            spans.append((doc.line_of(opened.start()) + 1, n))
+        # an opener never closed is a stray quote in a log line, not a string to the end of the
+        # file: left unpaired, it keeps every boundary after it
     for first, last in spans:
         if first <= last:
             flags[first:last + 1] = b"\x01" * (last - first + 1)
