@@ -134,3 +134,14 @@ def test_malformed_queries_file_names_the_query(tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("")
     assert run("eval", GUIDE, "--queries", str(empty))[2] == f"chunktui: error: {empty}: no queries in the file (empty)\n"
+
+
+def test_a_queries_fifo_is_refused_not_waited_on(tmp_path):
+    """`--queries` read its file with read_text, past the check every other file goes through: a
+    FIFO hung the run (found by review)."""
+    import os
+
+    fifo = tmp_path / "q.jsonl"
+    os.mkfifo(fifo)
+    code, out, err = run("eval", GUIDE, "--queries", str(fifo))
+    assert code == 2 and err.startswith("chunktui: error: ") and err.count("\n") == 1

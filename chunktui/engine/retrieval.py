@@ -78,12 +78,15 @@ class Query:
 def load_queries(path, text: str) -> list[Query]:
     """Read a CSV or JSONL queries file against the document text; any problem raises
     QueryFileError naming the file and the query (1-based, in file order)."""
+    from .documents import read_file_bytes
+    from .errors import DocumentError
+
     p = Path(path)
-    try:
-        raw = p.read_text(encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise QueryFileError(p, "no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # the reader every file goes through: a FIFO or a device is refused, not waited on
+        raw = read_file_bytes(p, what="a queries file").decode("utf-8-sig")
+    except DocumentError as exc:
+        raise QueryFileError(p, exc.problem) from None
+    except UnicodeDecodeError as exc:
         raise QueryFileError(p, f"cannot be read ({type(exc).__name__})") from None
     rows = _rows(p, raw)
     if not rows:
