@@ -3,7 +3,7 @@
     import chunktui
     from pathlib import Path
 
-    cs = chunktui.chunk(Path("docs/guide.md"), "markdown", max_char=1500)
+    cs = chunktui.chunk(Path("docs/guide.md"), "markdown", max_chars=1500)
     chunker = chunktui.Chunker("recursive", size=512, unit="tokens")   # options checked once
     sets = chunker.chunk_many([Path("a.md"), "some text", document], progress=print)
     saved = chunktui.load("guide.chunks.yaml")
@@ -94,7 +94,7 @@ class Chunker:
         if context_header not in CONTEXT_HEADERS:
             raise ParamError("context_header", f"{context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
         self.context_header: str = context_header
-        self.params: dict[str, Any] = _known_to_some_strategy(params) if spec.name == "auto" else spec.validate(params)
+        self.params: dict[str, Any] = _known_to_some_strategy(params) if spec.delegates else spec.validate(params)
 
     def __repr__(self) -> str:
         return f"Chunker({self.strategy!r}, tokenizer={self.tokenizer!r}, params={self.params!r})"
@@ -159,7 +159,7 @@ def _known_to_some_strategy(params: dict[str, Any]) -> dict[str, Any]:
     from chunktui.engine.errors import ParamError
     from chunktui.engine.strategies import all_strategies
 
-    names = {p.name for s in all_strategies() for p in s.params}
+    names = {n for s in all_strategies() for p in s.params for n in (p.name, *p.aliases)}
     unknown = [k for k in params if k not in names]
     if unknown:
         raise ParamError(unknown[0], "not a parameter of any strategy auto may pick")

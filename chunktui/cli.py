@@ -100,7 +100,11 @@ class ChunktuiGroup(click.Group):
 
 
 class StrategyParamsCommand(click.Command):
-    """A command whose strategy flags are generated, on first use, from every registered strategy's spec."""
+    """A command whose strategy flags are generated, on first use, from every registered strategy's spec.
+
+    Its help lists the flags of the strategies named with `-s` (each with its unit, default and
+    aliases), or, with none named, every strategy's flags once by their own names.
+    """
 
     _generated = False
 
@@ -111,34 +115,118 @@ class StrategyParamsCommand(click.Command):
             self.params += strategy_options(taken)
         return super().get_params(ctx)
 
+    def parse_args(self, ctx, args):
+        ctx.meta[NAMED_STRATEGIES] = named_strategies(args)  # --help is answered before -s is read
+        return super().parse_args(ctx, args)
+
+    def format_options(self, ctx, formatter):
+        common = [p for p in self.get_params(ctx) if isinstance(p, click.Option) and not p.name.startswith(PARAM_DEST)]
+        with formatter.section("Options"):
+            formatter.write_dl([r for r in (p.get_help_record(ctx) for p in common) if r])
+        strategies = help_strategies(ctx.meta.get(NAMED_STRATEGIES, ()))
+        if not strategies:
+            with formatter.section("Strategy options (`-s NAME --help` lists one strategy's, with units and defaults)"):
+                formatter.write_dl([r for r in (p.get_help_record(ctx) for p in self.get_params(ctx)
+                                                if p.name.startswith(PARAM_DEST)) if r])
+        for strat in strategies:
+            with formatter.section(f"Options of strategy {strat.name}"):
+                formatter.write_dl([(param_flag(p), f"{p.help} {param_facts(p)}") for p in strat.params]
+                                   or [("(none)", "This strategy has no parameters.")])
+
+
+NAMED_STRATEGIES = "chunktui.named_strategies"
+
+
+def named_strategies(args: list[str]) -> tuple[str, ...]:
+    """The strategy names given with -s/--strategy in `args` (comma-separated ones split)."""
+    names = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in ("-s", "--strategy") and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--strategy="):
+            value = arg.partition("=")[2]
+        elif arg.startswith("-s") and not arg.startswith("--") and len(arg) > 2:
+            value = arg[2:]
+        else:
+            continue
+        names += [n for n in value.split(",") if n]
+    return tuple(names)
+
+
+def help_strategies(names) -> list:
+    """The strategies whose flags a help lists: those named, unless one is unknown or picks
+    another per file (auto takes any strategy's flags), then none (all flags are listed)."""
+    from chunktui.engine import get_strategy
+
+    found = []
+    for name in names:
+        try:
+            strat = get_strategy(name)
+        except UnknownStrategyError:
+            return []
+        if strat.delegates:
+            return []
+        if strat not in found:
+            found.append(strat)
+    return found
+
 
 def strategy_options(taken: set[str]) -> list[click.Option]:
-    """One flag per distinct parameter name across all strategies (`--min-char`, `--prefix/--no-prefix`)."""
-    from chunktui.engine import all_strategies
+    """One flag per parameter name or alias across all strategies (`--max-chars`, `--prefix/--no-prefix`).
 
-    uses: dict[str, list] = {}
+    Every name is its own option and the chosen strategy maps an alias to its parameter
+    (`--size` is `fixed`'s size but `lines`'s chunk_lines). A name that is only ever an alias
+    (`--max-char`) is hidden from the list and named in its parameter's help instead.
+    """
+    from chunktui.engine import all_strategies
+    from chunktui.engine.strategies import flag_of
+
+    uses: dict[str, list] = {}  # name -> (strategy, param) that has it as its own name
+    alias_of: dict[str, list] = {}  # name -> (strategy, param) that takes it as an alias
     for strat in all_strategies():
         for param in strat.params:
             uses.setdefault(param.name, []).append((strat.name, param))
+            for alias in param.aliases:
+                alias_of.setdefault(alias, []).append((strat.name, param))
     options = []
-    for name, found in sorted(uses.items()):
-        flag = "--" + name.replace("_", "-")
+    for name in sorted(uses.keys() | alias_of.keys()):
+        flag = flag_of(name)
         if flag in taken:
             continue
-        owners = ", ".join(s for s, _ in found)
-        first = found[0][1]
-        if len(found) == 1:
-            help_text = f"{first.help} Default {_show_default(first.default)}. [{owners}]"
-        else:
-            help_text = f"Parameter of {owners}; meaning and default per strategy in `chunktui strategies`."
-        if all(p.type == "bool" for _, p in found):
-            options.append(click.Option([f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None, help=help_text))
-        else:
-            all_choices = all(p.type == "choice" for _, p in found)
-            union = list(dict.fromkeys(c for _, p in found for c in p.choices))  # each strategy checks its own
-            metavar = "|".join(union) if all_choices else {"int": "N", "float": "X"}.get(first.type, "TEXT")
-            options.append(click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text))
+        found = uses.get(name, [])
+        specs = [p for _, p in found or alias_of[name]]
+        help_text = _option_help(found, alias_of.get(name, []), uses) if found else ""
+        if {p.type for p in specs} == {"bool"}:
+            options.append(click.Option([f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None,
+                                        help=help_text, hidden=not found))
+            continue
+        # one name has one unit everywhere (tests/test_param_names.py); each strategy checks its own choices
+        choices = list(dict.fromkeys(c for p in specs for c in p.choices))
+        metavar = "|".join(choices) if {p.type for p in specs} == {"choice"} else specs[0].metavar
+        options.append(click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text,
+                                    hidden=not found))
     return options
+
+
+def _option_help(found: list, alias_for: list, uses: dict) -> str:
+    """The general help line of a parameter name: its help where one strategy has it, its
+    hidden aliases, and the strategies that take the same word as an alias of another parameter."""
+    from chunktui.engine.strategies import flag_of
+
+    first_strategy, first = found[0]
+    if len(found) == 1:
+        text = f"{first.help} Default {_show_default(first.default)}. [{first_strategy}]"
+    else:
+        text = f"Parameter of {', '.join(s for s, _ in found)}; meaning and default in `-s NAME --help`."
+    hidden = sorted({a for _, p in found for a in p.aliases if a not in uses})
+    if hidden:
+        text += f" Alias: {', '.join(flag_of(a) for a in hidden)}."
+    if alias_for:
+        owners = [f"{s}'s {p.flag}" for s, p in alias_for]
+        text += f" Also an alias of {', '.join(owners)}."
+    return text
 
 
 def default_strategy() -> str:
@@ -242,8 +330,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
           max_file_size, html_mode, password, workers, resume, context_header, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
-    Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
-    chosen strategy does not have is an error.
+    Strategy parameters are given as flags (`-s lines --chunk-lines 100`); a flag the
+    chosen strategy does not have is an error. `-s NAME --help` lists its flags.
     """
     from chunktui.formats.discover import parse_size, plan_jobs
     from chunktui.formats.export import check_target, recover_interrupted, writer_names
@@ -337,11 +425,14 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
                              (prof.strategy if prof else default_strategy()))
     except UnknownStrategyError as exc:
         raise ChunktuiError(f"--strategy: {exc}") from None
-    given = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
-    params = {**(prof.params if prof and prof.strategy == strat.name else {}), **given}
+    given = strategy_flags(flags)
+    saved = prof.params if prof and prof.strategy == strat.name else {}
+    # a flag overrides the profile's value whatever name it spells (`--max-char` is max_chars);
+    # it keeps its spelling so that an error names the flag as typed
+    params = {**{k: v for k, v in saved.items() if k not in strat.canonical(given)}, **given}
     if prof and prof.strategy != strat.name and prof.params:
         warn_line(f"{profile}: its params are for {prof.strategy}, not {strat.name}; only its tokenizer is used")
-    if strat.name != "auto":
+    if not strat.delegates:
         try:
             strat.validate(params)
         except ParamError as exc:
@@ -433,6 +524,11 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     return EXIT_BAD_INPUT if failures or blocked else EXIT_OK
 
 
+def strategy_flags(flags: dict) -> dict:
+    """The strategy parameters given as flags, by the name (or alias) the flag spells."""
+    return {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+
+
 def blame_default(exc: ParamError, params: dict) -> ParamError:
     """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200)."""
     if exc.name in params:
@@ -475,14 +571,16 @@ def strategies(as_json):
         if s.kinds:
             click.echo(f"  for: {', '.join(s.kinds)}")
         for p in s.params:
-            click.echo(f"  {_param_flag(p)}\n      {p.help} {_param_facts(p)}")
+            click.echo(f"  {param_flag(p)}\n      {p.help} {param_facts(p)}")
         click.echo("")
 
 
-def _param_flag(p) -> str:
-    if p.type == "bool":
-        return f"{p.flag}/--no-{p.flag[2:]}"
-    return f"{p.flag} {'|'.join(p.choices) if p.type == 'choice' else {'int': 'N', 'float': 'X'}.get(p.type, 'TEXT')}"
+def param_flag(p) -> str:
+    """A parameter as its flag with its value's unit (`--max-chars CHARS`), then its aliases."""
+    from chunktui.engine.strategies import flag_of
+
+    flag = f"{p.flag}/--no-{p.flag[2:]}" if p.type == "bool" else f"{p.flag} {p.metavar}"
+    return flag + (f" (alias {', '.join(flag_of(a) for a in p.aliases)})" if p.aliases else "")
 
 
 def _show_default(value) -> str:
@@ -490,7 +588,7 @@ def _show_default(value) -> str:
     return f"'{value}'" if isinstance(value, str) else repr(value)
 
 
-def _param_facts(p) -> str:
+def param_facts(p) -> str:
     facts = [f"default {_show_default(p.default)}"]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
@@ -536,7 +634,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     if rank_by != "score" and queries_path is None:
         raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
     names = parse_strategies(strategy_names or [default_strategy()])
-    base = {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    base = strategy_flags(flags)
     console = Console(stderr=True)
     # no auto-refresh thread: with no other thread running, the worker pool can fork (fast start)
     bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), console=console, transient=True,

@@ -2,10 +2,10 @@
 wrapper of `chunktui.Chunker` for code held in memory, named by its path.
 
     from chunktui.code import chunk, Chunker
-    for c in chunk("src/user.ts", source, max_chunk_size=1200):
+    for c in chunk("src/user.ts", source, size=1200):  # or code-chunk's max_chunk_size=1200
         print(c.metadata["scope_chain"], c.context_text)
 
-Options are the `code` strategy's parameters (max_chunk_size, unit, overlap_lines,
+Options are the `code` strategy's parameters (size, alias max_chunk_size; unit, overlap_lines,
 sibling_detail, filter_imports, context_mode, language) plus `tokenizer` and
 `strategy` ("code" or "code-toplevel"). The language comes from the path unless
 `language` names it. Chunks are `chunktui.Chunk`s.

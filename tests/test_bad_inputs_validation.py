@@ -266,8 +266,8 @@ def test_whole_numbers_are_ascii_digits_everywhere(raw, work):
 def test_signs_and_leading_zeros_are_numbers(work):
     """The other side of the rule: `+12` and `012` are 12 (YAML 1.1 read 012 as octal 10)."""
     for raw in ("+12", "012", "12"):
-        assert get_strategy("lines").validate({"size": raw, "overlap": 0})["size"] == 12
-        assert load_profile(profile_with_size(work, raw)).params["size"] == 12
+        assert get_strategy("lines").validate({"size": raw, "overlap": 0})["chunk_lines"] == 12
+        assert load_profile(profile_with_size(work, raw)).params["chunk_lines"] == 12
     with pytest.raises(DocumentError, match="--size: must be at least 1, got -3"):
         load_profile(profile_with_size(work, "-3"))
 

@@ -215,7 +215,8 @@ def test_strategies_lists_every_strategy_and_parameter():
     data = json.loads(run("strategies", "--json")[1])
     assert {s["name"] for s in data} == {s.name for s in all_strategies()}
     lines = next(s for s in data if s["name"] == "lines")
-    assert {"name": "size", "type": "int", "default": 200} .items() <= lines["params"][0].items()
+    assert {"name": "chunk_lines", "type": "int", "default": 200, "unit": "lines", "aliases": ["size"]}.items() \
+        <= lines["params"][0].items()
 
 
 def test_inspect_a_chunks_yaml_and_a_manifest(work):
@@ -314,7 +315,7 @@ def test_strategies_shows_defaults_as_they_are_typed():
 
 def test_a_default_that_clashes_with_a_given_flag_is_named_as_the_default(work):
     code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "10")  # overlap keeps its default 20
-    assert_one_line_error(code, err, "--overlap", "its default", "pass --overlap too")
+    assert_one_line_error(code, err, "--overlap-lines", "its default", "pass --overlap-lines too")
     code, _, err = run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "10")
     assert_one_line_error(code, err, "--overlap")
     assert "default" not in err

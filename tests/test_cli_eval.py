@@ -65,9 +65,9 @@ def test_json_lets_a_reader_recompute_every_number():
 def test_profile_and_flags_choose_the_configuration(tmp_path):
     profile = save_profile(tmp_path / "p.yaml", "lines", {"size": 6, "overlap": 0})
     code, out, _ = run("eval", GUIDE, "--queries", GUIDE_Q, "--profile", str(profile), "--json")
-    assert code == 0 and (json.loads(out)["strategy"], json.loads(out)["params"]["size"]) == ("lines", 6)
+    assert code == 0 and (json.loads(out)["strategy"], json.loads(out)["params"]["chunk_lines"]) == ("lines", 6)
     code, out, _ = run("eval", GUIDE, "--queries", GUIDE_Q, "--profile", str(profile), "--size", "9", "--json")
-    assert code == 0 and json.loads(out)["params"]["size"] == 9
+    assert code == 0 and json.loads(out)["params"]["chunk_lines"] == 9
     code, out, err = run("eval", GUIDE, "--queries", GUIDE_Q, "--profile", str(profile), "-s", "recursive", "--json")
     assert code == 0 and json.loads(out)["params"]["size"] == 1000  # recursive's default, not the profile's 6
     assert err == f"chunktui: warning: {profile}: its params are for lines, not recursive; only its tokenizer is used\n"

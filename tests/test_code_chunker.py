@@ -95,7 +95,7 @@ def fits_whole(doc, node, cs):
     """Would the comment `node`'s lines, with the line before (a header it may have to go with),
     fit the run's limit (bytes)?"""
     first, last = max(1, node.start_point[0]), node.end_point[0] + 1
-    return len(doc.text[doc.line_start(first):doc.line_end(last)].encode()) <= cs.params["max_chunk_size"]
+    return len(doc.text[doc.line_start(first):doc.line_end(last)].encode()) <= cs.params["size"]
 
 
 def assert_covering(doc, cs):
@@ -124,7 +124,7 @@ def test_chunks_cover_file_cut_between_statements_and_fit(path, limit):
             assert c.overlap_prev_chars == 0
         assert c.overlap_prev_lines <= 10 + 1
     big = sum(1 for c in cs.chunks if c.metadata.get("oversized"))
-    assert cs.warnings == ([f"{doc.path}: {big} chunk{'s' * (big != 1)} over max_chunk_size ({limit:,} bytes): "
+    assert cs.warnings == ([f"{doc.path}: {big} chunk{'s' * (big != 1)} over the size limit ({limit:,} bytes): "
                             "a statement or line too big to cut, marked oversized"] if big else [])
 
 
@@ -320,7 +320,7 @@ def test_minified_code_is_one_oversized_chunk_with_a_warning_and_counted_notes()
     src = ";".join(f"function f{i}(a,b){{return a+b*{i}}}" for i in range(200)) + "\n"
     cs = chunk_document(Document.from_text(src, path="app.min.js"), "code", {"max_chunk_size": 300})
     assert [c.metadata.get("oversized") for c in cs.chunks] == [True]
-    assert any("1 chunk over max_chunk_size (300 bytes)" in w for w in cs.warnings), cs.warnings
+    assert any("1 chunk over the size limit (300 bytes)" in w for w in cs.warnings), cs.warnings
     one = chunk_document(Document.from_text("import os\n\ndef f():\n    return os.sep\n", path="m.py"), "code", {})
     assert "python: 1 definition, 1 import" in one.notes
     assert not any("max_chunk_size" in w for w in one.warnings)

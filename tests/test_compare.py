@@ -32,7 +32,7 @@ def test_overlap_moves_boundaries_and_each_side_is_scored():
     assert c.only_a == [doc.line_start(line) for line in (9, 19, 29)] and c.only_b == []
     assert set(c.both) == boundaries_of(a)
     assert c.a.quality.score == assess(b).score and c.b.quality.score == assess(a).score
-    assert c.a.name.startswith("lines") and "overlap=2" in c.a.name
+    assert c.a.name.startswith("lines") and "overlap_lines=2" in c.a.name
 
 
 def test_different_documents_are_refused():

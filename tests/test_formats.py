@@ -56,7 +56,7 @@ def fixed_chunkset(folder: Path):
         Span(ls(6), ls(9), "heading", "## Part two", metadata={"header_path": ["Notes", "Part two"]},
              context_text="Notes > Part two\nalpha"),
     ]
-    return build_chunkset(doc, spans, strategy="lines", params={"size": 4, "overlap": 1}, tokenizer="cl100k_base",
+    return build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 4, "overlap_lines": 1}, tokenizer="cl100k_base",
                           declared_gaps=[(ls(9), len(doc.text), "tail left out on purpose")],
                           warnings=["a warning"], notes=["a note"])
 
@@ -144,7 +144,7 @@ def test_json_writer_embeds_content_and_every_field(workdir):
     cs = fixed_chunkset(workdir)
     result = export_chunkset(cs, "out", "json")
     data = json.loads((result.out_dir / "chunks.json").read_text(encoding="utf-8"))
-    assert data["strategy"] == "lines" and data["params"] == {"size": 4, "overlap": 1}
+    assert data["strategy"] == "lines" and data["params"] == {"chunk_lines": 4, "overlap_lines": 1}
     for c, entry in zip(cs.chunks, data["chunks"], strict=True):
         assert entry["content"] == c.text
         assert entry["context_text"] == c.context_text
@@ -258,7 +258,7 @@ def test_default_output_dir_dashes_the_file_name():
 def test_profile_round_trip_and_validation(tmp_path):
     path = save_profile(tmp_path / "p.yaml", "fixed-count", {"size": "50"}, "o200k_base")
     profile = load_profile(path)
-    assert (profile.strategy, profile.params, profile.tokenizer) == ("lines", {"size": 50, "overlap": 20}, "o200k_base")
+    assert (profile.strategy, profile.params, profile.tokenizer) == ("lines", {"chunk_lines": 50, "overlap_lines": 20}, "o200k_base")
     bad = {
         "unknown param": "strategy: lines\nparams: {min_char: 5}\n",
         "out of range": "strategy: lines\nparams: {size: -1}\n",

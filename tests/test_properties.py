@@ -267,9 +267,9 @@ def split_contract(cs, p):
 
 
 def lines_contract(cs, p):
-    """Cores of `size` lines tile the file; each chunk starts `overlap` lines before its core,
-    so neighbours share exactly `overlap` lines."""
-    total, size, overlap = cs.document.line_count, p["size"], p["overlap"]
+    """Cores of `chunk_lines` lines tile the file; each chunk starts `overlap_lines` lines before
+    its core, so neighbours share exactly `overlap_lines` lines."""
+    total, size, overlap = cs.document.line_count, p["chunk_lines"], p["overlap_lines"]
     expected_core = 1
     for c in cs.chunks:
         core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]

@@ -87,7 +87,7 @@ def test_chunk_many_stops_at_the_first_bad_source_naming_it(tmp_path):
 def test_strategies_lists_every_strategy_with_its_parameters():
     found = {s.name: s for s in chunktui.strategies()}
     assert {"auto", "recursive", "markdown", "code", "lines"} <= set(found)
-    assert "max_char" in {p.name for p in found["markdown"].params}
+    assert "max_chars" in {p.name for p in found["markdown"].params}
 
 
 @pytest.mark.parametrize("fmt", ["yaml", "json", "jsonl", "text"])

@@ -15,7 +15,7 @@ def chunked(text, cuts, kind="prose", strategy="lines", params=None, metadata=No
     if spans is None:
         edges = [0, *cuts, len(text)]
         spans = [Span(a, b, "size", metadata=(metadata or {}).get(i, {})) for i, (a, b) in enumerate(zip(edges, edges[1:]))]
-    return build_chunkset(doc, spans, strategy=strategy, params=params if params is not None else {"size": 10, "overlap": 0},
+    return build_chunkset(doc, spans, strategy=strategy, params=params if params is not None else {"chunk_lines": 10, "overlap_lines": 0},
                           tokenizer="cl100k_base", declared_gaps=gaps)
 
 
@@ -186,23 +186,23 @@ def test_missing_overlap_is_flagged_at_each_boundary():
     text = "".join(f"line {i} of the file.\n" for i in range(30))
     doc = Document.from_text(text, kind="prose")
     cuts = [doc.line_start(11), doc.line_start(21)]
-    cs = chunked(text, cuts, params={"size": 10, "overlap": 2})
+    cs = chunked(text, cuts, params={"chunk_lines": 10, "overlap_lines": 2})
     flags = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
     assert [f.chunk_index for f in flags] == [1, 2]
     assert all("no overlap" in f.reason and "2 lines requested" in f.reason for f in flags)
-    assert "overlap" not in names(chunked(text, cuts, params={"size": 10, "overlap": 0}))
+    assert "overlap" not in names(chunked(text, cuts, params={"chunk_lines": 10, "overlap_lines": 0}))
 
 
 def test_overlap_where_none_was_requested_and_structural_boundaries():
     text = "".join(f"line {i} of the file.\n" for i in range(30))
     doc = Document.from_text(text, kind="prose")
     spans = [Span(0, doc.line_end(12)), Span(doc.line_start(9), len(text))]
-    cs = chunked(text, None, spans=spans, params={"size": 10, "overlap": 0})
+    cs = chunked(text, None, spans=spans, params={"chunk_lines": 10, "overlap_lines": 0})
     flags = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
     assert len(flags) == 1 and "4 lines of overlap where none was requested" in flags[0].reason
     # a heading boundary without overlap is only information (markdown adds none there)
     heading_spans = [Span(0, doc.line_end(10)), Span(doc.line_end(10), len(text), "heading")]
-    cs = chunked(text, None, spans=heading_spans, params={"size": 10, "overlap": 2})
+    cs = chunked(text, None, spans=heading_spans, params={"chunk_lines": 10, "overlap_lines": 2})
     (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
     assert flag.severity == "info"
 
@@ -226,7 +226,7 @@ def test_score_is_100_for_a_clean_even_chunking_and_drops_with_flags():
     clean = chunk_document(doc, "lines", {"size": 10, "overlap": 0})
     q = assess(clean, min_tokens=0)
     assert q.flags == [] and q.score.score == 100.0 and q.score.flagged_share == 0
-    bad = chunked(text, [c.start + 5 for c in clean.chunks[1:]], params={"size": 10, "overlap": 0})
+    bad = chunked(text, [c.start + 5 for c in clean.chunks[1:]], params={"chunk_lines": 10, "overlap_lines": 0})
     qb = assess(bad, min_tokens=0)
     assert qb.score.counts["mid_word"] == 3 and qb.score.counts["mid_sentence"] == 3
     assert qb.score.flagged_share > 0.5
@@ -259,12 +259,12 @@ def test_split_entity_from_the_syntax_tree_for_any_strategy():
     doc = Document.from_text(CODE, path="store.py")
     cut = cut_at(CODE, "        return value")
     cs = build_chunkset(doc, [Span(0, cut), Span(cut, len(CODE))], strategy="lines",
-                        params={"size": 3, "overlap": 0}, tokenizer="cl100k_base")
+                        params={"chunk_lines": 3, "overlap_lines": 0}, tokenizer="cl100k_base")
     (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"]
     assert "method get (lines 2-4)" in flag.reason and "chunk ends at line 3" in flag.reason
     ok = cut_at(CODE, "\n\ndef helper") + 1
     clean = build_chunkset(doc, [Span(0, ok), Span(ok, len(CODE))], strategy="lines",
-                           params={"size": 3, "overlap": 0}, tokenizer="cl100k_base")
+                           params={"chunk_lines": 3, "overlap_lines": 0}, tokenizer="cl100k_base")
     assert "split_entity" not in names(clean)
 
 
@@ -273,15 +273,15 @@ def test_split_entity_is_judged_at_the_core_not_the_overlap():
     # lines 1-9 and 3-11, cores 1-9 and 10-11: the second chunk starts inside get() only as overlap
     cs = build_chunkset(doc, [Span(0, doc.line_end(9), metadata={"core_start_line": 1, "core_end_line": 9}),
                               Span(doc.line_start(3), len(CODE), metadata={"core_start_line": 10, "core_end_line": 11})],
-                        strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+                        strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
     assert "split_entity" not in names(cs)
     # without core lines in the metadata the core is measured: the second chunk's new text starts
     # where the first ends (line 10), so the same spans cut nothing; a real cut at line 3 does
     no_core = build_chunkset(doc, [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
-                             strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+                             strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
     assert "split_entity" not in names(no_core)
     real_cut = build_chunkset(doc, [Span(0, doc.line_start(3)), Span(doc.line_start(3), len(CODE))],
-                              strategy="lines", params={"size": 9, "overlap": 0}, tokenizer="cl100k_base")
+                              strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
     assert "split_entity" in names(real_cut)
 
 

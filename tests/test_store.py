@@ -64,7 +64,7 @@ def _gappy(folder: Path):
     doc = load_document(folder / "g.txt")
     ls = doc.line_start
     spans = [Span(0, ls(2), "line", "one"), Span(ls(4), ls(6), "line", "two", metadata={"t": (1, "x")})]
-    return build_chunkset(doc, spans, strategy="lines", params={"size": 1, "overlap": 0}, tokenizer="cl100k_base",
+    return build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 1, "overlap_lines": 0}, tokenizer="cl100k_base",
                           declared_gaps=[(ls(2), ls(4), "sampled out")])
 
 
@@ -133,7 +133,7 @@ def test_round_trip_any_text(tmp_path, text, cuts, keep_source):
     # every other piece becomes a gap, so rebuilding has to place newlines in uncovered text too
     spans = [Span(a, b, "size", repr(text[a:b][:5]), metadata={"piece": i})
              for i, (a, b) in enumerate(zip(points, points[1:])) if i % 2 == 0]
-    cs = build_chunkset(doc, spans, strategy="lines", params={"size": 1, "overlap": 0}, tokenizer="chars")
+    cs = build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 1, "overlap_lines": 0}, tokenizer="chars")
     if not keep_source:
         (tmp_path / "t.txt").write_text("changed", encoding="utf-8")
     save_chunkset(cs, tmp_path / "chunks.yaml")

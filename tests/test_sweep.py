@@ -62,7 +62,7 @@ def test_invalid_cells_are_skipped_with_a_reason(doc):
 
 def test_grid_maps_size_and_overlap_to_the_strategy_params():
     cells, skipped = plan_grid(["lines"], [10], [1], base_params={"size": 99})
-    assert cells == [("lines", 10, 1, {"size": 10, "overlap": 1})] and skipped == []
+    assert cells == [("lines", 10, 1, {"chunk_lines": 10, "overlap_lines": 1})] and skipped == []
 
 
 def test_cells_serialise_to_the_documented_json(doc):

@@ -42,18 +42,18 @@ async def test_strategy_size_and_overlap_changes_rechunk_like_the_engine():
         assert_screen_matches_engine(app)
         before = len(app.chunkset.chunks)
 
-        await set_input(pilot, "#param-size", "30")
-        await set_input(pilot, "#param-overlap", "4")
+        await set_input(pilot, "#param-chunk_lines", "30")
+        await set_input(pilot, "#param-overlap_lines", "4")
         assert_screen_matches_engine(app)
         assert len(app.chunkset.chunks) > before
 
         app.view.focus()
         await pilot.press("right_square_bracket")  # size + step (10 for lines)
         await settle(pilot)
-        assert app.query_one("#param-size", Input).value == "40"
+        assert app.query_one("#param-chunk_lines", Input).value == "40"
         await pilot.press("left_curly_bracket")  # overlap - step (5 for lines), clamped at 0
         await settle(pilot)
-        assert app.query_one("#param-overlap", Input).value == "0"
+        assert app.query_one("#param-overlap_lines", Input).value == "0"
         assert_screen_matches_engine(app)
         assert app.chunkset.stats().overlap_share == 0
 
@@ -80,18 +80,18 @@ async def test_strategy_from_palette_action_and_remembered_params():
 @pytest.mark.parametrize("value, problem", [
     ("abc", "whole number"),
     ("-5", "at least 0"),
-    ("200", "smaller than size"),
+    ("200", "smaller than chunk_lines"),
 ])
 @run
 async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
     async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 100, "overlap": 10}) as (app, pilot):
         shown, generation = app.chunkset, app.generation
-        await set_input(pilot, "#param-overlap", value)
-        field = app.controls.field("overlap")
+        await set_input(pilot, "#param-overlap_lines", value)
+        field = app.controls.field("overlap_lines")
         assert field.has_class("-invalid")
         assert problem in field.problem
         assert app.chunkset is shown and app.generation == generation
-        await set_input(pilot, "#param-overlap", "5")
+        await set_input(pilot, "#param-overlap_lines", "5")
         assert not field.has_class("-invalid")
         assert app.generation == generation + 1
         assert_screen_matches_engine(app)

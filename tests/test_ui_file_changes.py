@@ -15,7 +15,7 @@ from test_ui_support import SAMPLES, opened, run, set_input, settle
 def assert_rechunked(app, original, size):
     """The shown chunks are `lines` chunks of `size` over the text the app loaded, not the file now on disk."""
     cs = app.chunkset
-    assert cs.params["size"] == size and cs.document.text == original
+    assert cs.params["chunk_lines"] == size and cs.document.text == original
     assert all(original[c.start:c.end] == c.text and c.end_line - c.start_line < size for c in cs.chunks)
     assert app.table.row_count == len(cs.chunks) > 1
 
@@ -42,17 +42,17 @@ async def test_changed_then_deleted_file_still_rechunks_and_exports(tmp_path):
     async with opened(src) as (app, pilot):
         app.query_one("#strategy", Select).value = "lines"
         await settle(pilot)
-        await set_input(pilot, "#param-overlap", "0")
+        await set_input(pilot, "#param-overlap_lines", "0")
 
         src.write_text("something else entirely\n", encoding="utf-8")
-        await set_input(pilot, "#param-size", "12")
+        await set_input(pilot, "#param-chunk_lines", "12")
         assert_rechunked(app, original, 12)
         await export_via_dialog(app, pilot, tmp_path / "changed", "json")
         stored = json.loads((tmp_path / "changed" / "chunks.json").read_text(encoding="utf-8"))
         assert "".join(c["content"] for c in stored["chunks"]) == original
 
         src.unlink()
-        await set_input(pilot, "#param-size", "7")
+        await set_input(pilot, "#param-chunk_lines", "7")
         assert_rechunked(app, original, 7)
         await export_via_dialog(app, pilot, tmp_path / "gone", "text")
         files = sorted((tmp_path / "gone").glob("chunk-*.txt"))
@@ -66,4 +66,4 @@ async def test_changed_then_deleted_file_still_rechunks_and_exports(tmp_path):
         await pilot.pause()
         assert not [n for n in app._notifications if n.severity == "error"]
     profile = load_profile(tmp_path / "p.yaml")
-    assert profile.strategy == "lines" and profile.params["size"] == 7
+    assert profile.strategy == "lines" and profile.params["chunk_lines"] == 7

@@ -113,7 +113,7 @@ async def test_sweep_screen_lists_the_engine_cells_and_applies_the_chosen_one():
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(app.screen, SweepScreen)
-        assert app.controls.raw_values == {"size": str(chosen.size), "overlap": str(chosen.overlap)}
+        assert app.controls.raw_values == {"chunk_lines": str(chosen.size), "overlap_lines": str(chosen.overlap)}
         shown = app.chunkset
         assert [(c.start, c.end) for c in shown.chunks] == \
             [(c.start, c.end) for c in engine({"size": chosen.size, "overlap": chosen.overlap}).chunks]
@@ -153,7 +153,7 @@ async def test_compare_screen_marks_boundaries_like_the_engine():
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         box = screen.query_one("#compare-b", Input)
-        assert box.value == "lines overlap=0 size=15"
+        assert box.value == "lines chunk_lines=15 overlap_lines=0"
         box.value = "lines size=30 overlap=0"
         await pilot.press("enter")
         await settle(pilot, screen)
@@ -165,9 +165,10 @@ async def test_compare_screen_marks_boundaries_like_the_engine():
         first_diff = min(b.line for b in expected.boundaries if b.side != "both")
         assert view.top_line == first_diff
         box.value = "lines size=zero"
+        box.focus()  # `n` moved the focus to the view, where enter submits nothing
         await pilot.press("enter")
         await settle(pilot, screen)
-        assert "size" in str(screen.query_one("#compare-summary").content)
+        assert "--size: expected a whole number" in str(screen.query_one("#compare-summary").content)
         await pilot.press("escape")
         await pilot.pause()
         assert not isinstance(app.screen, CompareScreen)

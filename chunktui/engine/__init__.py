@@ -1,7 +1,7 @@
 """The chunking engine: pure Python, no UI imports.
 
     from chunktui.engine import load_document, chunk_document
-    cs = chunk_document(load_document("guide.md"), "markdown", {"max_char": 1500})
+    cs = chunk_document(load_document("guide.md"), "markdown", {"max_chars": 1500})
     assert all(cs.document.text[c.start:c.end] == c.text for c in cs.chunks)
 
 The names below are imported from their modules on first use, so importing one light module

@@ -30,16 +30,11 @@ def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
 
 
 def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none") -> ChunkSet:
-    if strat.name == "auto":
-        from .strategies.auto import delegate
-
-        # params given with `auto` belong to the strategy it picks for this document
-        proposal = delegate(doc, params or {}, ctx)
-    else:
-        values = strat.validate(params)
-        proposal = strat.run(doc, values, ctx)
-        if proposal.params is None:
-            proposal.params = values
+    # params given with `auto` belong to the strategy it picks for this document, which checks them
+    values = dict(params or {}) if strat.delegates else strat.validate(params)
+    proposal = strat.run(doc, values, ctx)
+    if proposal.params is None:
+        proposal.params = values
     ctx.check()
     locate(doc, proposal)
     return build_chunkset(

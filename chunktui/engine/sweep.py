@@ -135,7 +135,7 @@ def resolve_strategies(doc: Document, names) -> tuple[list[str], list[str]]:
     out, notes = [], []
     for name in names:
         strat = get_strategy(name)
-        if strat.name == "auto":
+        if strat.delegates:
             picked, why = pick_strategy(doc)
             notes.append(f"auto: sweeping {picked} (auto picks it because {why})")
             strat = get_strategy(picked)
@@ -153,7 +153,7 @@ def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
         overlap_values = overlaps if strat.overlap_param else [None]
         for size in size_values:
             for overlap in overlap_values:
-                params = {k: v for k, v in (base_params or {}).items() if strat.param(k) is not None}
+                params = strat.canonical({k: v for k, v in (base_params or {}).items() if strat.param(k) is not None})
                 params.update(cell_params(strat.name, size, overlap))
                 try:
                     strat.validate(params)

@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from chunktui.engine.documents import read_file_bytes
-from chunktui.engine.errors import DocumentError
+from chunktui.engine.errors import DocumentError, ParamError
 from chunktui.engine.stats import percentile, text_histogram
+from chunktui.engine.strategies import saved_params
 
 from .manifest import MANIFEST_NAME
 from .store import load_chunkset
@@ -109,8 +110,20 @@ def _from_manifest(path: Path) -> Inspection:
     missing = sum(1 for c in chunks if c.text is None)
     warnings = [f"{path}: {missing} chunk text(s) not found beside the manifest"] if missing else []
     return Inspection(path, "manifest.json", data.get("source"), str(data.get("strategy", "")),
-                      str(data.get("tokenizer", "")), dict(data.get("params") or {}), chunks,
+                      str(data.get("tokenizer", "")), _params(data), chunks,
                       len(data.get("gaps") or []), "", warnings)
+
+
+def _params(data: dict) -> dict:
+    """The manifest's params under today's names (an older manifest may use an alias), as written
+    when it names one parameter twice: inspect shows what the file holds, it does not judge it."""
+    params = data.get("params") or {}
+    if not isinstance(params, dict):
+        return {}
+    try:
+        return saved_params(str(data.get("strategy", "")), params)
+    except ParamError:
+        return dict(params)
 
 
 def _manifest_texts(folder: Path, data: dict) -> dict[str, str]:

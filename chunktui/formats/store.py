@@ -16,9 +16,10 @@ from types import MappingProxyType
 
 import chunktui
 from chunktui.engine.documents import Document, load_document
-from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError
 from chunktui.engine.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
 from chunktui.engine.readers import extraction_fields, same_extraction
+from chunktui.engine.strategies import saved_params
 from chunktui.engine.tokens import get_counter
 
 from .manifest import MANIFEST_NAME
@@ -111,6 +112,10 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     run = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
            "tokenizer": top.text("tokenizer", "cl100k_base"), "warnings": top.texts("warnings"),
            "notes": top.texts("notes"), "context_header": top.text("context_header", "none")}
+    try:
+        run["params"] = saved_params(run["strategy"], run["params"])
+    except ParamError as exc:
+        top.fail("params", f"{exc.name} {exc.problem}")
     if run["context_header"] not in CONTEXT_HEADERS:
         top.fail("context_header", f"expected one of {', '.join(CONTEXT_HEADERS)}, got {_shown(run['context_header'])}")
     _refuse_duplicate_ids(records, path)

@@ -48,11 +48,13 @@ GC_CHECK_SECONDS = 0.5  # how often an idle app checks whether a garbage collect
 
 
 def default_strategy(doc: Document | None) -> str:
-    """`auto` when present; else a strategy made for this kind of document; else semantic, else lines."""
+    """`auto` (the strategy that picks one per document) when present; else a strategy made for this
+    kind of document; else semantic, else lines."""
     strategies = all_strategies()
     names = {s.name for s in strategies}
-    if "auto" in names:
-        return "auto"
+    picker = next((s.name for s in strategies if s.delegates), None)
+    if picker is not None:
+        return picker
     if doc is not None:
         for s in strategies:
             if doc.kind in s.kinds:
@@ -362,8 +364,9 @@ class ChunktuiApp(QualityMixin, App):
         self.initial_strategy = None
         launched_with = self.controls.strategy_name
         name = self._resolve_auto(name)
+        launched_for_it = launched_with == name or get_strategy(launched_with).delegates
         values = params if params is not None else (
-            self.initial_params if launched_with in (name, "auto") else self._remembered.get(name))
+            self.initial_params if launched_for_it else self._remembered.get(name))
         await self.controls.build_fields(name, values)
         self._update_status()
         self.refresh_bindings()
@@ -371,7 +374,7 @@ class ChunktuiApp(QualityMixin, App):
     def _resolve_auto(self, name: str) -> str:
         """`auto` has no parameters to tune: show the strategy it picks for this document instead, and say why."""
         self.auto_note, self.auto_pick = "", None
-        if name != "auto" or self.doc is None:
+        if not get_strategy(name).delegates or self.doc is None:
             return name
         from ..engine.strategies.auto import pick_strategy
 
@@ -753,7 +756,7 @@ class ChunktuiApp(QualityMixin, App):
     async def action_next_strategy(self) -> None:
         """Step to the next strategy made for this document's kind (or for any); in demo mode every
         strategy, opening a sample document it is made for."""
-        names = [s.name for s in all_strategies() if s.name != "auto"]  # auto resolves to one of the others
+        names = [s.name for s in all_strategies() if not s.delegates]  # auto resolves to one of the others
         current = self.controls.strategy_name
         after = names.index(current) + 1 if current in names else 0
         ordered = names[after:] + names[:after]
@@ -790,7 +793,7 @@ class ChunktuiApp(QualityMixin, App):
                              "or in the current folder; run `chunktui demo` from a chunktui checkout.", warn=True)
             self.notify("sample_docs/ not found", title="Demo", severity="error", timeout=10)
             return
-        first = next(s for s in all_strategies() if s.name != "auto")  # the tour starts at 1/N
+        first = next(s for s in all_strategies() if not s.delegates)  # the tour starts at 1/N
         sample = (self._demo_sample_for(first.kinds) if first.kinds else None) or demo_files(self.demo_dir)[0]
         await self._demo_step(load_document(sample), first.name)
 
@@ -801,7 +804,7 @@ class ChunktuiApp(QualityMixin, App):
 
     def _demo_banner(self) -> None:
         strategy = self.controls.strategy
-        names = [s.name for s in all_strategies() if s.name != "auto"]
+        names = [s.name for s in all_strategies() if not s.delegates]
         position = names.index(strategy.name) + 1 if strategy.name in names else 0
         self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {self.doc.name}: "
                          f"{strategy.summary}   (s: next strategy)")

@@ -434,7 +434,7 @@ class CodeChunker:
         return _Atomizer(self.pf, rows_fit, bounds, required).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
-        limit = self.params["max_chunk_size"]
+        limit = self.params["size"]
         runs, gaps = _runs(self.atoms(limit), self.params.get("filter_imports", False))
         cores = []
         fits, half = self.span_fits(limit), self.span_fits(limit // 2)
@@ -632,13 +632,13 @@ def run_code(doc, params: dict, ctx, *, toplevel: bool = False) -> Proposal:
         spans = ck.spans(cores)
     else:
         cores, gaps = ck.sized_cores()
-        spans = ck.spans(cores, params["overlap_lines"], params["max_chunk_size"])
+        spans = ck.spans(cores, params["overlap_lines"], params["size"])
     notes = [f"{ck.language}: {_count(len(ck.defs), 'definition')}, {_count(len(ck.imports), 'import')}"]
     warnings = ck.warnings()
     big = sum(1 for sp in spans if sp.metadata.get("oversized"))
     if big:  # minified code or a huge literal: say why a chunk breaks the limit the user set
-        warnings.append(f"{ck.doc.path or '<text>'}: {_count(big, 'chunk')} over max_chunk_size "
-                        f"({params['max_chunk_size']:,} {params.get('unit', 'bytes')}): a statement or line too "
+        warnings.append(f"{ck.doc.path or '<text>'}: {_count(big, 'chunk')} over the size limit "
+                        f"({params['size']:,} {params.get('unit', 'bytes')}): a statement or line too "
                         "big to cut, marked oversized")
     return Proposal(spans, gaps=gaps, warnings=warnings, notes=notes)
 

@@ -48,9 +48,19 @@ def parse_float(text: str) -> float:
     return float(text)
 
 
+# What a number counts, by the suffix of the parameter's name (`max_chars`, `overlap_lines`):
+# one name, one unit, in every strategy. `size` and `overlap` count the strategy's `unit` param.
+UNITS = ("chars", "tokens", "lines", "rows", "bytes", "emails")
+
+
 @dataclass(frozen=True)
 class Param:
-    """One strategy parameter: type is int, float, str, bool or choice."""
+    """One strategy parameter: type is int, float, str, bool or choice.
+
+    `aliases` are other names taken for it (the reference tools' `max_char`, `chunk_overlap`,
+    an earlier `size`): flags, profiles, saved files and the Python API accept them, and
+    everything chunktui writes uses `name`.
+    """
 
     name: str
     type: str
@@ -60,10 +70,27 @@ class Param:
     max: float | None = None
     choices: tuple[str, ...] = ()
     step: float | None = None
+    aliases: tuple[str, ...] = ()
 
     @property
     def flag(self) -> str:
-        return "--" + self.name.replace("_", "-")
+        return flag_of(self.name)
+
+    @property
+    def unit(self) -> str | None:
+        """What a number counts (chars, tokens, lines, rows, bytes, emails), from the name's
+        suffix; None for a `size`/`overlap` (in the strategy's `unit`) and for non-numbers."""
+        suffix = self.name.rsplit("_", 1)[-1]
+        return suffix if self.type in ("int", "float") and suffix in UNITS else None
+
+    @property
+    def metavar(self) -> str:
+        """The value's placeholder in help: the choices, the unit (`CHARS`), else N, X or TEXT."""
+        if self.type == "choice":
+            return "|".join(self.choices)
+        if self.unit:
+            return self.unit.upper()
+        return {"int": "N", "float": "X"}.get(self.type, "TEXT")
 
     def coerce(self, value: Any) -> Any:
         """Value converted to this param's type and checked against its range."""
@@ -112,14 +139,23 @@ class Param:
             d["max"] = self.max
         if self.choices:
             d["choices"] = list(self.choices)
+        if self.unit:
+            d["unit"] = self.unit
+        if self.aliases:
+            d["aliases"] = list(self.aliases)
         return d
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of a parameter name or alias: `max_chars` -> `--max-chars`."""
+    return "--" + name.replace("_", "-")
 
 
 @dataclass(frozen=True)
 class Order:
     """A constraint between two parameters: `low` must be smaller than `high` (an overlap and its size).
 
-    A minimum above its maximum (markdown's min_char, prose's min_tokens) is not one: the maximum
+    A minimum above its maximum (markdown's min_chars, prose's min_tokens) is not one: the maximum
     wins and whatever fits is packed, so shrinking the maximum below the default minimum (the
     app's `[` key, a sweep of sizes) keeps working.
     """
@@ -127,10 +163,13 @@ class Order:
     low: str
     high: str
 
-    def check(self, values: dict) -> None:
+    def check(self, values: dict, spelled: dict | None = None) -> None:
+        """Raise ParamError unless low < high; `spelled` maps a name to the alias it was given as."""
         low, high = values[self.low], values[self.high]
         if low >= high:
-            raise ParamError(self.low, f"must be smaller than {self.high} ({high}), got {low}")
+            names = spelled or {}
+            raise ParamError(names.get(self.low, self.low),
+                             f"must be smaller than {names.get(self.high, self.high)} ({high}), got {low}")
 
 
 @dataclass
@@ -191,9 +230,28 @@ class Strategy:
     overlap_at_most: bool = False
     # (unit, limit) every chunk must fit unless its metadata says "oversized": True
     max_size: Callable[[dict], tuple[str, int]] | None = None
+    # picks another strategy for each document and runs it: takes any strategy's params, has no
+    # size or overlap of its own, and is left out of the app's strategy tour
+    delegates: bool = False
 
     def param(self, name: str) -> Param | None:
-        return next((p for p in self.params if p.name == name), None)
+        """The parameter called `name`, or taking it as an alias."""
+        return next((p for p in self.params if p.name == name), None) \
+            or next((p for p in self.params if name in p.aliases), None)
+
+    def canonical(self, values: dict | None) -> dict:
+        """`values` under the parameters' own names (`max_char` -> `max_chars`), in order; a name
+        this strategy does not know is kept as it is (validate() refuses it). One parameter given
+        twice, by its name and an alias, is an error naming both."""
+        out: dict = {}
+        given: dict[str, str] = {}
+        for key, value in (values or {}).items():
+            param = self.param(key)
+            name = param.name if param is not None else key
+            if name in out:
+                raise ParamError(name, f"given twice, as {given[name]} and as {key}")
+            out[name], given[name] = value, key
+        return out
 
     def defaults(self) -> dict:
         return {p.name: p.default for p in self.params}
@@ -202,15 +260,20 @@ class Strategy:
         """Complete, typed and checked params; unknown names are an error naming them.
 
         The one check behind every entry point (flags, profiles, the app's controls, sweep cells):
-        each value's type and range, then the strategy's constraints between values.
+        each value's type and range, then the strategy's constraints between values. Values come
+        back under the parameters' own names; an error names a value as it was given (`--size`).
         """
-        values = dict(values or {})
+        spelled = {param.name: k for k in values or {} if (param := self.param(k)) is not None}
+        values = self.canonical(values)
         unknown = [k for k in values if self.param(k) is None]
         if unknown:
             raise ParamError(unknown[0], f"not a parameter of strategy {self.name!r}")
-        out = {p.name: p.coerce(values.get(p.name)) for p in self.params}
+        try:
+            out = {p.name: p.coerce(values.get(p.name)) for p in self.params}
+        except ParamError as exc:
+            raise ParamError(spelled.get(exc.name, exc.name), exc.problem) from None
         for order in self.constraints:
-            order.check(out)
+            order.check(out, spelled)
         if self.validate_extra is not None:
             self.validate_extra(out)
         return out
@@ -222,6 +285,10 @@ _loaded = False
 
 
 def register(strategy: Strategy) -> Strategy:
+    names = [n for p in strategy.params for n in (p.name, *p.aliases)]
+    clash = next((n for n in names if names.count(n) > 1), None)
+    if clash is not None:  # one name, one parameter: an alias must not shadow another parameter
+        raise ValueError(f"strategy {strategy.name!r}: {clash!r} names two parameters")
     _REGISTRY[strategy.name] = strategy
     for alias in strategy.aliases:
         _ALIASES[alias] = strategy.name
@@ -244,6 +311,17 @@ def get_strategy(name: str) -> Strategy:
     if key not in _REGISTRY:
         raise UnknownStrategyError(name, _REGISTRY)
     return _REGISTRY[key]
+
+
+def saved_params(strategy: str, params: dict) -> dict:
+    """Params read back from a saved file (chunks.yaml, a manifest, a profile), under today's
+    names: a file written before a parameter was renamed loads as if written now. Those of a
+    strategy this build does not know are kept as they are."""
+    try:
+        strat = get_strategy(strategy)
+    except UnknownStrategyError:
+        return dict(params)
+    return strat.canonical(params)
 
 
 def all_strategies() -> list[Strategy]:

@@ -70,7 +70,7 @@ class DensityMap:
 
 
 def run(doc, params, ctx) -> Proposal:
-    size, overlap = params["size"], params["overlap"]
+    size, overlap = params["chunk_lines"], params["overlap_lines"]
     cls = classify(doc)
     dmap = derived(doc, ("density_map", doc.kind, doc.language), lambda: DensityMap(cls.lines))
     chosen: dict[int, float] = {}
@@ -89,10 +89,14 @@ register(Strategy(
     name="adaptive",
     summary="Chunk length follows density: fewer lines where code is dense, more where prose is sparse.",
     params=(
-        Param("size", "int", 200, "Base lines per chunk before the density factor (0.5x dense .. 2x sparse).", min=1, max=1_000_000, step=10),
-        Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
+        Param("chunk_lines", "int", 200, "Base lines per chunk before the density factor (0.5x dense .. 2x sparse).", min=1, max=1_000_000, step=10,
+              aliases=("size",)),
+        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
+              aliases=("overlap",)),
     ),
     run=run,
-    constraints=(Order("overlap", "size"),),
-    max_size=lambda p: ("lines", max_lines(round(p["size"] * MAX_FACTOR), p["overlap"])),
+    constraints=(Order("overlap_lines", "chunk_lines"),),
+    size_param="chunk_lines",
+    overlap_param="overlap_lines",
+    max_size=lambda p: ("lines", max_lines(round(p["chunk_lines"] * MAX_FACTOR), p["overlap_lines"])),
 ))

@@ -81,16 +81,13 @@ def delegate(doc, params, ctx) -> Proposal:
     return proposal
 
 
-def run(doc, params, ctx) -> Proposal:
-    return delegate(doc, {}, ctx)
-
-
 register(Strategy(
     name="auto",
     summary="Picks the strategy for the file type (prose, log, data, code, cues, email, else semantic).",
     params=(),
-    run=run,
+    run=delegate,
     covering=False,  # it may delegate to a sampling strategy (log, data)
+    delegates=True,
     size_param=None,
     overlap_param=None,
 ))

@@ -26,9 +26,9 @@ register(Strategy(
     summary="Splits source code at function, class and statement boundaries of its syntax tree, "
             "with scope chains, entities, siblings and imports per chunk.",
     params=(
-        Param("max_chunk_size", "int", 1500, "Largest chunk, in --unit; whole definitions that fit stay together.",
-              min=16, max=10_000_000, step=100),
-        Param("unit", "choice", "bytes", "What max_chunk_size counts: bytes, chars or tokens (the run's tokenizer).",
+        Param("size", "int", 1500, "Largest chunk, in --unit; whole definitions that fit stay together.",
+              min=16, max=10_000_000, step=100, aliases=("max_chunk_size",)),
+        Param("unit", "choice", "bytes", "What size counts: bytes, chars or tokens (the run's tokenizer).",
               choices=("bytes", "chars", "tokens")),
         Param("overlap_lines", "int", 10, "Lines repeated from the previous chunk (shrunk to stay within the limit).",
               min=0, max=10_000, step=1),
@@ -41,8 +41,8 @@ register(Strategy(
     run=run,
     kinds=("code",),
     aliases=("ast",),
-    size_param="max_chunk_size",
+    size_param="size",
     overlap_param="overlap_lines",
     overlap_at_most=True,
-    max_size=lambda p: (p["unit"], p["max_chunk_size"]),
+    max_size=lambda p: (p["unit"], p["size"]),
 ))

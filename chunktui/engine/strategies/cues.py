@@ -39,7 +39,7 @@ def run(doc, params, ctx) -> Proposal:
     block_starts = sorted([c.block_start for c in subs.cues] + [s for s, _, _ in subs.blocks])
     next_block = {a: b for a, b in zip(block_starts, block_starts[1:])}
     spans = []
-    for group in _groups(subs.cues, params["size"]):
+    for group in _groups(subs.cues, params["max_chars"]):
         ctx.check()
         first, last = group[0], group[-1]
         earliest = min(group, key=lambda c: c.start_ms)  # first and last in the file unless cues are out of order
@@ -54,7 +54,7 @@ def run(doc, params, ctx) -> Proposal:
         voices = list(dict.fromkeys(c.voice for c in group if c.voice))
         if voices:
             meta["speakers"] = voices
-        if len(group) == 1 and len(text) > params["size"]:
+        if len(group) == 1 and len(text) > params["max_chars"]:
             meta["oversized"] = True
         end = next_block.get(last.block_start, len(doc.text))
         spans.append(Span(first.block_start, end, "cue", f"{earliest.start} --> {latest.end}", meta, context_text=text))
@@ -85,11 +85,12 @@ register(Strategy(
     name="cues",
     summary="Subtitle cues (WebVTT/SRT) grouped up to a size, keeping each chunk's start and end timestamps.",
     params=(
-        Param("size", "int", 1000, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
-              min=1, max=10_000_000, step=100),
+        Param("max_chars", "int", 1000, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
+              min=1, max=10_000_000, step=100, aliases=("size",)),
     ),
     run=run,
     kinds=("subtitles",),
     aliases=("subtitles",),
+    size_param="max_chars",
     overlap_param=None,
 ))

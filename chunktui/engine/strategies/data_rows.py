@@ -1,7 +1,7 @@
 """`data-rows`: every row of a CSV/TSV file, in chunks of whole rows.
 
 For users who want the whole table: a chunk never splits a row (a quoted field
-with newlines stays whole), holds at most `size` rows and, when `max_chars` is
+with newlines stays whole), holds at most `max_rows` rows and, when `max_chars` is
 set, at most that many characters; a single row longer than that is a chunk of
 its own, flagged oversized. Chunks after the first repeat the header row in
 their context_text, so each one can be embedded on its own.
@@ -22,7 +22,7 @@ def run(doc, params, ctx) -> Proposal:
         blank = [(0, len(doc.text), "blank: no rows")] if doc.text else []  # whitespace only: said, not hidden
         return Proposal([], gaps=blank, notes=["data-rows: no rows"])
     text = doc.text
-    size, max_chars = params["size"], params["max_chars"] or sys.maxsize
+    size, max_chars = params["max_rows"], params["max_chars"] or sys.maxsize
     header_text = text[table.header.start:table.header.end]
     # each group is [start offset, first row index, last row index]; the first holds the header
     groups: list[list[int]] = []
@@ -63,12 +63,13 @@ register(Strategy(
     name="data-rows",
     summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
     params=(
-        Param("size", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10),
+        Param("max_rows", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10, aliases=("size",)),
         Param("max_chars", "int", 1000, "Most characters per chunk (0 = no limit); a longer row is its own chunk.",
               min=0, max=1_000_000_000, step=500),
     ),
     run=run,
     kinds=("csv", "tsv"),
+    size_param="max_rows",
     overlap_param=None,
     max_size=_max_size,
 ))

@@ -13,7 +13,7 @@ from ..model import Span
 
 
 def run(doc, params, ctx) -> Proposal:
-    size, overlap = params["size"], params["overlap"]
+    size, overlap = params["chunk_lines"], params["overlap_lines"]
     total = doc.line_count
     spans = []
     for core_first in range(1, total + 1, size):
@@ -30,13 +30,17 @@ def run(doc, params, ctx) -> Proposal:
 
 register(Strategy(
     name="lines",
-    summary="A fixed number of lines per chunk; neighbours share `overlap` lines.",
+    summary="A fixed number of lines per chunk; neighbours share `overlap_lines` lines.",
     params=(
-        Param("size", "int", 200, "Lines per chunk (the core, before overlap).", min=1, max=1_000_000, step=10),
-        Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
+        Param("chunk_lines", "int", 200, "Lines per chunk (the core, before overlap).", min=1, max=1_000_000, step=10,
+              aliases=("size",)),
+        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
+              aliases=("overlap",)),
     ),
     run=run,
     aliases=("fixed-count",),
-    constraints=(Order("overlap", "size"),),
-    max_size=lambda p: ("lines", p["size"] + p["overlap"]),
+    constraints=(Order("overlap_lines", "chunk_lines"),),
+    size_param="chunk_lines",
+    overlap_param="overlap_lines",
+    max_size=lambda p: ("lines", p["chunk_lines"] + p["overlap_lines"]),
 ))

@@ -6,16 +6,16 @@ whitespace never shift a chunk:
 1. Split at H1/H2/H3 headings (ATX `#` outside fenced code, and setext
    `===` / `---` underlines); each section keeps its header path.
 2. Fuse adjacent sections while the running chunk or the next section is
-   shorter than `min_char` and the result still fits `max_char`; the fused
+   shorter than `min_chars` and the result still fits `max_chars`; the fused
    chunk keeps the first section's header path and lists every fused heading.
    A section holding only its heading always goes with the next one.
-3. Split sections longer than `max_char`: cut at the last paragraph break in the
+3. Split sections longer than `max_chars`: cut at the last paragraph break in the
    second half of the allowed window, else a line break, else a space, else a
    character (then the same over the whole window); the next piece starts at the first word boundary at most
-   `chunk_overlap` characters before the cut, else at the first word inside a URL or path
+   `overlap_chars` characters before the cut, else at the first word inside a URL or path
    there (a letter or digit after punctuation), else at the cut: an overlap is shorter or
    none rather than starting mid-word. Cuts never fall inside a fenced
-   code block unless the block alone is longer than `max_char`; such a block is
+   code block unless the block alone is longer than `max_chars`; such a block is
    cut at line breaks and its pieces carry `cut_code_block` (they still fit
    `max_char`, so none is ever `oversized`).
 """
@@ -335,7 +335,7 @@ def run(doc, params, ctx) -> Proposal:
     """A section runs from one H1-H3 heading to the next (the text before the first one is a section
     without heading); a short running group or a short next section is joined if it fits. Header
     paths and labels are built per chunk-to-be, not per section; a long group is split."""
-    min_char, max_char, overlap = params["min_char"], params["max_char"], params["chunk_overlap"]
+    min_char, max_char, overlap = params["min_chars"], params["max_chars"], params["overlap_chars"]
     text = doc.text
     scan = scan_markdown(doc)
     fences = scan.fence_spans
@@ -413,15 +413,18 @@ register(Strategy(
     name="markdown",
     summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
     params=(
-        Param("min_char", "int", 1024, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000, step=128),
-        Param("max_char", "int", 2048, "Sections longer than this are split (characters).", min=1, max=10_000_000, step=128),
-        Param("chunk_overlap", "int", 128, "Characters repeated between the pieces of a split section.", min=0, max=10_000_000, step=16),
+        Param("min_chars", "int", 1024, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000,
+              step=128, aliases=("min_char",)),
+        Param("max_chars", "int", 2048, "Sections longer than this are split.", min=1, max=10_000_000, step=128,
+              aliases=("max_char",)),
+        Param("overlap_chars", "int", 128, "Characters repeated between the pieces of a split section.", min=0,
+              max=10_000_000, step=16, aliases=("chunk_overlap",)),
     ),
     run=run,
     kinds=("markdown",),
-    constraints=(Order("chunk_overlap", "max_char"),),
-    size_param="max_char",
-    overlap_param="chunk_overlap",
+    constraints=(Order("overlap_chars", "max_chars"),),
+    size_param="max_chars",
+    overlap_param="overlap_chars",
     overlap_at_most=True,
-    max_size=lambda p: ("chars", p["max_char"]),
+    max_size=lambda p: ("chars", p["max_chars"]),
 ))

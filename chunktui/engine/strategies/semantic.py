@@ -330,8 +330,8 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
 
 
 def run(doc, params, ctx) -> Proposal:
-    size = params["size"]
-    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap"]))
+    size = params["chunk_lines"]
+    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap_lines"]))
 
 
 def max_lines(size: int, overlap: int) -> int:
@@ -341,15 +341,19 @@ def max_lines(size: int, overlap: int) -> int:
 
 register(Strategy(
     name="semantic",
-    summary="About `size` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
+    summary="About `chunk_lines` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
             "target (never inside a string, docstring or comment).",
     params=(
-        Param("size", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10),
-        Param("overlap", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5),
+        Param("chunk_lines", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10,
+              aliases=("size",)),
+        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
+              aliases=("overlap",)),
     ),
     run=run,
     aliases=("semantic-boundary",),
     kinds=("code", "markdown"),
-    constraints=(Order("overlap", "size"),),
-    max_size=lambda p: ("lines", max_lines(p["size"], p["overlap"])),
+    constraints=(Order("overlap_lines", "chunk_lines"),),
+    size_param="chunk_lines",
+    overlap_param="overlap_lines",
+    max_size=lambda p: ("lines", max_lines(p["chunk_lines"], p["overlap_lines"])),
 ))

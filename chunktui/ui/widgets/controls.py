@@ -165,7 +165,8 @@ class ControlsPane(VerticalScroll):
         self.query_one("#strategy-summary", Static).update(strategy.summary)
         container = self.query_one("#params", Vertical)
         await container.remove_children()
-        merged = strategy.defaults() | {k: v for k, v in (values or {}).items() if strategy.param(k)}
+        # values may name a parameter by an alias (a caller's `max_char`); the last one given wins
+        merged = strategy.defaults() | {param.name: v for k, v in (values or {}).items() if (param := strategy.param(k))}
         await container.mount_all(ParamField(p, merged[p.name]) for p in strategy.params)
         self._building = False
         self.post_message(self.Changed())
