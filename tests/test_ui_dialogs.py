@@ -9,7 +9,7 @@ from chunktui.formats.export import writer_names
 from chunktui.formats.profiles import load_profile
 from chunktui.formats.store import save_chunkset
 from chunktui.ui.app import ChunktuiApp
-from chunktui.ui.commands import ChunktuiCommands
+from chunktui.ui.commands import TITLES, ChunktuiCommands
 from chunktui.ui.screens.export import ExportScreen
 from chunktui.ui.screens.help import HelpScreen
 from chunktui.ui.screens.picker import FilePickerScreen
@@ -220,6 +220,21 @@ async def test_palette_offers_every_strategy_and_switches_to_it():
         await settle(pilot)
         assert app.controls.strategy_name == "recursive"
         assert_screen_matches_engine(app)
+
+
+@run
+async def test_palette_entries_are_made_from_the_key_bindings():
+    """Each action's help and key in the palette are its binding's tooltip and key, written once."""
+    async with opened(SAMPLES / "essay.txt", strategy="lines", params={"chunk_lines": 20}) as (app, pilot):
+        hits = {hit.text: hit async for hit in ChunktuiCommands(app.screen).discover()}
+        bound = {b.id: b for b in app.BINDINGS}
+        assert set(TITLES) <= set(bound)  # a title for a binding that is gone would be dead
+        for binding_id, title in TITLES.items():
+            assert hits[title].help == f"{bound[binding_id].tooltip} ({app.get_key_display(bound[binding_id])})"
+        assert hits["Save profile…"].help.endswith("(^s)") and hits["Larger size"].help.endswith("(])")
+        await hits["Larger size"].command()
+        await settle(pilot)
+        assert app.chunkset.params["chunk_lines"] == 30  # one step (10 lines) up, as `]` does
 
 
 @run

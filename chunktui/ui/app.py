@@ -34,7 +34,7 @@ from .widgets.corpus import CorpusPane, CorpusTotals, corpus_totals
 from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
 from .widgets.stats_panel import StatsPanel
-from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
+from .quality_actions import QUALITY_BINDINGS, QualityMixin
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
@@ -99,7 +99,7 @@ class ChunktuiApp(QualityMixin, App):
 
     CSS_PATH = "app.tcss"
     TITLE = "chunktui"
-    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands}
+    COMMANDS = App.COMMANDS | {ChunktuiCommands}
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),

@@ -1,4 +1,9 @@
-"""Command palette entries: every strategy, and every action of the app."""
+"""Command palette entries: every strategy, and every action of the app.
+
+An action's entry is made from its key binding (ids in BINDINGS): the binding's tooltip is the
+entry's help and its key is shown after it, so a description or a key is written once, where the
+key is bound. The palette adds a title per binding id; the few actions no key runs are listed here.
+"""
 
 from __future__ import annotations
 
@@ -8,33 +13,45 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from ..engine import all_strategies
 
-ACTIONS = (
-    ("Export chunks…", "export", "Write manifest.json and chunk files (e)"),
-    ("Save profile…", "save_profile", "Write strategy, params and tokenizer to a YAML profile (ctrl+s)"),
-    ("Help: all keys", "help", "List every key binding (?)"),
-    ("Toggle histogram tokens / chars", "toggle_unit", "Size histogram in tokens or characters (t)"),
-    ("Zoom the chunk detail", "toggle_detail", "Detail pane full screen, or back (z)"),
-    ("Next chunk", "next_chunk", "Select and show the next chunk (n)"),
-    ("Previous chunk", "prev_chunk", "Select and show the previous chunk (p)"),
-    ("Larger size", "size(1)", "One step up for the strategy's size parameter (])"),
-    ("Smaller size", "size(-1)", "One step down for the strategy's size parameter ([)"),
-    ("More overlap", "overlap(1)", "One step up for the strategy's overlap parameter (})"),
-    ("Less overlap", "overlap(-1)", "One step down for the strategy's overlap parameter ({)"),
-    ("Next strategy", "next_strategy", "Step to the next strategy, with its one-line summary (s)"),
+TITLES = {  # binding id -> palette title; a binding left out here is not in the palette (quit, < >)
+    "export": "Export chunks…",
+    "save_profile": "Save profile…",
+    "help": "Help: all keys",
+    "toggle_unit": "Toggle histogram tokens / chars",
+    "toggle_detail": "Zoom the chunk detail",
+    "next_chunk": "Next chunk",
+    "prev_chunk": "Previous chunk",
+    "size_up": "Larger size",
+    "size_down": "Smaller size",
+    "overlap_up": "More overlap",
+    "overlap_down": "Less overlap",
+    "next_strategy": "Next strategy",
+    "tune": "Tune from saved parameters",
+    "next_flag": "Next flagged chunk",
+    "prev_flag": "Previous flagged chunk",
+    "sweep": "Sweep sizes and overlaps…",
+    "compare": "Compare with another configuration…",
+    "facts": "Key facts…",
+}
+UNBOUND = (  # (title, action, help) of the actions no key runs
     ("Reset parameters to defaults", "reset", "Put every parameter of this strategy back to its default"),
     ("Open another file…", "open_picker", "Choose a document or chunks.yaml from the current folder"),
-    ("Tune from saved parameters", "tune", "Leave review mode and re-chunk the unchanged source (ctrl+t)"),
 )
 
 
-class ActionCommands(Provider):
-    """Palette entries for `actions`: (title, action, help) rows run with app.run_action."""
-
-    actions: tuple[tuple[str, str, str], ...] = ()
+class ChunktuiCommands(Provider):
+    """'Strategy: NAME' for every registered strategy, then the app's actions."""
 
     def _entries(self):
-        for title, action, help_text in self.actions:
-            yield title, partial(self.app.run_action, action), help_text
+        run = self.app.run_action
+        for s in all_strategies():
+            yield f"Strategy: {s.name}", partial(run, f"strategy({s.name!r})"), s.summary
+        for binding in self.app.BINDINGS:
+            title = TITLES.get(binding.id)
+            if title is not None:
+                yield title, partial(run, binding.action), f"{binding.tooltip} ({self.app.get_key_display(binding)})"
+        for title, action, help_text in UNBOUND:
+            yield title, partial(run, action), help_text
 
     async def discover(self) -> Hits:
         for title, command, help_text in self._entries():
@@ -46,14 +63,3 @@ class ActionCommands(Provider):
             score = matcher.match(title)
             if score > 0:
                 yield Hit(score, matcher.highlight(title), command, help=help_text)
-
-
-class ChunktuiCommands(ActionCommands):
-    """'Strategy: NAME' for every registered strategy, plus the app's actions."""
-
-    actions = ACTIONS
-
-    def _entries(self):
-        for s in all_strategies():
-            yield f"Strategy: {s.name}", partial(self.app.run_action, f"strategy({s.name!r})"), s.summary
-        yield from super()._entries()

@@ -16,7 +16,6 @@ from textual.worker import get_current_worker
 from ..engine import ChunkSet
 from ..engine.facts import check_facts
 from ..engine.quality import Quality, assess, scan_structure
-from .commands import ActionCommands
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
@@ -31,25 +30,11 @@ QUALITY_BINDINGS = [
             tooltip="Key phrases: are they whole inside a chunk, split, or missing?"),
 ]
 
-ACTIONS = (
-    ("Next flagged chunk", "next_flag", "Select the next chunk with a quality flag (f)"),
-    ("Previous flagged chunk", "prev_flag", "Select the previous chunk with a quality flag (F)"),
-    ("Sweep sizes and overlaps…", "sweep", "Score a grid of configurations and apply one (w)"),
-    ("Compare with another configuration…", "compare", "Boundaries only in A, only in B, in both (c)"),
-    ("Key facts…", "facts", "Check that key phrases sit whole inside a chunk (k)"),
-)
-
 
 class QualityReady(Message):
     def __init__(self, chunkset: ChunkSet, quality: Quality, facts) -> None:
         super().__init__()
         self.chunkset, self.quality, self.facts = chunkset, quality, facts
-
-
-class QualityCommands(ActionCommands):
-    """Palette entries for the quality actions."""
-
-    actions = ACTIONS
 
 
 class QualityMixin:
