@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Button, Input, Select, Switch
+from textual.widgets import Button, Footer, Input, Select, Switch
 
 from chunktui.engine import all_strategies, chunk_document, load_document
 from chunktui.formats.export import writer_names
@@ -28,12 +28,17 @@ async def test_chunks_yaml_opens_in_review_mode_and_can_switch_to_tuning(tmp_pat
             [(c.start, c.end, c.text) for c in saved.chunks]
         assert app.table.row_count == len(saved.chunks)
         assert "unchanged" in str(app.query_one("#banner").content)
-        assert app.controls.disabled
+        assert app.controls.disabled and "tune" in footer_actions(app)  # ctrl+t offered in review mode only
         await pilot.press("ctrl+t")
         await settle(pilot)
-        assert app.mode == "tune" and not app.controls.disabled
+        assert app.mode == "tune" and not app.controls.disabled and "tune" not in footer_actions(app)
         assert app.chunkset.strategy == "lines"
         assert [(c.start, c.end) for c in app.chunkset.chunks] == [(c.start, c.end) for c in saved.chunks]
+
+
+def footer_actions(app) -> set[str]:
+    """The actions the footer offers now (it is rebuilt when the app's bindings are refreshed)."""
+    return {key.action for key in app.query_one(Footer).query("FooterKey")}
 
 
 @run

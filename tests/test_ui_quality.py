@@ -14,6 +14,7 @@ from chunktui.engine.facts import check_facts
 from chunktui.engine.quality import assess
 from chunktui.engine.sweep import SMALL_WORK, sweep
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.quality_actions import QualityHost
 from chunktui.ui.screens.compare import CompareScreen
 from chunktui.ui.screens.facts import FactsScreen
 from chunktui.ui.screens.sweep import SweepScreen
@@ -235,3 +236,11 @@ async def test_results_that_arrive_while_the_app_shuts_down_are_dropped():
     app.on_quality_ready(QualityReady(cs, assess(cs, app.budget), None))
     app.on_chunks_ready(ChunksReady(app.generation, cs))
     assert app.chunkset is cs
+
+
+@run
+async def test_the_app_is_what_the_quality_mixin_expects():
+    app = ChunktuiApp(GUIDE, strategy="lines", params=PARAMS)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app, QualityHost)  # every attribute and method it names is there

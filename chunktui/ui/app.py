@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.reactive import reactive
 from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -99,6 +100,14 @@ class ChunktuiApp(QualityMixin, App):
 
     CSS_PATH = "app.tcss"
     TITLE = "chunktui"
+
+    # The app's state. A change is drawn by its watcher, only in the panes that show it
+    # (repaint=False: not the whole screen on every cursor move), and `bindings=True` re-checks
+    # which keys apply (check_action) when the mode changes.
+    mode: reactive[str] = reactive("tune", bindings=True, init=False, repaint=False)  # or "review" (a chunks.yaml)
+    unit: reactive[str] = reactive("tokens", init=False, repaint=False)  # what the histogram counts: tokens or chars
+    # the selected chunk's index; set again to redraw (a new chunking may keep the same index)
+    selected: reactive[int | None] = reactive(None, always_update=True, init=False, repaint=False)
     COMMANDS = App.COMMANDS | {ChunktuiCommands}
 
     BINDINGS = [
@@ -161,12 +170,9 @@ class ChunktuiApp(QualityMixin, App):
                 self.budget = loaded.budget
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
-        self.mode = "tune"  # or "review" for a loaded chunks.yaml
         self.review = None
         self.generation = 0
         self.done_generation = 0
-        self.selected: int | None = None
-        self.unit = "tokens"
         self.demo_dir: Path | None = None
         self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
         self.last_export = None  # the export dialog offers the last format and folder again
@@ -355,7 +361,6 @@ class ChunktuiApp(QualityMixin, App):
         self.chunkset, self.selected, self._launched = None, None, None
         self.view.set_document(doc)
         self._show_chunkset(None)
-        self.controls.disabled = False
         if not self.demo:
             self._set_banner("")
         if tokenizer:
@@ -369,7 +374,6 @@ class ChunktuiApp(QualityMixin, App):
             self.initial_params if launched_for_it else self._remembered.get(name))
         await self.controls.build_fields(name, values)
         self._update_status()
-        self.refresh_bindings()
 
     def _resolve_auto(self, name: str) -> str:
         """`auto` has no parameters to tune: show the strategy it picks for this document instead, and say why."""
@@ -394,7 +398,6 @@ class ChunktuiApp(QualityMixin, App):
         self.review, self.mode = loaded, "review"
         self.doc = cs.document
         self.view.set_document(cs.document)
-        self.controls.disabled = True
         self._cancel_pending()
         if cs.strategy in {s.name for s in all_strategies()}:
             await self.controls.build_fields(cs.strategy, {k: v for k, v in cs.params.items()})
@@ -412,7 +415,6 @@ class ChunktuiApp(QualityMixin, App):
             note = (f"Reviewing {path.name}: {source} not found; showing the stored chunks over text "
                     "rebuilt from them.")
         self._set_banner(note, warn=not loaded.source_matches)
-        self.refresh_bindings()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Note the activity for the GC pacing, and let a finished worker's arguments (the quality
@@ -605,7 +607,6 @@ class ChunktuiApp(QualityMixin, App):
             self.assess_chunkset(None)
             self.table.show(None, self.budget)
             self.selected = None
-            self.query_one("#detail", ChunkDetail).show(None, None)
             return
         self.view.set_chunkset(cs, self.generation)
         # the stats (what a user watches while tuning) are drawn first, then one part of the rest a frame,
@@ -635,7 +636,6 @@ class ChunktuiApp(QualityMixin, App):
         """Select the chunk under the document cursor (or the first), in the table and the detail pane."""
         if not cs.chunks:
             self.selected = None
-            self.query_one("#detail", ChunkDetail).show(None, cs)
             return
         index = self._chunk_index_at_line(self.view.cursor_line) if keep_view else 0
         self.select_chunk(0 if index is None else index, scroll=False)
@@ -695,8 +695,16 @@ class ChunktuiApp(QualityMixin, App):
         self.view.select(index, scroll=scroll)
         if self.table.row_count > index and self.table.cursor_row != index:
             self.table.move_cursor(row=index, animate=False)
-        self.query_one("#detail", ChunkDetail).show(cs.chunks[index], cs)
+
+    def watch_selected(self, index: int | None) -> None:
+        """The detail pane and the flags panel show the selected chunk (or none)."""
+        cs = self.chunkset
+        self.query_one("#detail", ChunkDetail).show(None if cs is None or index is None else cs.chunks[index], cs)
         self.show_chunk_flags(index)
+
+    def watch_mode(self, mode: str) -> None:
+        """Review mode shows saved chunks: the controls are read-only until ctrl+t tunes."""
+        self.controls.disabled = mode == "review"
 
     def action_select_chunk(self, index: int) -> None:
         """Select chunk `index` and scroll the document to it (a click in the detail pane's panels)."""
@@ -748,7 +756,6 @@ class ChunktuiApp(QualityMixin, App):
             return
         self._remembered[current] = self.controls.raw_values
         await self.controls.build_fields(name, self._remembered.get(name))
-        self.refresh_bindings()
 
     async def on_controls_pane_strategy_picked(self, message: ControlsPane.StrategyPicked) -> None:
         await self.action_strategy(message.name)
@@ -838,7 +845,9 @@ class ChunktuiApp(QualityMixin, App):
 
     def action_toggle_unit(self) -> None:
         self.unit = "chars" if self.unit == "tokens" else "tokens"
-        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, self.unit)
+
+    def watch_unit(self, unit: str) -> None:
+        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, unit)
 
     def action_toggle_detail(self) -> None:
         """Maximize the detail pane (its panels sit below the fold at normal size), or restore it."""
