@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import statistics
 
-from chunktui.engine import Document, chunk_document, token_index
-from chunktui.engine.tokens import get_counter, get_encoding
+from chunktui.engine import Document, chunk_document
+from chunktui.engine.core import token_index
+from chunktui.engine.core.tokens import get_counter, get_encoding
 
 from .timing import timed
 

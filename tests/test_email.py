@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
+from chunktui.engine.readers.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"

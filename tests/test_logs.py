@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, ParamError, chunk_document, get_strategy, load_document
-from chunktui.engine.logs import TIMESTAMP
+from chunktui.engine.readers.logs import TIMESTAMP
 from chunktui.engine.strategies.log import sections
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"

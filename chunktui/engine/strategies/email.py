@@ -33,8 +33,8 @@ from dataclasses import replace
 from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
-from ..mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
-from ..model import Span, chunk_id
+from ..readers.mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
+from ..core.model import Span, chunk_id
 
 _SEP = "\n\n"
 _QUOTE = re.compile(r"^[ \t]*>")

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register, sampled_out_gaps
-from ..logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
-from ..model import Span
+from ..readers.logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
+from ..core.model import Span
 
 
 def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, int, int]]:
@@ -92,7 +92,7 @@ def _max_size(p):
 
 
 def _check(values: dict) -> None:
-    from ..errors import ParamError
+    from ..core.errors import ParamError
 
     if not (values["head_lines"] or values["middle_lines"] or values["tail_lines"]):
         raise ParamError("head_lines", "head, middle and tail cannot all be 0")
