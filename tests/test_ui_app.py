@@ -312,7 +312,7 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     import asyncio
 
     from chunktui.engine import ChunkingError
-    from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
+    from chunktui.engine.code.languages import UnsupportedLanguageError
 
     def failing(doc, strategy, params, **kwargs):
         raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \

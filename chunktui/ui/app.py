@@ -39,7 +39,7 @@ from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
-from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
+from chunktui.engine.code.languages import UnsupportedLanguageError
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15

@@ -236,6 +236,7 @@ def _load_all() -> None:
     for info in pkgutil.iter_modules(__path__):
         if not info.name.startswith("_"):
             importlib.import_module(f"{__name__}.{info.name}")
+    importlib.import_module("chunktui.engine.code")  # `code` and `code-toplevel` live with their chunker
 
 
 def get_strategy(name: str) -> Strategy:
