@@ -13,7 +13,7 @@ from textual.widgets import Input, Select
 from chunktui.engine import all_strategies
 from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
+from support.ui import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
 
 
 @run

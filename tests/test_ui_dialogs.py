@@ -13,7 +13,7 @@ from chunktui.ui.commands import ChunktuiCommands
 from chunktui.ui.screens.export import ExportScreen
 from chunktui.ui.screens.help import HelpScreen
 from chunktui.ui.screens.picker import FilePickerScreen
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, settle
+from support.ui import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, settle
 
 
 @run

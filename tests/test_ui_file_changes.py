@@ -9,7 +9,7 @@ from textual.widgets import Input, Select, Switch
 
 from chunktui.formats.profiles import load_profile
 from chunktui.ui.screens.export import ExportScreen
-from test_ui_support import SAMPLES, opened, run, set_input, settle
+from support.ui import SAMPLES, opened, run, set_input, settle
 
 
 def assert_rechunked(app, original, size):

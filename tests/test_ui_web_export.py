@@ -8,7 +8,7 @@ import zipfile
 from textual.widgets import Input
 
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import SAMPLES, opened, run
+from support.ui import SAMPLES, opened, run
 
 
 async def export_to(app, pilot, out) -> None:
