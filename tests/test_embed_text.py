@@ -213,7 +213,7 @@ def test_the_app_rechunks_with_the_context_header_and_shows_both_counts():
 
     from textual.widgets import Select
 
-    from test_ui_support import assert_screen_matches_engine, opened, settle
+    from support.ui import assert_screen_matches_engine, opened, settle
 
     async def scenario():
         async with opened(SAMPLES / "guide.md") as (app, pilot):

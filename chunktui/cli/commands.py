@@ -358,7 +358,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.cli.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
     from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli.quality import facts_lines, quality_line
+    from chunktui.cli.reports import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -530,7 +530,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from chunktui.cli.quality import parse_strategies, run_sweep, sweep_output
+    from chunktui.cli.reports import parse_strategies, run_sweep, sweep_output
 
     rank_by = rank_by or ("recall" if queries_path is not None else "score")
     if rank_by != "score" and queries_path is None:
@@ -568,7 +568,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @CONTEXT_HEADER
 def compare(file, profile_a, profile_b, budget, as_json, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
-    from chunktui.cli.quality import compare_lines
+    from chunktui.cli.reports import compare_lines
 
     click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
 
