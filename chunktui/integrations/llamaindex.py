@@ -3,7 +3,7 @@
     from chunktui.integrations.llamaindex import ChunktuiNodeParser
 
     parser = ChunktuiNodeParser.from_profile("profile.yaml")        # what the app saved
-    parser = ChunktuiNodeParser("markdown", max_char=1200)
+    parser = ChunktuiNodeParser("markdown", max_chars=1200)
     nodes = parser.get_nodes_from_documents(documents)
 
 Each node's `start_char_idx` and `end_char_idx` are the chunk's span in its document's text,

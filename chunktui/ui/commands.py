@@ -11,7 +11,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..engine import all_strategies
+from chunktui.engine import all_strategies
 
 TITLES = {  # binding id -> palette title; a binding left out here is not in the palette (quit, < >)
     "export": "Export chunks…",

@@ -17,7 +17,7 @@ whitespace never shift a chunk:
    none rather than starting mid-word. Cuts never fall inside a fenced
    code block unless the block alone is longer than `max_chars`; such a block is
    cut at line breaks and its pieces carry `cut_code_block` (they still fit
-   `max_char`, so none is ever `oversized`).
+   `max_chars`, so none is ever `oversized`).
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from functools import cached_property, lru_cache
 from itertools import chain
 
 from . import Order, Param, Proposal, Strategy, register
-from ..derived import derived
-from ..model import SpanTable
+from ..core.derived import derived
+from ..core.model import SpanTable
 
 # a line that opens or closes a fence or is a heading, parsed where it is found: up to three spaces,
 # then a fence (a backtick fence's info has no backtick) and the rest of its line, or up to six "#"

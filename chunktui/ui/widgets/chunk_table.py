@@ -20,7 +20,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
+from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
@@ -303,7 +304,7 @@ class ChunkTable(ScrollView, can_focus=True):
         reactive asks for the layout that places it."""
         if size != self.virtual_size:
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
 
     # -- cursor -----------------------------------------------------------------------------
 
