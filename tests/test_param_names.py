@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 import chunktui
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, get_strategy
-from chunktui.engine.sweep import plan_grid
-from chunktui.formats.inspect import inspect_file
+from chunktui.engine.analysis.sweep import plan_grid
+from chunktui.cli.inspect import inspect_file
 from chunktui.formats.profiles import load_profile
 from chunktui.formats.store import load_chunkset
 
