@@ -9,8 +9,10 @@ counts, the FTS5 index, 100 searches and every metric. The chunking is timed two
 (token index cleared, as `chunktui eval FILE` chunks a file it has not seen, and as BENCHMARKS.md's
 chunking tables count it) and again (the token index kept, as a sweep or the app re-chunks).
 `--sweep` also times `sweep` over 20 configurations (sizes 200-2000 by 200, overlap 0 and 100) with
-the questions, in-process (one worker, so CPU is compared with CPU), against 20x the single
-configuration's re-chunk + evaluation, and the same sweep without questions. The questions are
+the questions, in-process (one worker, so CPU is compared with CPU; and in the default 2 worker
+processes, the wall time a user waits), against 20x the single
+configuration's re-chunk + evaluation, the same sweep without questions, and the sweep's 20 cells
+evaluated one by one (what the questions would cost with no sharing between cells). The questions are
 synthetic (`auto_queries`, seed 0): they are here for their cost, not their scores. Everything in
 one process, taking turns; medians.
 """
@@ -21,8 +23,8 @@ import argparse
 import statistics
 
 from chunktui.engine import Document, chunk_document, token_index
-from chunktui.engine.retrieval import auto_queries, embedded_tokens, evaluate_retrieval
-from chunktui.engine.sweep import sweep
+from chunktui.engine.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.sweep import plan_grid, sweep
 
 from .corpus import SIZES, corpus
 from .timing import timed
@@ -57,9 +59,18 @@ def main() -> None:
     def evaluate():
         return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks))
 
-    def grid(with_queries: bool):
-        return sweep(doc, [args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS, workers=1,
+    def grid(with_queries: bool, workers: int = 1):
+        return sweep(doc, [args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS, workers=workers,
                      queries=queries if with_queries else None)
+
+    def grid_evaluations():
+        """The sweep's own cells evaluated one by one, as 20 `chunktui eval` runs would (re-chunk
+        untimed): what the sweep's retrieval columns cost without any sharing."""
+        total = 0.0
+        for _, _, _, params in plan_grid([args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS)[0]:
+            cell = chunk_document(doc, args.strategy, params)
+            total += timed(lambda: evaluate_retrieval(cell, queries, ks=(1,), budget=TOKEN_BUDGET))[0]
+        return total
 
     for _ in range(args.repeat):
         run("first chunking", first_chunking)
@@ -68,6 +79,8 @@ def main() -> None:
         if args.sweep:
             cells = run("sweep with questions", lambda: grid(True)).cells
             run("sweep without questions", lambda: grid(False))
+            run("sweep with questions, 2 workers", lambda: grid(True, workers=2))
+            times.setdefault("grid evaluations", []).append(grid_evaluations())
     t = {name: statistics.median(v) for name, v in times.items()}
     means = report.means()
     print(f"{args.strategy} on {len(text) / 1e6:.2f} MB docs, {len(cs.chunks):,} chunks, {len(queries)} synthetic "
@@ -81,6 +94,11 @@ def main() -> None:
         print(f"sweep of {len(cells)} configurations, one worker: with questions {t['sweep with questions']:.2f} s, "
               f"without {t['sweep without questions']:.2f} s; 20 x (re-chunking + evaluation) {20 * single:.2f} s; "
               f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1)")
+        added = t["sweep with questions"] - t["sweep without questions"]
+        print(f"what the questions add to the sweep {added:.2f} s, against its {len(cells)} cells evaluated one by one "
+              f"{t['grid evaluations']:.2f} s (ratio {added / t['grid evaluations']:.2f}); the sweep with questions in "
+              f"2 worker processes (the default) {t['sweep with questions, 2 workers']:.2f} s wall "
+              f"(ratio {t['sweep with questions, 2 workers'] / (20 * single):.2f})")
 
 
 if __name__ == "__main__":
