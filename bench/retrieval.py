@@ -22,9 +22,10 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from chunktui.engine import Document, chunk_document, token_index
-from chunktui.engine.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval
-from chunktui.engine.sweep import plan_grid, sweep
+from chunktui.engine import Document, chunk_document
+from chunktui.engine.analysis.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.analysis.sweep import plan_grid, sweep
+from chunktui.engine.core import token_index
 
 from .corpus import SIZES, corpus
 from .timing import timed

@@ -14,12 +14,12 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import Document, all_strategies, chunk_document, load_document
-from chunktui.engine.errors import ParamError
-from chunktui.engine.quality import assess
-from chunktui.engine.token_index import first_line_anchor
-from chunktui.engine.tokens import TiktokenCounter, get_counter, get_encoding
+from chunktui.engine.core.errors import ParamError
+from chunktui.engine.analysis.quality import assess
+from chunktui.engine.core.token_index import first_line_anchor
+from chunktui.engine.core.tokens import TiktokenCounter, get_counter, get_encoding
 from chunktui.formats.export import export_chunkset
 from chunktui.formats.profiles import load_profile, save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset
