@@ -233,13 +233,18 @@ def demo():
               help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
 @click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
 @click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
+              help="Chunk the files in N processes (default with --resume or --executor: one a core), "
+                   "with one progress bar and index.json beside the outputs.")
+@click.option("--executor", type=click.Choice(("local", "dask")), default="local", show_default=True,
+              help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.")
 @click.option("--resume", is_flag=True,
               help="Skip files index.json records with the same sha256 and settings; chunk the others over "
                    "their earlier output (implies --jobs).")
 @CONTEXT_HEADER
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, workers, resume, context_header, **flags):
+          max_file_size, html_mode, password, workers, resume, executor, scheduler, context_header, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -266,13 +271,17 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         from chunktui.engine.analysis.facts import load_phrases
 
         facts = load_phrases(facts_path)
-    if workers is not None or resume:
+    if scheduler is not None and executor != "dask":
+        raise ChunktuiError("--scheduler: only with --executor dask")
+    if workers is not None or resume or executor == "dask":
         from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:
-            raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
+            flag = "--jobs" if workers else "--resume" if resume else "--executor"
+            raise ChunktuiError(f"{flag}: not with --dry-run or --facts")
         return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
-                            reader_options={"html": html_mode, "password": password}, context_header=context_header)
+                            reader_options={"html": html_mode, "password": password}, context_header=context_header,
+                            executor=executor, scheduler=scheduler)
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below

@@ -34,12 +34,13 @@ EXIT_INTERRUPTED = 130
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
                  workers: int | None, resume: bool, reader_options: dict | None = None,
-                 context_header: str = "none") -> int:
-    """Chunk and export `jobs` in `workers` processes (default: one a core); index.json beside their outputs."""
+                 context_header: str = "none", executor: str = "local", scheduler: str | None = None) -> int:
+    """Chunk and export `jobs` in `workers` processes (default: one a core) or on a Dask cluster
+    (`executor` "dask", at `scheduler` or a LocalCluster); index.json beside their outputs."""
     from chunktui.formats.export import check_target, recover_interrupted
     from chunktui.formats.records import display_path, to_plain
 
-    workers = workers or os.cpu_count() or 1
+    workers = workers or cores()
     root = index_root([j.out_dir for j in jobs])
     settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt,
                 "context_header": context_header}
@@ -58,11 +59,21 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     skipped = len(jobs) - len(todo)
     started = time.perf_counter()
     done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
-                                 force or resume,
-                                 budget, workers)
+                                 force or resume, budget, workers, executor, scheduler)
     write_index(root / INDEX_NAME, settings, files)
     seconds = time.perf_counter() - started
     return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers)
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity), which a container or taskset may limit."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if count is not None:
+        return count() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on macOS and Windows
+        return os.cpu_count() or 1
 
 
 def index_root(out_dirs) -> Path:
@@ -111,7 +122,8 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
     os.replace(tmp, path)
 
 
-def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
+def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int, executor: str = "local",
+             scheduler: str | None = None) -> tuple[int, bool]:
     """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
@@ -145,6 +157,11 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
     queue, alone, interrupted, again = list(jobs), [], False, False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
+        if executor == "dask":
+            from chunktui.cli.distributed import run_dask
+
+            interrupted = run_dask(todo, how, budget, workers, scheduler, finish, progress.console)
+            return tally["done"], interrupted
         try:
             while queue or alone:
                 if alone:
