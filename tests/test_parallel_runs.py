@@ -169,3 +169,20 @@ def test_a_killed_worker_costs_no_file(corpus, tmp_path):
     assert "a worker process died" in err and "Traceback" not in err
     total = len(list(corpus.rglob("*.*")))
     assert out.startswith(f"Split {total:,} files") and len(list(out_dir.rglob("manifest.json"))) == total
+
+
+def test_resume_without_jobs_runs_one_process_a_core_it_may_use(corpus, tmp_path):
+    """The default counts the cores this process may run on (a container's or taskset's limit),
+    not the machine's: pinned to one core, one process, and the same outputs."""
+    import os
+
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        code, out, err = run("chunk", corpus, "-o", tmp_path / "pinned", "-f", "jsonl", "--resume")
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert code == 0, err
+    assert "with 1 process." in out
+    assert run("chunk", corpus, "-o", tmp_path / "all", "-f", "jsonl", "--jobs", "2")[0] == 0
+    assert without_times(outputs(tmp_path / "pinned")) == without_times(outputs(tmp_path / "all"))
