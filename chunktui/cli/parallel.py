@@ -61,8 +61,24 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
                                  force or resume, budget, workers, executor, scheduler)
     write_index(root / INDEX_NAME, settings, files)
+    dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
-    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers)
+    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers, dataset)
+
+
+def corpus_dataset(root: Path, files: dict) -> str | bool:
+    """`corpus.parquet` beside index.json: every written file's chunks.parquet in one dataset, as
+    the summary names it; False (after one error line) when it cannot be made."""
+    from chunktui.formats.parquet import CORPUS_NAME, PARQUET_NAME, write_corpus
+    from chunktui.formats.records import folder_display
+
+    parts = [Path(entry["output"]) / PARQUET_NAME for _, entry in sorted(files.items()) if "error" not in entry]
+    try:
+        rows = write_corpus(parts, root)
+    except ChunktuiError as exc:
+        click.echo(f"chunktui: error: {exc}", err=True)
+        return False
+    return f"{folder_display(root)}{CORPUS_NAME} ({rows:,} chunks)"
 
 
 def cores() -> int:
@@ -256,8 +272,9 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
 
 
 def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
-            seconds: float, workers: int) -> int:
-    """The run's last lines and exit code: 2 when a file failed, 130 when Ctrl-C stopped it."""
+            seconds: float, workers: int, dataset: str | bool | None = None) -> int:
+    """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
+    Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
     from chunktui.formats.records import folder_display
 
@@ -270,6 +287,8 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
             f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
             f". Output: {folder_display(root)} (one folder per file). Index: {folder_display(root)}{INDEX_NAME}")
+    if dataset:
+        line += f". Dataset: {dataset}"
     if skipped:
         line += f". Unchanged, skipped (--resume): {plural(skipped, 'file')}"
     if failed:
@@ -280,4 +299,4 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
         click.echo(f"chunktui: interrupted: {plural(missing, 'file')} not chunked; "
                    f"run again with --resume to finish", err=True)
         return EXIT_INTERRUPTED
-    return EXIT_BAD_INPUT if failed else EXIT_OK
+    return EXIT_BAD_INPUT if failed or dataset is False else EXIT_OK

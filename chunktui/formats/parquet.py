@@ -21,6 +21,8 @@ from .export import register_writer
 
 PARQUET_NAME = "chunks.parquet"
 SOURCE_KEY = b"chunktui.source"
+CORPUS_NAME = "corpus.parquet"  # a folder run's dataset, beside index.json
+SOURCES_KEY = b"chunktui.sources"
 
 
 @register_writer("parquet")
@@ -29,29 +31,70 @@ def write_parquet(cs, folder: Path) -> list[str]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    types = {"TEXT": pa.string(), "INTEGER": pa.int64()}
     source = dict(zip((name for name, _ in SOURCE_COLUMNS), source_row(cs)))
     source["params"] = json.loads(source["params"])
-    schema = pa.schema([(name, types[kind]) for name, kind in CHUNK_COLUMNS],
-                       metadata={SOURCE_KEY: json.dumps(source, ensure_ascii=False).encode()})
+    schema = _schema(SOURCE_KEY, source)
     columns = list(zip(*chunk_rows(cs))) or [()] * len(CHUNK_COLUMNS)
     table = pa.table([pa.array(values, type=field.type) for values, field in zip(columns, schema)], schema=schema)
     path = folder / PARQUET_NAME
     pq.write_table(table, path)
-    problem = _read_back(path, cs.chunks)
+    problem = _read_back(path, [c.sha256 for c in cs.chunks])
     if problem:
         raise ChunktuiError(f"{PARQUET_NAME}: {problem}; nothing written")
     return [PARQUET_NAME] * len(cs.chunks)
 
 
-def _read_back(path: Path, chunks) -> str | None:
-    """The first way the file differs from `chunks` (count, a text and its sha256), or None."""
+def write_corpus(parts: list[Path], folder: Path) -> int:
+    """`corpus.parquet` in `folder`: the rows of every file's `chunks.parquet` in `parts`, in
+    order, one dataset for the corpus; the files' sources (their `chunktui.source`) listed in its
+    metadata. Written aside, read back and sha256-checked, then moved into place, so a reader
+    sees the last whole dataset or none. Returns the number of rows."""
+    import os
+
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
-    stored = pq.read_table(path, columns=["id", "text", "sha256"]).to_pydict()
-    if len(stored["id"]) != len(chunks):
-        return f"read back {len(stored['id'])} chunks of {len(chunks)}"
-    for chunk_id, text, digest, c in zip(stored["id"], stored["text"], stored["sha256"], chunks):
-        if digest != c.sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
-            return f"{chunk_id} read back does not match its sha256"
+    tables, sources = [], []
+    for part in parts:
+        try:
+            table = pq.read_table(part)
+            sources.append(json.loads(table.schema.metadata[SOURCE_KEY]))
+        except (OSError, ValueError, KeyError, TypeError, pa.ArrowException) as exc:
+            raise ChunktuiError(f"{part}: cannot be read into {CORPUS_NAME} ({exc})") from None
+        tables.append(table)
+    schema = _schema(SOURCES_KEY, sources)
+    corpus = pa.concat_tables([t.replace_schema_metadata(None) for t in tables] or [schema.empty_table()])
+    corpus = corpus.replace_schema_metadata(schema.metadata)
+    target, aside = folder / CORPUS_NAME, folder / f".{CORPUS_NAME}.tmp"
+    pq.write_table(corpus, aside)
+    problem = _read_back(aside, corpus.column("sha256").to_pylist(), name_source=True)
+    if problem:
+        aside.unlink()
+        raise ChunktuiError(f"{target}: {problem}; nothing written")
+    os.replace(aside, target)
+    return corpus.num_rows
+
+
+def _schema(key: bytes, value):
+    """The CHUNK_COLUMNS as Parquet columns, `value` as JSON under `key` in the metadata."""
+    import pyarrow as pa
+
+    types = {"TEXT": pa.string(), "INTEGER": pa.int64()}
+    return pa.schema([(name, types[kind]) for name, kind in CHUNK_COLUMNS],
+                     metadata={key: json.dumps(value, ensure_ascii=False).encode()})
+
+
+def _read_back(path: Path, digests: list[str], name_source: bool = False) -> str | None:
+    """The first way the Parquet file at `path` differs from rows with these sha256s (their
+    count, a text and its sha256), or None; `name_source` for a corpus, where ids repeat."""
+    import pyarrow.parquet as pq
+
+    stored = pq.read_table(path, columns=["id", "source", "text", "sha256"]).to_pydict()
+    if len(stored["id"]) != len(digests):
+        return f"read back {len(stored['id'])} chunks of {len(digests)}"
+    for chunk_id, source, text, digest, expected in zip(stored["id"], stored["source"], stored["text"],
+                                                        stored["sha256"], digests):
+        if digest != expected or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
+            where = f"{chunk_id} of {source}" if name_source else chunk_id
+            return f"{where} read back does not match its sha256"
     return None
