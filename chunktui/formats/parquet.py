@@ -3,9 +3,9 @@
 
 The columns are chunks.db's (`chunk_rows.CHUNK_COLUMNS`, one row per chunk in order); the source
 row (`SOURCE_COLUMNS`) is the file's key-value metadata under `chunktui.source`, as JSON. Written
-with pyarrow into the export's working folder, read back and sha256-checked before the export
-moves it into place. pyarrow is imported only when this format is used (pyarrow.parquet
-takes about 0.5 s to import).
+with pyarrow into the export's working folder; `verify_export` reads it back (`stored_texts`) and
+checks each text's sha256 before the export moves it into place. pyarrow is imported only when
+this format is used (pyarrow.parquet takes about 0.5 s to import).
 """
 
 from __future__ import annotations
@@ -25,7 +25,19 @@ CORPUS_NAME = "corpus.parquet"  # a folder run's dataset, beside index.json
 SOURCES_KEY = b"chunktui.sources"
 
 
-@register_writer("parquet")
+def stored_texts(path: Path) -> dict[str, str]:
+    """{chunk id: text} of a chunks.parquet, for `verify_export` to hash."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        stored = pq.read_table(path, columns=["id", "text"]).to_pydict()
+    except pa.ArrowException as exc:
+        raise ChunktuiError(f"not a chunktui Parquet export ({exc})") from None
+    return dict(zip(stored["id"], stored["text"]))
+
+
+@register_writer("parquet", read_back=stored_texts)
 def write_parquet(cs, folder: Path) -> list[str]:
     """`chunks.parquet` holding every chunk's columns, its source in the file's metadata."""
     import pyarrow as pa
@@ -38,9 +50,6 @@ def write_parquet(cs, folder: Path) -> list[str]:
     table = pa.table([pa.array(values, type=field.type) for values, field in zip(columns, schema)], schema=schema)
     path = folder / PARQUET_NAME
     pq.write_table(table, path)
-    problem = _read_back(path, [c.sha256 for c in cs.chunks])
-    if problem:
-        raise ChunktuiError(f"{PARQUET_NAME}: {problem}; nothing written")
     return [PARQUET_NAME] * len(cs.chunks)
 
 
@@ -67,7 +76,7 @@ def write_corpus(parts: list[Path], folder: Path) -> int:
     corpus = corpus.replace_schema_metadata(schema.metadata)
     target, aside = folder / CORPUS_NAME, folder / f".{CORPUS_NAME}.tmp"
     pq.write_table(corpus, aside)
-    problem = _read_back(aside, corpus.column("sha256").to_pylist(), name_source=True)
+    problem = _read_back(aside, corpus.column("sha256").to_pylist())
     if problem:
         aside.unlink()
         raise ChunktuiError(f"{target}: {problem}; nothing written")
@@ -84,9 +93,9 @@ def _schema(key: bytes, value):
                      metadata={key: json.dumps(value, ensure_ascii=False).encode()})
 
 
-def _read_back(path: Path, digests: list[str], name_source: bool = False) -> str | None:
-    """The first way the Parquet file at `path` differs from rows with these sha256s (their
-    count, a text and its sha256), or None; `name_source` for a corpus, where ids repeat."""
+def _read_back(path: Path, digests: list[str]) -> str | None:
+    """The first way the corpus dataset at `path` differs from rows with these sha256s (their
+    count, a text and its sha256), or None. Not `verify_export`'s {id: text}: ids repeat in a corpus."""
     import pyarrow.parquet as pq
 
     stored = pq.read_table(path, columns=["id", "source", "text", "sha256"]).to_pydict()
@@ -95,6 +104,5 @@ def _read_back(path: Path, digests: list[str], name_source: bool = False) -> str
     for chunk_id, source, text, digest, expected in zip(stored["id"], stored["source"], stored["text"],
                                                         stored["sha256"], digests):
         if digest != expected or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
-            where = f"{chunk_id} of {source}" if name_source else chunk_id
-            return f"{where} read back does not match its sha256"
+            return f"{chunk_id} of {source} read back does not match its sha256"
     return None
