@@ -13,7 +13,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # the libraries a recursive chunking of markdown to JSONL has no use for (rich: no progress bar is
 # drawn without a terminal; the PDF, HTML and DOCX readers), and the app's
 HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
-         "pypdfium2", "trafilatura", "docx", "lxml")
+         "pypdfium2", "trafilatura", "docx", "lxml", "pyarrow")
+# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
+# renameat2 swap (ctypes, which imports subprocess), `serve` (socket)
+UNUSED_BY_CHUNK = ("sqlite3", "chunktui.formats.sqlite", "chunktui.formats.parquet", "ctypes", "subprocess",
+                   "socket")
 # the engine proper: --version needs none of it (errors and the token constants are all cli.py names)
 ENGINE = ("chunktui.engine.documents", "chunktui.engine.model", "chunktui.engine.run",
           "chunktui.engine.strategies", "chunktui.engine.token_index", "chunktui.engine.mail",
@@ -42,10 +46,23 @@ def test_chunking_markdown_with_recursive_imports_no_parser_it_does_not_use(tmp_
     out, modules = loaded_after(["chunk", "x.md", "-s", "recursive", "-f", "jsonl", "-o", "out"], tmp_path)
     assert "into 1 chunk" in out
     assert (tmp_path / "out" / "chunks.jsonl").is_file()
-    assert _hits(modules, HEAVY) == []
+    assert _hits(modules, HEAVY + UNUSED_BY_CHUNK) == []
+
+
+def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
+    """Each strategy module compiles its patterns on import; `-s recursive` needs one of them."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    _, modules = loaded_after(["chunk", "x.md", "-s", "recursive", "--size", "300", "-f", "jsonl", "-o", "out"],
+                              tmp_path)
+    prefix = "chunktui.engine.strategies."
+    assert sorted(m for m in modules if m.startswith(prefix) and m != prefix + "recursive") == []
+    assert prefix + "recursive" in modules
+    for helper in ("chunktui.engine.code", "chunktui.engine.tables", "chunktui.engine.logs",
+                   "chunktui.engine.boilerplate", "chunktui.engine.subtitles"):
+        assert helper not in modules
 
 
 def test_version_imports_neither_the_engine_nor_the_commands_libraries(tmp_path):
     out, modules = loaded_after(["--version"], tmp_path)
     assert out.startswith("chunktui, version ")
-    assert _hits(modules, ENGINE + HEAVY) == []
+    assert _hits(modules, ENGINE + HEAVY + ("socket", "ctypes", "sqlite3", "traceback")) == []
