@@ -199,6 +199,25 @@ def test_json_jsonl_and_text_exports_are_checked_from_their_bytes_not_parsed_aga
     assert verify_export(result.out_dir, fmt, files) is None  # what is on disk is what the manifest says
 
 
+def test_a_chunk_file_written_wrong_is_caught_by_its_hash_against_the_manifest(work, monkeypatch):
+    """A text export's file is its chunk's text: the bytes hashed while writing must be the manifest's
+    sha256, so a writer that writes the wrong text (and hashes what it wrote) is caught."""
+
+    def wrong_text(cs, folder):
+        names = export_mod.Written()
+        for c in cs.chunks:
+            with export_mod.HashedFile(folder / f"{c.id}.txt", names.sha256) as fh:
+                fh.write(c.text.replace("gamma", "GAMMA").encode("utf-8"))
+            names.append(f"{c.id}.txt")
+        return names
+
+    monkeypatch.setitem(export_mod.WRITERS, "text", wrong_text)
+    first = next(c for c in chunkset().chunks if "gamma" in c.text)
+    with pytest.raises(ExportError, match=f"verification failed.*{first.id} in {first.id}.txt does not match"):
+        export_chunkset(chunkset(), "out", "text")
+    assert not Path("out").exists() and leftovers(work) == []
+
+
 def test_a_manifest_changed_on_disk_after_writing_is_caught(work, monkeypatch):
     real = export_mod._disk_differs
 

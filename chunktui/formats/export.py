@@ -74,9 +74,9 @@ class ExportError(ChunktuiError):
 class Written(list):
     """A writer's file name per chunk, and `sha256`: each file's digest, of the bytes as written."""
 
-    def __init__(self, names=(), sha256: dict[str, str] | None = None):
+    def __init__(self, names=()):
         super().__init__(names)
-        self.sha256 = sha256 or {}
+        self.sha256: dict[str, str] = {}
 
 
 class HashedFile:
@@ -587,6 +587,10 @@ def _write_and_check(folder: Path, fmt: str, chunk_files: list[str], manifest: d
     missing = next((name for name in chunk_files if name not in digests), None)
     if missing is not None:
         return f"{missing} holds a chunk but was not written"
+    if fmt == "text":  # each file is its chunk's text: the bytes written are the manifest's sha256
+        for entry, name in zip(manifest["chunks"], chunk_files):
+            if digests[name] != entry["sha256"]:
+                return f"{entry['id']} in {name} does not match its sha256"
     return _disk_differs(folder, digests)
 
 
