@@ -103,49 +103,49 @@ class ChunktuiGroup(click.Group):
 class StrategyParamsCommand(click.Command):
     """A command whose strategy flags are generated from the strategies' specs, on first use.
 
-    A run that names one strategy (`-s recursive`) gets that strategy's flags alone, so no other
-    strategy module is imported; --help, any other run, and a run given a flag its strategy does not
-    have (parsed again, for the same error as before) get every registered strategy's.
+    A command line is parsed first with the flags of the one strategy it names (`-s recursive`), or
+    with none when it names none, so no other strategy module is imported (auto then imports the one
+    it picks); --help, and a command line with a flag that set lacks (parsed again, so that a flag
+    of another strategy is the error it always was), get every registered strategy's.
     """
 
     def parse_args(self, ctx, args):
         fixed = [p for p in self.params if not p.name.startswith(PARAM_DEST)]
-        named = sole_strategy(args)
-        if named is not None:
-            self.params = fixed + _strategy_flags(fixed, named)
+        if not any(arg in ("-h", "--help") for arg in args):
+            self.params = fixed + _strategy_flags(fixed, sole_strategy(args))
             try:
                 return super().parse_args(ctx, list(args))  # the parser consumes the list it is given
             except click.NoSuchOption:
                 pass
-        self.params = fixed + _strategy_flags(fixed, None)
+        self.params = fixed + _strategy_flags(fixed, EVERY_STRATEGY)
         return super().parse_args(ctx, args)
 
 
+EVERY_STRATEGY = "*"
 _flag_sets: dict[tuple, list[click.Option]] = {}
 
 
 def _strategy_flags(fixed: list, strategy: str | None) -> list[click.Option]:
-    """The generated flags beside the `fixed` params: of `strategy` alone, or of every strategy (None)."""
+    """The generated flags beside the `fixed` params: of `strategy`, of none (None), or of every
+    strategy (EVERY_STRATEGY)."""
     key = (tuple(id(p) for p in fixed), strategy)
     if key not in _flag_sets:
         from chunktui.engine import all_strategies, get_strategy
 
         taken = {opt for p in fixed for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
-        _flag_sets[key] = strategy_options(taken, [get_strategy(strategy)] if strategy else all_strategies())
+        chosen = all_strategies() if strategy == EVERY_STRATEGY else [get_strategy(strategy)] if strategy else []
+        _flag_sets[key] = strategy_options(taken, chosen)
     return _flag_sets[key]
 
 
 def sole_strategy(args) -> str | None:
-    """The strategy a command line names with one `-s/--strategy NAME` (not a list, not auto), else None;
-    None too when it asks for --help."""
+    """The strategy a command line names with one `-s/--strategy NAME` (not a list, not auto), else None."""
     from chunktui.engine import UnknownStrategyError, get_strategy
 
     found = []
     for i, arg in enumerate(args):
         if arg == "--":
             break
-        if arg in ("-h", "--help"):
-            return None
         if arg in ("-s", "--strategy"):
             found.append(args[i + 1] if i + 1 < len(args) else None)
         elif arg.startswith("--strategy="):

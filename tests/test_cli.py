@@ -498,10 +498,10 @@ def test_a_profiles_budget_is_used_unless_budget_is_given(tmp_path):
 def test_a_run_naming_one_strategy_parses_as_with_every_strategys_flags(work):
     """`-s NAME` gets NAME's flags alone (its module alone is imported); each is the flag the full
     set has, and a flag of another strategy is the error it always was, not click's 'no such option'."""
-    from chunktui.cli import _strategy_flags, chunk
+    from chunktui.cli import EVERY_STRATEGY, _strategy_flags, chunk
 
     fixed = [p for p in chunk.params if not p.name.startswith("strategy_param__")]
-    every = {p.name: p for p in _strategy_flags(fixed, None)}
+    every = {p.name: p for p in _strategy_flags(fixed, EVERY_STRATEGY)}
     for strat in all_strategies():
         if strat.name == "auto":
             continue
@@ -514,3 +514,7 @@ def test_a_run_naming_one_strategy_parses_as_with_every_strategys_flags(work):
     for form in (["-s", "lines"], ["-slines"], ["--strategy=lines"]):
         code, out, err = run("chunk", "doc.md", *form, "--size", "3", "--overlap", "1", "-o", "out", "--force")
         assert code == 0 and "using lines" in out, err
+    code, _, err = run("chunk", "doc.md", "--max-char", "0")  # auto: parsed again with every flag
+    assert_one_line_error(code, err, "--max-char")
+    code, _, err = run("chunk", "doc.md", "--no-such-flag")
+    assert_one_line_error(code, err, "No such option '--no-such-flag'")

@@ -4,6 +4,7 @@ the user waits for (issue 20's targets: `--version` in 150 ms, a 1 KB file in 35
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,12 @@ def test_version_imports_neither_the_engine_nor_the_commands_libraries(tmp_path)
     out, modules = loaded_after(["--version"], tmp_path)
     assert out.startswith("chunktui, version ")
     assert _hits(modules, ENGINE + HEAVY + ("socket", "ctypes", "sqlite3", "traceback")) == []
+
+
+def test_auto_imports_the_strategy_it_picks_and_no_other(tmp_path):
+    """Without -s and without strategy flags, the flags of no strategy are needed to parse the line."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    out, modules = loaded_after(["chunk", "x.md", "-f", "jsonl", "-o", "out"], tmp_path)
+    picked = re.search(r"using (\S+)\.", out).group(1)
+    prefix = "chunktui.engine.strategies."
+    assert sorted(m[len(prefix):] for m in modules if m.startswith(prefix)) == sorted(["auto", picked])
