@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
 from chunktui.formats.profiles import save_profile
 
@@ -405,7 +405,7 @@ def test_pipes_are_refused_or_skipped_never_read(work):
     """Reading a FIFO named like a document would block the run forever."""
     import os
 
-    from chunktui.engine.errors import DocumentError
+    from chunktui.engine.core.errors import DocumentError
     from chunktui.formats.discover import plan_jobs
 
     Path("docs").mkdir()
@@ -498,7 +498,7 @@ def test_a_profiles_budget_is_used_unless_budget_is_given(tmp_path):
 def test_a_run_naming_one_strategy_parses_as_with_every_strategys_flags(work):
     """`-s NAME` gets NAME's flags alone (its module alone is imported); each is the flag the full
     set has, and a flag of another strategy is the error it always was, not click's 'no such option'."""
-    from chunktui.cli import EVERY_STRATEGY, _strategy_flags, chunk
+    from chunktui.cli.commands import EVERY_STRATEGY, _strategy_flags, chunk
 
     fixed = [p for p in chunk.params if not p.name.startswith("strategy_param__")]
     every = {p.name: p for p in _strategy_flags(fixed, EVERY_STRATEGY)}

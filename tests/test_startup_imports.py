@@ -19,9 +19,9 @@ HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "em
 # renameat2 swap (ctypes, which imports subprocess), `serve` (socket)
 UNUSED_BY_CHUNK = ("sqlite3", "chunktui.formats.sqlite", "chunktui.formats.parquet", "ctypes", "subprocess",
                    "socket")
-# the engine proper: --version needs none of it (errors and the token constants are all cli.py names)
-ENGINE = ("chunktui.engine.documents", "chunktui.engine.model", "chunktui.engine.run",
-          "chunktui.engine.strategies", "chunktui.engine.token_index", "chunktui.engine.mail",
+# the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
+ENGINE = ("chunktui.engine.readers.documents", "chunktui.engine.core.model", "chunktui.engine.run",
+          "chunktui.engine.strategies", "chunktui.engine.core.token_index", "chunktui.engine.readers.mail",
           "chunktui.formats", "tiktoken", "rich")
 
 
@@ -77,7 +77,16 @@ def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
 def test_version_imports_neither_the_engine_nor_the_commands_libraries(tmp_path):
     out, modules = loaded_after(["--version"], tmp_path)
     assert out.startswith("chunktui, version ")
-    assert _hits(modules, ENGINE + HEAVY + ("socket", "ctypes", "sqlite3", "traceback")) == []
+    assert _hits(modules, ENGINE + HEAVY + ("socket", "ctypes", "sqlite3", "traceback", "click")) == []
+
+
+def test_version_without_click_says_what_clicks_version_option_says(tmp_path):
+    from click.testing import CliRunner
+
+    from chunktui.cli.commands import cli
+
+    out, _ = loaded_after(["--version"], tmp_path)
+    assert out == CliRunner().invoke(cli, ["--version"]).stdout
 
 
 def test_auto_imports_the_strategy_it_picks_and_no_other(tmp_path):

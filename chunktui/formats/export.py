@@ -42,7 +42,7 @@ from collections.abc import Callable
 
 import orjson
 
-from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.core.errors import ChunktuiError
 from chunktui.engine.readers import write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest
