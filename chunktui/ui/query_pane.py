@@ -32,7 +32,8 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from ..engine import ChunkSet, ChunktuiError, Document
-from ..engine.retrieval import BM25Index, RetrievalReport, auto_queries, evaluate_retrieval, load_queries, merge
+from ..engine.retrieval import (BM25Index, RetrievalReport, auto_queries, embedded_tokens, evaluate_retrieval,
+                                load_queries, merge)
 from .commands import ActionCommands
 
 DEFAULT_K = 5
@@ -280,6 +281,19 @@ class QuestionsLoaded(Message):
 
 # --- the app's side -------------------------------------------------------------------------------
 
+def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index, is_cancelled) -> RetrievalReport | None:
+    """The engine's evaluation at k, one question at a time so that a run for a chunking already
+    replaced stops between two questions instead of holding a core until the last; None then.
+    Budget 0: each question's ranking stops at k, all the pane and the stats read."""
+    tokens = embedded_tokens(cs.chunks)
+    report = RetrievalReport((k,), 0)
+    for query in queries:
+        if is_cancelled():
+            return None
+        report.results += evaluate_retrieval(cs, [query], ks=(k,), budget=0, index=index, tokens=tokens).results
+    return report
+
+
 class QueryMixin:
     """Mixed into ChunktuiApp; expects its chunkset, doc, view, table, select_chunk and action_goto_line.
     Hooks: `retrieve_for(cs)` when a chunking is shown, `questions_for(doc)` when a document opens."""
@@ -324,7 +338,7 @@ class QueryMixin:
 
     def _start_retrieval(self) -> None:
         cs = self.chunkset
-        if cs is None or not cs.chunks:
+        if cs is None:
             return
         self._retrieval_request += 1
         queries = self.queries if self.query_report is None else ()
@@ -333,12 +347,17 @@ class QueryMixin:
     @work(thread=True, exclusive=True, group="retrieval", exit_on_error=False)
     def retrieval_worker(self, request: int, cs: ChunkSet, queries, question: str, k: int) -> None:
         worker = get_current_worker()
-        index = BM25Index(cs.chunks)
-        try:  # budget 0: each question's ranking stops at k, all the pane and the stats read
-            report = evaluate_retrieval(cs, queries, ks=(k,), budget=0, index=index) if queries else None
-            hits = list(islice(index.search(question), k)) if question.strip() else []
-        finally:
-            index.close()
+        try:
+            index = BM25Index(cs.chunks)
+            try:
+                report = _evaluate(cs, queries, k, index, lambda: worker.is_cancelled) if queries else None
+                hits = list(islice(index.search(question), k)) if question.strip() else []
+            finally:
+                index.close()
+        except Exception as exc:  # a retrieval bug must not leave the stats waiting without a word
+            self.call_from_thread(self.notify, f"internal error in retrieval: {exc!r}", title="Query pane",
+                                  severity="error", timeout=8)
+            return
         if not worker.is_cancelled:
             self.post_message(RetrievalReady(request, cs, question, hits, report))
 
