@@ -229,9 +229,9 @@ class QueryPane(Vertical):
                 means = report.means()
                 text += (f" · recall@{k} {means[f'recall@{k}']:.3f} · IoU {means[f'iou@{k}']:.3f}"
                          f" · {hit} hit, {len(results) - hit} missed")
-            summary.update(Text(text))
+            summary.update(Text(text), layout=False)  # one line high (app.tcss): no relayout
         else:
-            summary.update(Text("no questions with known answers loaded", "dim"))
+            summary.update(Text("no questions with known answers loaded", "dim"), layout=False)
         options: list = []
         if question.strip() and cs is not None:
             if not hits:
@@ -383,8 +383,13 @@ class QueryMixin:
         synthetic = bool(self.queries) and self.queries[0].synthetic
         stats = self.query_one("#stats")
         stats.show_retrieval(retrieval_line(self.query_report, k, synthetic) if self.queries else None)
-        self.query_pane.show(cs, self.question, self.query_hits, self.queries, self.query_report, k,
-                             self.queries_source)
+        self._draw_pane()
+
+    def _draw_pane(self) -> None:
+        """The pane's list and summary, only while it shows: a hidden pane costs a re-chunk nothing."""
+        if self.query_pane.display:
+            self.query_pane.show(self.chunkset, self.question, self.query_hits, self.queries, self.query_report,
+                                 self.query_k, self.queries_source)
 
     # -- loading questions ---------------------------------------------------------------------
 
@@ -482,6 +487,7 @@ class QueryMixin:
             self.view.focus()
             return
         pane.display, detail.display = True, False
+        self._draw_pane()
         pane.query_one(focus, Input).focus()
 
     def action_load_queries(self) -> None:
