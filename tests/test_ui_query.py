@@ -239,3 +239,23 @@ def test_reference_marks_split_each_reference_at_the_retrieved_spans():
     ])
     # 8..10 is retrieved for q2 but missed for q1, 10..12 the other way round: both drawn missed
     assert reference_marks(report, chunks, 1) == [(5, 12, False), (12, 20, True), (20, 25, False)]
+
+
+@run
+async def test_the_palette_opens_the_pane_on_the_question_and_on_the_questions_box():
+    from chunktui.ui.query_pane import QueryCommands
+
+    async with opened(GUIDE, strategy="markdown") as (app, pilot):
+        provider = QueryCommands(app.screen)
+        hits = {hit.text: hit async for hit in provider.discover()}
+        pane, detail = app.query_one("#query-pane"), app.query_one("#detail")
+        assert not pane.display and detail.display
+        await hits["Load questions with known answers…"].command()
+        await pilot.pause()
+        assert pane.display and not detail.display and app.focused.id == "queries-input"
+        await hits["Query the chunks…"].command()  # shown already: the question box gets the focus
+        await pilot.pause()
+        assert app.focused.id == "query-input"
+        await pilot.press("escape")  # hides it; the detail pane comes back
+        await pilot.pause()
+        assert not pane.display and detail.display and app.focused is app.view

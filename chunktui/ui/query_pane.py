@@ -42,7 +42,8 @@ QUESTION_DEBOUNCE = 0.15  # seconds of typing before the question is searched
 
 QUERY_BINDINGS = [
     Binding("slash", "query_pane", "Query", key_display="/", id="query_pane",
-            tooltip="Ask a question: the top chunks by BM25 with their scores; load questions with known answers"),
+            tooltip="Ask a question: the top chunks by BM25 with their scores; load questions with known answers "
+                    "(escape hides the pane)"),
 ]
 
 ACTIONS = (
@@ -475,18 +476,16 @@ class QueryMixin:
         self.action_goto_line(self.doc.line_of(query.references[0].start))
 
     def on_query_pane_closed(self, _message: QueryPane.Closed) -> None:
-        self.action_query_pane()
+        """Escape in the pane: the detail pane comes back; the question's stars and the marks stay."""
+        self.query_pane.display, self.query_one("#detail").display = False, True
+        self.view.focus()
 
     # -- actions ---------------------------------------------------------------------------
 
     def action_query_pane(self, focus: str = "#query-input") -> None:
-        """Show the pane in the detail pane's place (and focus its question), or hide it again."""
-        pane, detail = self.query_pane, self.query_one("#detail")
-        if pane.display and focus == "#query-input":
-            pane.display, detail.display = False, True
-            self.view.focus()
-            return
-        pane.display, detail.display = True, False
+        """Show the pane in the detail pane's place and focus its question (escape hides it)."""
+        pane = self.query_pane
+        pane.display, self.query_one("#detail").display = True, False
         self._draw_pane()
         pane.query_one(focus, Input).focus()
 
