@@ -31,7 +31,7 @@ from textual import events
 from bench.app_latency import percentile
 from bench.corpus import SIZES, corpus
 from bench.system import store_app_results
-from chunktui.engine.retrieval import evaluate_retrieval
+from chunktui.engine.analysis.retrieval import evaluate_retrieval
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import StatsPanel
 

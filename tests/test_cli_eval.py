@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.retrieval import embedded_tokens, merge, reciprocal_rank, span_metrics, within_budget
+from chunktui.engine.analysis.retrieval import embedded_tokens, merge, reciprocal_rank, span_metrics, within_budget
 from chunktui.formats.profiles import save_profile
 
 GUIDE = "sample_docs/guide.md"
@@ -152,7 +152,7 @@ def test_the_app_reads_its_questions_before_the_screen_takes_over(monkeypatch, t
     """`chunktui FILE --queries Q`: a bad queries file, or questions without one document to be
     about, is one error line and exit 2, and the app never starts; good ones reach the app."""
     started = []
-    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
     bad = tmp_path / "q.jsonl"
     bad.write_text('{"question": "where", "references": [{"start_index": 8000, "end_index": 9000}]}\n')
     code, out, err = run(GUIDE, "--queries", str(bad))

@@ -8,8 +8,8 @@ from itertools import islice
 from textual.widgets import DataTable, Input, OptionList
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.retrieval import BM25Index, auto_queries, evaluate_retrieval, load_queries
-from chunktui.engine.sweep import sweep
+from chunktui.engine.analysis.retrieval import BM25Index, auto_queries, evaluate_retrieval, load_queries
+from chunktui.engine.analysis.sweep import sweep
 from chunktui.ui.query_pane import retrieval_line
 from chunktui.ui.screens.sweep import SweepScreen
 from test_ui_support import SAMPLES, opened, run, settle
@@ -225,7 +225,7 @@ async def test_the_sweep_grid_is_coloured_and_starred_by_recall_with_questions_l
 def test_reference_marks_split_each_reference_at_the_retrieved_spans():
     """Hand-computed: chunks [0,10) [10,20) [20,30); question 1 retrieves the second chunk and its
     reference is 5..25, question 2 retrieves the first and its reference 8..12 overlaps question 1's."""
-    from chunktui.engine.retrieval import Query, QueryResult, Reference, RetrievalReport
+    from chunktui.engine.analysis.retrieval import Query, QueryResult, Reference, RetrievalReport
     from chunktui.ui.query_pane import reference_marks
 
     class Span:

@@ -31,9 +31,9 @@ from textual.widgets import Input, Label, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from ..engine import ChunkSet, ChunktuiError, Document
-from ..engine.retrieval import (BM25Index, RetrievalReport, auto_queries, embedded_tokens, evaluate_retrieval,
-                                load_queries, merge)
+from chunktui.engine import ChunkSet, ChunktuiError, Document
+from chunktui.engine.analysis.retrieval import (BM25Index, RetrievalReport, auto_queries, embedded_tokens,
+                                                evaluate_retrieval, load_queries, merge)
 from .commands import ActionCommands
 
 DEFAULT_K = 5
