@@ -227,7 +227,11 @@ def cli():
 @cli.command("open")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile.")
-def open_command(path, profile):
+@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
+              help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.")
+@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
+              help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).")
+def open_command(path, profile, queries_path, auto_n):
     """Open the app on PATH (a document or a chunks.yaml); without PATH, a file picker.
 
     The default command: `chunktui PATH` is `chunktui open PATH`.
@@ -244,7 +248,29 @@ def open_command(path, profile):
         from chunktui.formats.profiles import load_profile
 
         load_profile(profile)  # a bad profile is reported here, before the screen takes over
-    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None)
+    questions = {}
+    if queries_path is not None or auto_n is not None:
+        check_questions(path, queries_path, auto_n)
+        questions = {"queries": queries_path, "auto_queries": auto_n}
+    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None, **questions)
+
+
+def check_questions(path, queries_path, auto_n) -> None:
+    """The app's questions are read here, so that a bad queries file is one line before the screen
+    takes over: they belong to one document (a folder or a saved chunks.yaml has none)."""
+    from chunktui.engine import load_document
+    from chunktui.engine.analysis.retrieval import auto_queries, load_queries
+
+    flag = "--queries" if queries_path is not None else "--auto-queries"
+    if queries_path is not None and auto_n is not None:
+        raise ChunktuiError("--queries: give a queries file or --auto-queries N, not both")
+    if path is None or not path.is_file() or path.name == "chunks.yaml":
+        raise ChunktuiError(f"{flag}: the questions are about one document; give its path")
+    doc = load_document(path)
+    if queries_path is not None:
+        load_queries(queries_path, doc.text)
+    elif not auto_queries(doc.text, 1):
+        raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
 
 
 @cli.command()
