@@ -58,3 +58,16 @@ def test_read_back_finds_a_changed_text(tmp_path):
     texts[2] += " "
     pq.write_table(table.set_column(table.column_names.index("text"), "text", pa.array(texts)), path)
     assert verify_export(path.parent, "parquet", names) == "chunk-0003 in chunks.parquet does not match its sha256"
+
+
+def test_without_pyarrow_parquet_is_one_line(tmp_path, monkeypatch):
+    """pyarrow is the `parquet` extra: a missing one is said before anything is written."""
+    import sys
+
+    for name in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # what `import pyarrow` finds when it is not installed
+    result = CliRunner().invoke(cli, ["chunk", "sample_docs", "-f", "parquet", "-o", str(tmp_path / "out"), "-j", "2"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "chunktui: error: --format: parquet needs pyarrow: pip install 'chunktui[parquet]'\n"
+    assert not (tmp_path / "out").exists()

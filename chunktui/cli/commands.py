@@ -328,6 +328,10 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
 
     if not has_writer(fmt):
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
+    if fmt == "parquet":
+        from chunktui.formats.parquet import require_pyarrow
+
+        require_pyarrow()
     strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
     context_header = context_header or (prof.context_header if prof else "none")

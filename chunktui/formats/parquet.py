@@ -5,7 +5,8 @@ The columns are chunks.db's (`chunk_rows.CHUNK_COLUMNS`, one row per chunk in or
 row (`SOURCE_COLUMNS`) is the file's key-value metadata under `chunktui.source`, as JSON. Written
 with pyarrow into the export's working folder; `verify_export` reads it back (`stored_texts`) and
 checks each text's sha256 before the export moves it into place. pyarrow is imported only when
-this format is used (pyarrow.parquet takes about 0.5 s to import).
+this format is used (pyarrow.parquet takes about 0.5 s to import), and installed by the `parquet`
+extra: without it `--format parquet` is one error line (`require_pyarrow`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,14 @@ CORPUS_NAME = "corpus.parquet"  # a folder run's dataset, beside index.json
 SOURCES_KEY = b"chunktui.sources"
 
 
+def require_pyarrow() -> None:
+    """pyarrow importable, else the one line saying how to install it (checked before a run starts)."""
+    try:
+        import pyarrow.parquet  # noqa: F401
+    except ImportError:
+        raise ChunktuiError("--format: parquet needs pyarrow: pip install 'chunktui[parquet]'") from None
+
+
 def stored_texts(path: Path) -> dict[str, str]:
     """{chunk id: text} of a chunks.parquet, for `verify_export` to hash."""
     import pyarrow as pa
@@ -40,6 +49,7 @@ def stored_texts(path: Path) -> dict[str, str]:
 @register_writer("parquet", read_back=stored_texts)
 def write_parquet(cs, folder: Path) -> list[str]:
     """`chunks.parquet` holding every chunk's columns, its source in the file's metadata."""
+    require_pyarrow()  # the app's export dialog offers it too
     import pyarrow as pa
     import pyarrow.parquet as pq
 
