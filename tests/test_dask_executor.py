@@ -61,13 +61,13 @@ def outputs(folder: Path) -> dict[str, object]:
 
 
 def test_a_cluster_writes_what_local_processes_write(corpus, tmp_path, threads_cluster):
-    code, out, err = run("chunk", corpus, "-o", tmp_path / "local", "-f", "jsonl", "--jobs", "2")
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "local", "-f", "parquet", "--jobs", "2")
     assert code == 0, err
-    code, out, err = run("chunk", corpus, "-o", tmp_path / "dask", "-f", "jsonl", "--executor", "dask",
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "dask", "-f", "parquet", "--executor", "dask",
                          "--scheduler", threads_cluster.scheduler_address)
     assert code == 0, err
     local, dask_run = outputs(tmp_path / "local"), outputs(tmp_path / "dask")
-    assert len(local) > 20 and local == dask_run
+    assert len(local) > 20 and local == dask_run and "corpus.parquet" in dask_run  # one dataset, as locally
     assert out.startswith(f"Split {len(list(corpus.rglob('*.*'))):,} files")
 
 
