@@ -134,3 +134,14 @@ def test_chunk_bag_gives_the_parquet_exports_rows(threads_cluster):
     assert len(rows) > 10 and rows == expected
     assert {r["source"] for r in rows} == {"guide.md", "json/__init__.py", None}
     assert all(r["text"] == guide[r["start_char"]:r["end_char"]] for r in rows if r["source"] == "guide.md")
+
+
+def test_without_a_scheduler_a_local_cluster_of_jobs_processes_runs_it(tmp_path):
+    """No --scheduler: the run starts its own LocalCluster (worker processes) and closes it."""
+    corpus = tmp_path / "corpus"
+    shutil.copytree(ROOT / "sample_docs", corpus, ignore=shutil.ignore_patterns("queries", "*.mbox", "*.pdf", "*.docx"))
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "local", "--jobs", "2")
+    assert code == 0, err
+    code, out, err = run("chunk", corpus, "-o", tmp_path / "dask", "--executor", "dask", "--jobs", "2")
+    assert code == 0, err
+    assert "with 2 processes" in out and outputs(tmp_path / "local") == outputs(tmp_path / "dask")
