@@ -16,6 +16,7 @@ is reported alone and the others are written, as the local run does.
 
 from __future__ import annotations
 
+import signal
 import time
 
 from chunktui.engine.core.errors import ChunktuiError
@@ -52,9 +53,15 @@ def _client(scheduler: str | None, workers: int):
     from distributed import Client, LocalCluster
 
     if scheduler is None:
-        with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-            cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                   dashboard_address=":0", silence_logs=50)
+        # the worker processes start with Ctrl-C ignored (kept across exec): it goes to this
+        # process, which decides, and not to the workers, which would die with tracebacks
+        default = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=":0", silence_logs=50)
+        finally:
+            signal.signal(signal.SIGINT, default)
         return _Owned(Client(cluster), cluster)
     try:
         return Client(scheduler, timeout=CONNECT_TIMEOUT)
