@@ -11,25 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
 from chunktui.formats.profiles import save_profile
+from support.cli import assert_one_line_error, run
 
 DOC = "".join(f"line {i} of the doc\n" for i in range(1, 31))  # 30 lines
-
-
-def run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def assert_one_line_error(code, err, *needles):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("chunktui: error: "), err
-    assert "Traceback" not in err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
 
 
 @pytest.fixture
@@ -405,7 +392,7 @@ def test_pipes_are_refused_or_skipped_never_read(work):
     """Reading a FIFO named like a document would block the run forever."""
     import os
 
-    from chunktui.engine.errors import DocumentError
+    from chunktui.engine.core.errors import DocumentError
     from chunktui.formats.discover import plan_jobs
 
     Path("docs").mkdir()

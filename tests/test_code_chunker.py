@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import Document, chunk_document, load_document
-from chunktui.engine.code import UnsupportedLanguageError
+from chunktui.engine.code.languages import UnsupportedLanguageError
 from chunktui.engine.code.chunker import CodeChunker
 from chunktui.engine.code.parse import parse
 from chunktui.engine.strategies import Context

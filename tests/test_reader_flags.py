@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from test_cli import assert_one_line_error, run
+from support.cli import assert_one_line_error, run
 from chunktui.engine import load_document
-from chunktui.formats.inspect import inspect_file, summary_lines
+from chunktui.cli.inspect import inspect_file, summary_lines
 from chunktui.formats.profiles import save_profile
 from chunktui.formats.store import load_chunkset
 

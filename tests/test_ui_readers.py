@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from test_cli import run as cli_run
-from test_ui_support import FAST, SAMPLES, SIZE, opened, run, settle
+from support.cli import run as cli_run
+from support.ui import FAST, SAMPLES, SIZE, opened, run, settle
 from chunktui.ui.app import ChunktuiApp
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"
@@ -109,8 +109,11 @@ def app_digest(path) -> str:
 
 @run
 async def test_the_app_reads_an_encrypted_pdf_with_the_password_and_reviews_it(tmp_path):
-    async with opened(LOCKED, reader_options={"password": "wrong"}) as (app, pilot):
-        assert app.doc is None
+    guide = SAMPLES / "guide.md"
+    async with opened(guide, reader_options={"password": "wrong"}) as (app, pilot):
+        await app.open_path(LOCKED)
+        await settle(pilot)
+        assert app.doc.path == str(guide)  # the open document stays
         assert any("wrong password for this encrypted PDF" in str(n.message) for n in app._notifications)
     async with opened(LOCKED, reader_options={"password": "s3cret"}) as (app, pilot):
         assert app.doc.extraction.page_count == 8

@@ -8,30 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from pytest_textual_snapshot import SVGImageExtension
-
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SIZE, run, settle
-
-SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
-
-
-class RootSnapshots(SVGImageExtension):
-    """pytest-textual-snapshot's SVG format, stored flat in snapshots/ instead of tests/__snapshots__/."""
-
-    @classmethod
-    def dirname(cls, *, test_location) -> str:
-        return str(SNAPSHOT_DIR)
-
-
-@pytest.fixture
-def svg_snapshot(snapshot, monkeypatch):
-    """The snapshot, taken from the checkout's root: a code chunk's embedded text names its file as
-    given, so samples are opened by a path relative to the root, the same in every clone."""
-    monkeypatch.chdir(SNAPSHOT_DIR.parent)
-    return snapshot.use_extension(RootSnapshots)
-
+from support.ui import FAST, SIZE, run, settle
 
 SAMPLES = Path("sample_docs")  # relative: see svg_snapshot
 

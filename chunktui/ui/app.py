@@ -21,12 +21,13 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
+from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
-from ..engine.readers import reader_for
-from ..formats.store import is_chunk_store
-from ..engine.tokens import DEFAULT_TOKENIZER
+from chunktui.engine.readers import reader_for
+from chunktui.formats.store import is_chunk_store
+from chunktui.engine.core.tokens import DEFAULT_TOKENIZER
 from .commands import ChunktuiCommands
+from .compat import release_work
 from .gc_pacing import GCPacer
 from .samples import demo_files, demo_params, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
@@ -41,8 +42,8 @@ from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
-from ..engine.code.languages import UnsupportedLanguageError
-from ..engine.tokens import DEFAULT_BUDGET
+from chunktui.engine.code.languages import UnsupportedLanguageError
+from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15
 WIDE = 160  # columns from which both side panes show beside a document of at least half the width
@@ -158,7 +159,7 @@ class ChunktuiApp(QualityMixin, App):
         self.initial_tokenizer = tokenizer
         self.initial_context_header = "none"
         if profile:
-            from ..formats.profiles import load_profile
+            from chunktui.formats.profiles import load_profile
 
             loaded = load_profile(profile)
             self.initial_strategy = strategy or loaded.strategy
@@ -357,8 +358,8 @@ class ChunktuiApp(QualityMixin, App):
     async def open_folder(self, root: Path) -> None:
         """A folder of .eml files is one mailbox; any other folder is a corpus: its files in a
         pane, each opened with the configuration on screen, and totals over all of them."""
-        from ..engine.mail import is_email_folder, load_email_folder
-        from ..formats.discover import DEFAULT_MAX_FILE_SIZE, walk_folder
+        from chunktui.engine.readers.mail import is_email_folder, load_email_folder
+        from chunktui.formats.discover import DEFAULT_MAX_FILE_SIZE, walk_folder
 
         if is_email_folder(root):
             await self.open_document(load_email_folder(root))
@@ -377,7 +378,7 @@ class ChunktuiApp(QualityMixin, App):
     async def open_corpus_file(self, path: Path) -> None:
         """Open one file of the corpus with the strategy, parameters and tokenizer on screen; a
         strategy made for another kind of file gives way to the one `auto` picks for this one."""
-        from ..formats.discover import load_source
+        from chunktui.formats.discover import load_source
 
         request = self.current_request() if self.doc is not None else None
         if reader_for(path) is not None:
@@ -462,7 +463,7 @@ class ChunktuiApp(QualityMixin, App):
         self.auto_note, self.auto_pick = "", None
         if name != "auto" or self.doc is None:
             return name
-        from ..engine.strategies.auto import pick_strategy
+        from chunktui.engine.strategies.auto import pick_strategy
 
         picked, why = pick_strategy(self.doc)
         self.auto_pick = picked
@@ -472,7 +473,7 @@ class ChunktuiApp(QualityMixin, App):
         return picked
 
     async def open_review(self, path: Path) -> None:
-        from ..formats.store import load_chunkset
+        from chunktui.formats.store import load_chunkset
 
         loaded = load_chunkset(path, self.reader_options.get("password"))
         self._drop_reading()
@@ -509,10 +510,10 @@ class ChunktuiApp(QualityMixin, App):
         worker's ChunkSet: every chunk's text) go now.
         A Textual worker and its task's context refer to each other, so without this the old chunking
         lives until a full collection, which then frees 30,000 objects at once (40-60 ms at 10 MB).
-        `_work` is Textual's (pinned) private field; a finished worker never reads it again."""
+        `_work` is Textual's (pinned) private field, set through ui/compat.py."""
         self.gc_pacer.note_activity()
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            event.worker._work = None
+            release_work(event.worker)
 
     def on_quality_ready(self, message) -> None:
         """Runs before QualityMixin's handler (Textual calls the handler of each class in the MRO)."""
@@ -874,7 +875,7 @@ class ChunktuiApp(QualityMixin, App):
         await self.action_strategy(name)
 
     def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
-        from ..engine import detect_kind
+        from chunktui.engine import detect_kind
 
         for path in demo_files(self.demo_dir):
             if detect_kind(str(path))[0] in kinds:

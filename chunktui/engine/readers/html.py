@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from itertools import pairwise
 
-from ..errors import DocumentError
+from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
 
 MAX_BYTES = 50_000_000

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from . import Order, Param, Proposal, Strategy, register
-from ..derived import derived
-from ..errors import ChunkingError
-from ..model import Span
+from ..core.derived import derived
+from ..core.errors import ChunkingError
+from ..core.model import Span
 from .markdown import heading_label, scan_markdown, split_lines
 
 SCORES = {"heading": 6.0, "class": 4.0, "function": 3.0, "import": 2.0, "paragraph": 1.0}

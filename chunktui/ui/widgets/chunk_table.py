@@ -20,7 +20,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
+from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
 DRAWN = ("#", "lines", "pages", "chars", "tokens", "type", "label")  # left to right; pages only for a PDF
@@ -316,7 +317,7 @@ class ChunkTable(ScrollView, can_focus=True):
         reactive asks for the layout that places it."""
         if size != self.virtual_size:
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
 
     # -- cursor -----------------------------------------------------------------------------
 

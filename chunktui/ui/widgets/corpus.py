@@ -83,10 +83,10 @@ def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str
                   budget: int, is_cancelled, progress, reader_options: dict | None = None) -> CorpusTotals:
     """Chunk every file within the limits with one configuration (PDF, HTML and DOCX files read
     with `reader_options`); `progress(totals)` after each."""
-    from ...engine import chunk_document
-    from ...engine.errors import ChunktuiError
-    from ...engine.strategies import get_strategy
-    from ...formats.discover import load_source
+    from chunktui.engine import chunk_document
+    from chunktui.engine.core.errors import ChunktuiError
+    from chunktui.engine.strategies import get_strategy
+    from chunktui.formats.discover import load_source
 
     totals, used = CorpusTotals(), 0
     strat = get_strategy(strategy)

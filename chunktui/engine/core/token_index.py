@@ -53,6 +53,8 @@ from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, is_, not_, rshift, sub
 
+from .compat import core_bpe, mergeable_ranks
+
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -152,7 +154,7 @@ def _lead_table(name: str, encoding) -> str:
     str.translate table: character k is chr(what token k ends)."""
     table = _lead_tables.get(name)
     if table is None:
-        ranks = encoding._mergeable_ranks
+        ranks = mergeable_ranks(encoding)
         lead = bytearray(max(ranks.values()) + 1)
         for token, rank in ranks.items():
             lead[rank] = len(token.translate(None, _CONTINUATION))
@@ -168,7 +170,7 @@ class TokenIndex:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
         self.name = name
-        self._encode = encoding._core_bpe.encode_ordinary
+        self._encode = core_bpe(encoding).encode_ordinary
         self._encoding = encoding
         self._anchors_in = _ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
@@ -201,7 +203,7 @@ class TokenIndex:
         for 320 ms."""
         self._surrogates = False
         try:
-            data = memoryview(self._encoding._core_bpe.encode_to_tiktoken_buffer(text, set())).cast("B")
+            data = memoryview(core_bpe(self._encoding).encode_to_tiktoken_buffer(text, set())).cast("B")
         except UnicodeEncodeError:
             # surrogates: let tiktoken apply its own replacement, as `count` would
             data = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
@@ -297,7 +299,7 @@ class TokenIndex:
         digits needs no encoding (see _DIGIT_RUN)."""
         one_piece = list(map(bool, map(self._one_piece, fragments)))
         pieces = list(compress(fragments, one_piece))
-        counts = dict(zip(pieces, map(len, map(self._encoding._core_bpe.encode_single_piece, map(str.encode, pieces)))))
+        counts = dict(zip(pieces, map(len, map(core_bpe(self._encoding).encode_single_piece, map(str.encode, pieces)))))
         others = list(compress(fragments, map(not_, one_piece)))
         numbers = list(map(_DIGIT_RUN, others))
         counts.update((digits, (len(digits) + 2) // 3) for digits in compress(others, numbers))
