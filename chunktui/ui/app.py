@@ -38,6 +38,7 @@ from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
 from .widgets.stats_panel import StatsPanel, progress_bar
 from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
+from .query_pane import QUERY_BINDINGS, QueryCommands, QueryMixin, QueryPane
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
@@ -101,12 +102,12 @@ class ReadingProgress(Message):
         self.generation, self.fraction = generation, fraction
 
 
-class ChunktuiApp(QualityMixin, App):
+class ChunktuiApp(QualityMixin, QueryMixin, App):
     """Document view in the centre, controls and stats on the left, histogram and chunk table on the right."""
 
     CSS_PATH = "app.tcss"
     TITLE = "chunktui"
-    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands}
+    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands, QueryCommands}
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
@@ -131,6 +132,7 @@ class ChunktuiApp(QualityMixin, App):
         Binding("ctrl+t", "tune", "Tune", id="tune",
                 tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
         *QUALITY_BINDINGS,
+        *QUERY_BINDINGS,
         Binding("z", "toggle_detail", "Zoom", id="toggle_detail",
                 tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)"),
         Binding("less_than_sign", "toggle_pane('left')", "Controls", key_display="<", id="toggle_left",
@@ -146,9 +148,14 @@ class ChunktuiApp(QualityMixin, App):
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
-                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS,
-                 reader_options: dict | None = None) -> None:
+                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS, queries: str | Path | None = None,
+                 auto_queries: int | None = None, reader_options: dict | None = None) -> None:
+        """`queries` (a queries file) or `auto_queries` (N synthetic questions) are loaded against
+        the first document opened, for the query pane and the stats' recall line; `reader_options`
+        (--html, --password) read every PDF, HTML and DOCX file the app opens."""
         super().__init__()
+        if queries is not None or auto_queries is not None:
+            self.pending_questions = str(queries) if queries is not None else str(auto_queries)
         self.start_path = Path(path) if path else None
         self.reader_options = dict(reader_options or {})  # --html and --password, for every file the app reads
         self.demo = demo
@@ -208,6 +215,7 @@ class ChunktuiApp(QualityMixin, App):
                     yield Static("no document", id="status")
                 yield DocumentView(id="doc")
                 yield ChunkDetail(id="detail")
+                yield QueryPane(id="query-pane")
             with Vertical(id="right"):
                 yield FlaggedHistogram(id="histogram")
                 yield ChunkTable(id="table")
@@ -443,6 +451,7 @@ class ChunktuiApp(QualityMixin, App):
         self.chunkset, self.selected, self._launched = None, None, None
         self.view.set_document(doc)
         self._show_chunkset(None)
+        self.questions_for(doc)
         self.controls.disabled = False
         if not self.demo:
             self._set_banner("")
@@ -482,6 +491,7 @@ class ChunktuiApp(QualityMixin, App):
         self.review, self.mode = loaded, "review"
         self.doc = cs.document
         self.view.set_document(cs.document)
+        self.questions_for(cs.document)
         self.controls.disabled = True
         self._cancel_pending()
         if cs.strategy in {s.name for s in all_strategies()}:
@@ -689,6 +699,7 @@ class ChunktuiApp(QualityMixin, App):
         self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
         stats = cs.stats(self.budget) if cs is not None else None
         self.query_one("#stats", StatsPanel).show(stats)
+        self.retrieve_for(cs)  # recall and IoU follow the stats as soon as they are measured
         self._update_status()
         if cs is None:
             self._drawing = None
@@ -953,7 +964,7 @@ class ChunktuiApp(QualityMixin, App):
         palette = Binding("ctrl+p", "command_palette", "Palette", id="palette",
                           tooltip="Every strategy and every action, searchable")
         groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS),
-                  ("chunk table", ChunkTable.BINDINGS)]
+                  ("chunk table", ChunkTable.BINDINGS), ("query pane", QueryPane.BINDINGS)]
         self.push_screen(HelpScreen(groups))
 
     def action_export(self) -> None:

@@ -182,7 +182,7 @@ class ChunkTable(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--even-row",
-                         "chunk-table--over-budget"}
+                         "chunk-table--over-budget", "chunk-table--ranked"}
 
     DEFAULT_CSS = """
     ChunkTable {
@@ -216,6 +216,10 @@ class ChunkTable(ScrollView, can_focus=True):
             color: $text-error;
             text-style: bold;
         }
+        & > .chunk-table--ranked {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
 
@@ -242,6 +246,7 @@ class ChunkTable(ScrollView, can_focus=True):
         self._widths = [len(name) + 1 for name in DRAWN]  # each column (in DRAWN order): one space before its text
         self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
         self._cache: dict[tuple, Strip] = {}
+        self.ranks: dict[int, int] = {}  # chunk index -> its rank for the query pane's question
 
     # -- the DataTable surface the app and tests use ----------------------------------------
 
@@ -277,8 +282,16 @@ class ChunkTable(ScrollView, can_focus=True):
     def show(self, chunkset: ChunkSet | None, budget: int) -> None:
         """Show `chunkset` from its first row; rows render when they scroll into view."""
         self.chunkset, self.budget, self._cursor = chunkset, budget, 0
+        self.ranks = {}
         self._measure()
         self.scroll_to(0, 0, animate=False)
+
+    def set_ranks(self, ranks: dict[int, int]) -> None:
+        """Mark the chunks the query pane's question retrieves: `★rank` before the label, in the accent colour."""
+        if ranks != self.ranks:
+            self.ranks = ranks
+            self._cache.clear()
+            self.refresh()
 
     def _measure(self) -> None:
         """Column widths from one pass of ints over the chunks (no per-row text), and the scroll size."""
@@ -373,6 +386,8 @@ class ChunkTable(ScrollView, can_focus=True):
         """The row's cells, in COLUMNS order."""
         marks = _marks(chunk)
         chunks, i = self.chunkset.chunks, chunk.index
+        if i in self.ranks:
+            marks = f"★{self.ranks[i]} " + marks
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
@@ -418,6 +433,8 @@ class ChunkTable(ScrollView, can_focus=True):
                     for name, width in zip(DRAWN, self._widths) if width]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
+        if row in self.ranks:
+            style += style_of("chunk-table--ranked", partial=True)
         over = None
         if row == self._cursor:
             style += style_of("chunk-table--cursor")
