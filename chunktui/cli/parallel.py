@@ -63,7 +63,8 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     write_index(root / INDEX_NAME, settings, files)
     dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
-    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers, dataset)
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {workers} process{'es' * (workers != 1)}"
+    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, where, dataset)
 
 
 def corpus_dataset(root: Path, files: dict) -> str | bool:
@@ -272,7 +273,7 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
 
 
 def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
-            seconds: float, workers: int, dataset: str | bool | None = None) -> int:
+            seconds: float, where: str, dataset: str | bool | None = None) -> int:
     """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
     Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
@@ -285,7 +286,7 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     if over:
         warn_line(f"{plural(over, 'chunk')} over the {budget:,}-token budget (see --budget)")
     line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
-            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
+            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s {where}"
             f". Output: {folder_display(root)} (one folder per file). Index: {folder_display(root)}{INDEX_NAME}")
     if dataset:
         line += f". Dataset: {dataset}"
