@@ -208,7 +208,7 @@ class Strategy:
     kinds: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     constraints: tuple[Order, ...] = ()  # checked by validate(), after each value's own type and range
-    validate_extra: Callable[[dict], None] | None = None  # any other check (a delimiter set, not all zero)
+    validate_extra: Callable[[dict], object] | None = None  # any other check (a delimiter set, not all zero)
     covering: bool = True  # False for sampling strategies whose gaps are by design
     size_param: str | None = "size"  # what the app's [ / ] keys change
     overlap_param: str | None = "overlap"  # what the app's { / } keys change
