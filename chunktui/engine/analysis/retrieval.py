@@ -409,7 +409,7 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | None = None,
+def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | DenseIndex | None = None,
                        tokens: list[int] | None = None) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
