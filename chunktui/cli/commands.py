@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,10 @@ from chunktui import __version__
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
 from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from chunktui.formats.discover import Skipped
+    from chunktui.formats.profiles import Profile
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
@@ -349,7 +354,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         limit = parse_size(max_file_size)
     except ParamError as exc:
         raise click.BadParameter(exc.problem, param_hint="'--max-file-size'") from None
-    skipped = []
+    skipped: list[Skipped] = []
     jobs = plan_jobs(paths, output, limit, skipped)
     for s in skipped:
         warn_line(f"skipped {s.path}: {s.reason}")
@@ -416,7 +421,7 @@ def progress_bar():
                     console=console, transient=True, disable=not console.is_terminal)
 
 
-def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, object]:
+def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, Profile | None]:
     """Strategy, params and tokenizer from flags over a profile over the defaults, and the profile
     (or None): one reading for every command that takes strategy flags and `--profile`. Bad flags
     fail here, before any file is read (auto's depend on each file's type)."""
