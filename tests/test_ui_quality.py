@@ -14,7 +14,7 @@ from chunktui.engine.analysis.facts import check_facts
 from chunktui.engine.analysis.quality import assess
 from chunktui.engine.analysis.sweep import SMALL_WORK, sweep
 from chunktui.ui.app import ChunktuiApp
-from chunktui.ui.quality_actions import QualityHost
+from chunktui.ui.host import AppHost
 from chunktui.ui.screens.compare import CompareScreen
 from chunktui.ui.screens.facts import FactsScreen
 from chunktui.ui.screens.sweep import SweepScreen
@@ -243,4 +243,4 @@ async def test_the_app_is_what_the_quality_mixin_expects():
     app = ChunktuiApp(GUIDE, strategy="lines", params=PARAMS)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert isinstance(app, QualityHost)  # every attribute and method it names is there
+        assert isinstance(app, AppHost)  # every attribute and method it names is there

@@ -53,3 +53,37 @@ async def test_export_dialog(svg_snapshot):
 async def test_help_screen(svg_snapshot):
     app = ChunktuiApp(path=SAMPLES / "notes.md", strategy="markdown", debounce=FAST)
     assert svg_snapshot == await screenshot(app, "question_mark")
+
+
+async def query_pane_screenshot(size: tuple[int, int]) -> str:
+    """guide.md with its hand-written questions at k=1: the ninth is asked from the pane's list; its
+    top chunk (starred) holds three quarters of its answer, drawn retrieved, and misses the rest,
+    drawn missed; the stats carry recall and IoU."""
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 400, "chunk_overlap": 0},
+                      debounce=FAST, queries=SAMPLES / "queries" / "guide.jsonl")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        k = app.query_one("#query-k")
+        k.value = "1"
+        k.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        app.query_one("#query-list").focus()
+        await pilot.press(*["down"] * 8, "enter")
+        await pilot.pause(0.3)  # the question's debounce
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+        return app.export_screenshot(title="chunktui")
+
+
+@run
+async def test_query_pane(svg_snapshot):
+    assert svg_snapshot == await query_pane_screenshot(SIZE)
+
+
+@run
+async def test_query_pane_80x24(svg_snapshot):
+    assert svg_snapshot == await query_pane_screenshot((80, 24))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from chunktui.engine import all_strategies
@@ -32,10 +33,13 @@ TITLES = {  # binding id -> palette title; a binding left out here is not in the
     "sweep": "Sweep sizes and overlaps…",
     "compare": "Compare with another configuration…",
     "facts": "Key facts…",
+    "query_pane": "Query the chunks…",
 }
 UNBOUND = (  # (title, action, help) of the actions no key runs
     ("Reset parameters to defaults", "reset", "Put every parameter of this strategy back to its default"),
     ("Open another file…", "open_picker", "Choose a document or chunks.yaml from the current folder"),
+    ("Load questions with known answers…", "load_queries",
+     "A queries file (or N synthetic questions): hit or missed per question, recall and IoU live"),
 )
 
 
@@ -46,10 +50,10 @@ class ChunktuiCommands(Provider):
         run = self.app.run_action
         for s in all_strategies():
             yield f"Strategy: {s.name}", partial(run, f"strategy({s.name!r})"), s.summary
-        for binding in self.app.BINDINGS:
-            title = TITLES.get(binding.id)
-            if title is not None:
-                yield title, partial(run, binding.action), f"{binding.tooltip} ({self.app.get_key_display(binding)})"
+        for binding in self.app.BINDINGS:  # the app writes each as a Binding, with an id
+            if isinstance(binding, Binding) and binding.id in TITLES:
+                yield (TITLES[binding.id], partial(run, binding.action),
+                       f"{binding.tooltip} ({self.app.get_key_display(binding)})")
         for title, action, help_text in UNBOUND:
             yield title, partial(run, action), help_text
 

@@ -8,17 +8,15 @@ a result for a chunkset that is no longer shown is dropped.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
-
 from textual import work
 from textual.binding import Binding
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from chunktui.engine import ChunkSet, Document
+from chunktui.engine import ChunkSet
 from chunktui.engine.analysis.facts import check_facts
 from chunktui.engine.analysis.quality import Quality, assess, scan_structure
-from .widgets.controls import ControlsPane
+from .host import HostedMixin
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
@@ -40,28 +38,8 @@ class QualityReady(Message):
         self.chunkset, self.quality, self.facts = chunkset, quality, facts
 
 
-@runtime_checkable
-class QualityHost(Protocol):
-    """What QualityMixin uses of the app it is mixed into, besides Textual's App (query_one,
-    notify, push_screen, post_message, is_running). tests/test_ui_quality.py checks ChunktuiApp
-    against it."""
-
-    chunkset: ChunkSet | None  # the chunking on screen
-    doc: Document | None
-    selected: int | None  # the selected chunk's index
-    budget: int
-    mode: str  # "tune" or "review"
-    controls: ControlsPane
-
-    def current_request(self) -> tuple | None:
-        """(strategy, params, tokenizer, context header) from the controls, or None when invalid."""
-
-    def select_chunk(self, index: int, scroll: bool = True) -> None:
-        """Select chunk `index` in every pane."""
-
-
-class QualityMixin:
-    """The quality actions and panels of the app; the app it is mixed into is a QualityHost."""
+class QualityMixin(HostedMixin):
+    """The quality actions and panels of the app; reads and calls what `AppHost` declares."""
 
     quality: Quality | None = None
     fact_phrases: tuple[str, ...] = ()
@@ -140,7 +118,8 @@ class QualityMixin:
             if choice is not None:
                 await self.controls.build_fields(choice["strategy"], choice["params"])
 
-        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header), apply)
+        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header,
+                                     queries=self.queries), apply)
 
     def action_compare(self) -> None:
         from .screens.compare import CompareScreen

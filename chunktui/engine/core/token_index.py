@@ -367,6 +367,20 @@ def _past_pairs(ends: array, text: str) -> array:
     return array(ends.typecode, map(add, ends, map(partial(bisect_left, joined), ends)))
 
 
+# The first place in a text that follows a context header (which ends in a line feed) where the
+# _LINE_FEED rule anchors: its start, as if right after that line feed, or just after a line feed of
+# its own. The tokens of header + text are then those of header + text[:a] and of text[a:], and
+# text[a:] has the tokens of text less those of text[:a]: counting needs no more than text[:a].
+_FIRST_LINE_ANCHOR = {name: re.compile(r"(?:\A|\n)" + pattern[2:]).search for name, pattern in _LINE_FEED.items()}
+
+
+def first_line_anchor(name: str, text: str) -> int | None:
+    """The first anchor of `text` under encoding `name` at its start (read as if a line feed came
+    before it) or after one of its line feeds (see _LINE_FEED); None when it has none."""
+    m = _FIRST_LINE_ANCHOR[name](text)
+    return None if m is None else m.end()
+
+
 def cached_index(text: str, name: str) -> TokenIndex | None:
     """The index already built for this text and encoding, if any (no work otherwise)."""
     key = (name, len(text), hash(text))
