@@ -45,7 +45,7 @@ def test_rows_are_the_chunks_with_chunks_dbs_columns(tmp_path):
         assert row["embed_text"] == embedded_text(c)
     source = json.loads(table.schema.metadata[b"chunktui.source"])
     assert (source["source"], source["strategy"], source["chunks"]) == (CODE, "code", len(rows))
-    assert source["params"]["max_chunk_size"] == 400
+    assert source["params"]["size"] == 400  # saved under the name, not the alias given
 
 
 def test_read_back_finds_a_changed_text(tmp_path):

@@ -62,7 +62,7 @@ def test_every_chunk_is_a_row_with_its_exact_place(tmp_path):
     assert (source["source"], source["strategy"], source["chunks"], source["chars"]) == (CODE, "code", len(stored),
                                                                                          len(text))
     assert source["source_sha256"] == hashlib.sha256(Path(CODE).read_bytes()).hexdigest()
-    assert json.loads(source["params"])["max_chunk_size"] == 400
+    assert json.loads(source["params"])["size"] == 400  # saved under the name, not the alias given
 
 
 def test_search_ranks_as_the_retrieval_evaluations_bm25(tmp_path):
