@@ -74,6 +74,16 @@ def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
     assert strategy_modules(modules) == strategy_modules(imported_by(f"{STRATEGIES}.recursive"))
 
 
+def test_a_run_giving_an_alias_imports_no_other_strategy(tmp_path):
+    """A strategy's flags include its aliases (`--max-char` is markdown's --max-chars), so a line
+    spelling one parses with that strategy's flags alone, not again with every strategy's."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    out, modules = loaded_after(["chunk", "x.md", "-s", "markdown", "--max-char", "300", "--chunk-overlap", "20",
+                                 "-f", "jsonl", "-o", "out"], tmp_path)
+    assert "using markdown" in out
+    assert strategy_modules(modules) == strategy_modules(imported_by(f"{STRATEGIES}.markdown"))
+
+
 def test_version_imports_neither_the_engine_nor_the_commands_libraries(tmp_path):
     out, modules = loaded_after(["--version"], tmp_path)
     assert out.startswith("chunktui, version ")
