@@ -3,12 +3,17 @@
 No word, sentence or token-index anchor falls inside such a run, and tiktoken reads each as one
 pre-tokenizer piece. Each kind of run is chunked with the default strategy (`auto`, which picks
 `prose` for a .txt) and with `fixed` in tokens, in CPU time (the machine is shared), with the
-token index rebuilt each run, and against the floor: tiktoken encoding it once. The scaling exponent between the two sizes is
-log(t_large / t_small) / log(size ratio); the target is at most 1.1.
+token index rebuilt each run, and against tiktoken encoding it once. The scaling exponent between
+the two sizes is log(t_large / t_small) / log(size ratio); the target is at most 1.1.
 
-    .venv/bin/python -m bench.long_runs [--sizes 1m,10m] [--repeat 1]
+`--strategies` instead chunks 100 KB, 400 KB and 1.6 MB of one punctuation character (`=`, `-`,
+`.`, `*`, `#`), of spaces and line feeds, of line feeds, of spaces and of digits with every
+strategy that takes plain text, with its defaults, and prints the exponent from 400 KB to 1.6 MB.
 
-Results go to bench/long_runs.json; bench/LONG_RUNS.md (kept by hand) says what they mean.
+    .venv/bin/python -m bench.long_runs [--sizes 1m,10m] [--repeat 1] [--kinds a,dna,cjk]
+    .venv/bin/python -m bench.long_runs --strategies
+
+Results go to bench/long_runs.json (bench/long_runs_strategies.json); BENCHMARKS.md says what they mean.
 """
 
 from __future__ import annotations
@@ -28,12 +33,25 @@ CONFIGS = (("auto", None), ("fixed tokens 512", {"unit": "tokens", "size": 512})
 TARGET = 1.1
 
 
+# one character, or a few, repeated: the alphabets of the strategies' sweep
+REPEATED = {"=": "=", "-": "-", ".": ".", "*": "*", "#": "#", "spaces+lf": " \n", "lf": "\n", "spaces": " ",
+            "digits": "0123456789"}
+# strategies that take plain text, with the file name that gives each what it reads
+PLAIN_TEXT = (("adaptive", "run.txt"), ("auto", "run.txt"), ("auto", "run.md"), ("auto", "run.log"),
+              ("data", "run.txt"), ("data-rows", "run.txt"), ("fixed", "run.txt"), ("lines", "run.txt"),
+              ("log", "run.log"), ("log-records", "run.log"), ("markdown", "run.md"), ("prose", "run.txt"),
+              ("recursive", "run.txt"), ("semantic", "run.txt"), ("split", "run.txt"))
+
+
 def long_run(kind: str, nbytes: int) -> str:
-    """About `nbytes` of UTF-8: one letter, ACGT repeated, or random CJK ideographs (3 bytes each)."""
+    """About `nbytes` of UTF-8: one letter, ACGT repeated, random CJK ideographs (3 bytes each), or
+    one of REPEATED."""
     if kind == "a":
         return "a" * nbytes
     if kind == "dna":
         return ("ACGT" * (nbytes // 4 + 1))[:nbytes]
+    if kind in REPEATED:
+        return (REPEATED[kind] * (nbytes // len(REPEATED[kind]) + 1))[:nbytes]
     rng = random.Random(19)
     return "".join(map(chr, (rng.randint(0x4E00, 0x9FA5) for _ in range(nbytes // 3))))
 
@@ -68,15 +86,44 @@ def exponent(t_small: float, t_large: float, n_small: int, n_large: int) -> floa
     return math.log(t_large / t_small) / math.log(n_large / n_small)
 
 
+def strategies_sweep() -> list[dict]:
+    """Every plain-text strategy on each REPEATED run of 100 KB, 400 KB and 1.6 MB, CPU seconds."""
+    from chunktui.engine import Document, chunk_document, token_index
+
+    sizes = (100_000, 400_000, 1_600_000)
+    rows = []
+    for strategy, path in PLAIN_TEXT:
+        for kind in REPEATED:
+            t = []
+            for n in sizes:
+                doc = Document.from_text(long_run(kind, n), path=path)
+                token_index.clear_cache()
+                t0 = time.process_time()
+                chunk_document(doc, strategy, None)
+                t.append(time.process_time() - t0)
+            k = exponent(t[1], t[2], sizes[1], sizes[2])
+            rows.append({"strategy": strategy, "file": path, "run": kind, "seconds": [round(x, 3) for x in t],
+                         "exponent": round(k, 2), "met": k <= TARGET})
+            print(f"{strategy:12} {path:8} {kind:9} " + " ".join(f"{x:7.2f}" for x in t)
+                  + f"  exponent {k:.2f}", flush=True)
+    return rows
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.long_runs", description=__doc__.split("\n\n")[0])
     p.add_argument("--sizes", default="1m,10m", help=f"two of {', '.join(SIZES)}")
     p.add_argument("--repeat", type=int, default=1, help="runs a case (median)")
+    p.add_argument("--kinds", default="a,dna,cjk", help=f"runs: a, dna, cjk, {', '.join(REPEATED)}")
+    p.add_argument("--strategies", action="store_true", help="the sweep of every plain-text strategy instead")
     args = p.parse_args(argv)
+    if args.strategies:
+        rows = strategies_sweep()
+        (ROOT / "bench" / "long_runs_strategies.json").write_text(json.dumps({"rows": rows}, indent=1) + "\n")
+        return 0
     small, large = args.sizes.split(",")
     cpu_seconds("warm-up: the encodings load once", "auto", None, 1)
     rows = []
-    for kind in ("a", "dna", "cjk"):
+    for kind in args.kinds.split(","):
         texts = {key: long_run(kind, SIZES[key]) for key in (small, large)}
         for strategy, params in CONFIGS:
             t = {key: cpu_seconds(texts[key], strategy, params, args.repeat) for key in (small, large)}
