@@ -280,7 +280,7 @@ async def test_a_chunking_of_the_previous_document_that_arrives_after_another_op
 async def test_a_quality_result_that_lands_after_exit_leaves_the_collector_as_it_was():
     """The app freezes long-lived objects out of the cyclic GC while it runs and unfreezes them on exit;
     a late worker result must not freeze the heap again for the rest of the process."""
-    from chunktui.engine.quality import assess
+    from chunktui.engine.analysis.quality import assess
     from chunktui.ui.quality_actions import QualityReady
 
     async with opened(SAMPLES / "guide.md") as (app, pilot):
@@ -312,7 +312,7 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     import asyncio
 
     from chunktui.engine import ChunkingError
-    from chunktui.engine.code.languages import UnsupportedLanguageError
+    from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
 
     def failing(doc, strategy, params, **kwargs):
         raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \

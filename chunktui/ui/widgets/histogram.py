@@ -6,7 +6,7 @@ from math import ceil
 
 from textual_plotext import PlotextPlot
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
 
 MAX_BINS = 20
 CLEAN_COLOR = "blue"
