@@ -33,7 +33,7 @@ def timed(call) -> tuple[float, float, object]:
 
 def blocks(text: str, parts: int) -> list[str]:
     """The text cut at the first anchor after each 1/parts of it."""
-    from chunktui.engine.token_index import split_finders
+    from chunktui.engine.core.token_index import split_finders
 
     first_after = split_finders("cl100k_base")[1]
     cuts = [0]
@@ -51,7 +51,7 @@ def on_threads(encode, text: str, workers: int) -> bytes:
 
 
 def compare(label: str, text: str, rounds: int, workers: int) -> None:
-    from chunktui.engine.tokens import get_encoding
+    from chunktui.engine.core.tokens import get_encoding
 
     whole = get_encoding("cl100k_base")._core_bpe.encode_to_tiktoken_buffer
     rows = {"one thread": [], f"{workers} blocks": []}

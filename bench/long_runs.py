@@ -88,7 +88,8 @@ def exponent(t_small: float, t_large: float, n_small: int, n_large: int) -> floa
 
 def strategies_sweep() -> list[dict]:
     """Every plain-text strategy on each REPEATED run of 100 KB, 400 KB and 1.6 MB, CPU seconds."""
-    from chunktui.engine import Document, chunk_document, token_index
+    from chunktui.engine import Document, chunk_document
+    from chunktui.engine.core import token_index
 
     sizes = (100_000, 400_000, 1_600_000)
     rows = []

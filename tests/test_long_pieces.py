@@ -15,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunktui.engine import long_pieces, token_index, tokens
-from chunktui.engine.long_pieces import LONG_PIECE, PieceEncoder
-from chunktui.engine.token_index import TokenIndex, split_finders
-from chunktui.engine.tokens import ENCODING_SPECS, encode_ordinary, get_encoding
+from chunktui.engine.core import long_pieces, token_index, tokens
+from chunktui.engine.core.long_pieces import LONG_PIECE, PieceEncoder
+from chunktui.engine.core.token_index import TokenIndex, split_finders
+from chunktui.engine.core.tokens import ENCODING_SPECS, encode_ordinary, get_encoding
 
 ENCODINGS = tuple(ENCODING_SPECS)  # every tokenizer chunktui ships
 SIZE = LONG_PIECE + 40_000  # characters: past the size where a piece is encoded in windows

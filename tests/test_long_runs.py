@@ -162,7 +162,7 @@ def test_no_strategy_hands_tiktoken_a_huge_piece_whole(monkeypatch, run):
     long run in one call. Before, the token index encoded the whole text at once; now
     a piece of LONG_PIECE bytes or more is encoded in windows (long_pieces.py). The runs are 150 KB,
     past that size; the index is built once per run and kept, as a re-chunk would."""
-    from chunktui.engine import long_pieces, tokens
+    from chunktui.engine.core import long_pieces, tokens
 
     fake = _Encoding(get_encoding("cl100k_base"))
     monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
