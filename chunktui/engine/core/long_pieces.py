@@ -58,6 +58,7 @@ OVERLAP = 2 * 1024  # bytes two windows share; seams are tried from its middle o
 LONG_PIECE = 4 * WINDOW  # shorter pieces are encoded whole, as tiktoken would
 SAMPLE_STEP = 4096  # characters between samples: an eighth of the shortest long piece
 MIN_CHARS = LONG_PIECE // 4  # a shorter text holds no long piece (4 bytes a character at most)
+_BACK_REACH = 16 * SAMPLE_STEP  # characters searched back for the anchor before a long piece
 _SEAM_TRIES = 16  # seams tried in one overlap before the piece goes to tiktoken whole
 
 # The kinds of character a long piece is made of, as runs from a sample: letters (Python's: no
@@ -109,10 +110,12 @@ class PieceEncoder:
         last_before, first_after = self._anchors
         out, done, n = [], 0, len(text)
         for p in range(0, n - SAMPLE_STEP, SAMPLE_STEP):
-            if p < done or not _run_of_one_kind(text, p) or first_after(text, p + 1, p + SAMPLE_STEP) is not None:
+            if (p < done or not _run_of_one_kind(text, p) or not self._one_piece_from(text, p)
+                    or first_after(text, p + 1, p + SAMPLE_STEP) is not None):
                 continue
-            a1 = last_before(text, max(done, p - 2 * SAMPLE_STEP), p)
-            a1 = done if a1 is None else a1
+            a1 = self._anchor_before(text, done, p)
+            if a1 is None:  # tiktoken encodes this piece whole
+                continue
             end = self._end_of_long_piece(text, a1, p)
             if end is None:
                 continue
@@ -126,6 +129,25 @@ class PieceEncoder:
         if done < n:
             out.append((done, n, False))
         return out
+
+    def _anchor_before(self, text: str, done: int, p: int) -> int | None:
+        """The last anchor before p, searched back 8,192 characters and then 65,536; `done` (the
+        text's start or the end of the stretch before, an anchor) when the search reaches it."""
+        for reach in (2 * SAMPLE_STEP, _BACK_REACH):
+            lo = max(done, p - reach)
+            a1 = self._anchors[0](text, lo, p)
+            if a1 is not None or lo == done:
+                return done if a1 is None else a1
+        return None
+
+    def _one_piece_from(self, text: str, p: int) -> bool:
+        """Whether tiktoken's pattern, tried at p, takes SAMPLE_STEP characters in one match: a
+        cheap test that a long piece may hold p (a run of o200k_base's "aBcD", one kind to Python,
+        is pieces of two letters), so that the anchor searches below are made only for runs that
+        pass it. The match stops SAMPLE_STEP on: it only chooses which stretches are split here
+        (every stretch is encoded exactly), and reading on to a run's end from every sample made a
+        long run quadratic."""
+        return self._piece_pattern().match(text, p, p + SAMPLE_STEP).end() - p == SAMPLE_STEP
 
     def _end_of_long_piece(self, text: str, start: int, p: int) -> int | None:
         """Where the piece holding text[p:p + SAMPLE_STEP] ends, reading pieces from `start`
