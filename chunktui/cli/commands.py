@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,12 +21,19 @@ from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError
 from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
+if TYPE_CHECKING:
+    from chunktui.formats.discover import Skipped
+    from chunktui.formats.profiles import Profile
+
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
     "--context-header", type=click.Choice(CONTEXT_HEADERS), default=None,
     help="Put in front of each chunk's embedded text (what exports give to embed, and what budgets count): "
          "none, title (the file name) or path (the file name > header path, scope chain, page or subject). "
          "[default: the profile's, else none]")
+HTML_MODE = click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
+                         help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
+PASSWORD = click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -91,6 +98,8 @@ class ChunktuiGroup(click.Group):
             fail_line(str(exc))
             code = EXIT_BAD_INPUT
         except Exception as exc:  # a bug: keep the traceback for the report
+            import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
+
             traceback.print_exc()
             click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
             code = EXIT_INTERNAL
@@ -100,24 +109,70 @@ class ChunktuiGroup(click.Group):
 
 
 class StrategyParamsCommand(click.Command):
-    """A command whose strategy flags are generated, on first use, from every registered strategy's spec."""
+    """A command whose strategy flags are generated from the strategies' specs, on first use.
 
-    _generated = False
+    A command line is parsed first with the flags of the one strategy it names (`-s recursive`), or
+    with none when it names none, so no other strategy module is imported (auto then imports the one
+    it picks); --help, and a command line with a flag that set lacks (parsed again, so that a flag
+    of another strategy is the error it always was), get every registered strategy's.
+    """
 
-    def get_params(self, ctx):
-        if not self._generated:
-            self._generated = True
-            taken = {opt for p in self.params for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
-            self.params += strategy_options(taken)
-        return super().get_params(ctx)
+    def parse_args(self, ctx, args):
+        fixed = [p for p in self.params if not p.name.startswith(PARAM_DEST)]
+        if not any(arg in ("-h", "--help") for arg in args):
+            self.params = fixed + _strategy_flags(fixed, sole_strategy(args))
+            try:
+                return super().parse_args(ctx, list(args))  # the parser consumes the list it is given
+            except click.NoSuchOption:
+                pass
+        self.params = fixed + _strategy_flags(fixed, EVERY_STRATEGY)
+        return super().parse_args(ctx, args)
 
 
-def strategy_options(taken: set[str]) -> list[click.Option]:
-    """One flag per distinct parameter name across all strategies (`--min-char`, `--prefix/--no-prefix`)."""
-    from chunktui.engine import all_strategies
+EVERY_STRATEGY = "*"
+_flag_sets: dict[tuple, list[click.Option]] = {}
 
+
+def _strategy_flags(fixed: list, strategy: str | None) -> list[click.Option]:
+    """The generated flags beside the `fixed` params: of `strategy`, of none (None), or of every
+    strategy (EVERY_STRATEGY)."""
+    key = (tuple(id(p) for p in fixed), strategy)
+    if key not in _flag_sets:
+        from chunktui.engine import all_strategies, get_strategy
+
+        taken = {opt for p in fixed for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        chosen = all_strategies() if strategy == EVERY_STRATEGY else [get_strategy(strategy)] if strategy else []
+        _flag_sets[key] = strategy_options(taken, chosen)
+    return _flag_sets[key]
+
+
+def sole_strategy(args) -> str | None:
+    """The strategy a command line names with one `-s/--strategy NAME` (not a list, not auto), else None."""
+    from chunktui.engine import UnknownStrategyError, get_strategy
+
+    found = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in ("-s", "--strategy"):
+            found.append(args[i + 1] if i + 1 < len(args) else None)
+        elif arg.startswith("--strategy="):
+            found.append(arg[len("--strategy="):])
+        elif arg.startswith("-s") and not arg.startswith("--"):
+            found.append(arg[2:])
+    if len(found) != 1 or not found[0] or "," in found[0]:
+        return None
+    try:
+        strat = get_strategy(found[0])
+    except UnknownStrategyError:
+        return None
+    return None if strat.name == "auto" else strat.name
+
+
+def strategy_options(taken: set[str], strategies) -> list[click.Option]:
+    """One flag per distinct parameter name across `strategies` (`--min-char`, `--prefix/--no-prefix`)."""
     uses: dict[str, list] = {}
-    for strat in all_strategies():
+    for strat in strategies:
         for param in strat.params:
             uses.setdefault(param.name, []).append((strat.name, param))
     options = []
@@ -180,10 +235,17 @@ def cli():
 @cli.command("open")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile.")
-def open_command(path, profile):
+@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
+              help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.")
+@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
+              help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).")
+@HTML_MODE
+@PASSWORD
+def open_command(path, profile, queries_path, auto_n, html_mode, password):
     """Open the app on PATH (a document or a chunks.yaml); without PATH, a file picker.
 
-    The default command: `chunktui PATH` is `chunktui open PATH`.
+    The default command: `chunktui PATH` is `chunktui open PATH`. --html and --password apply
+    to every file the app reads (a review reads its source with the mode it was saved with).
     """
     if path is not None and not path.exists():
         raise DocumentError(path, "no such file")
@@ -193,11 +255,38 @@ def open_command(path, profile):
         from chunktui.engine.readers.documents import check_text_file
 
         check_text_file(path)  # a binary file is refused here, before the screen takes over
+        from chunktui.formats.store import check_source_password
+
+        check_source_password(path, password)  # as is a missing or wrong password, which only the worker would meet
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 
         load_profile(profile)  # a bad profile is reported here, before the screen takes over
-    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None)
+    questions = {}
+    reader_options = {"html": html_mode, "password": password}
+    if queries_path is not None or auto_n is not None:
+        check_questions(path, queries_path, auto_n, reader_options)
+        questions = {"queries": queries_path, "auto_queries": auto_n}
+    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None,
+                   reader_options=reader_options, **questions)
+
+
+def check_questions(path, queries_path, auto_n, reader_options: dict | None = None) -> None:
+    """The app's questions are read here, so that a bad queries file is one line before the screen
+    takes over: they belong to one document (a folder or a saved chunks.yaml has none)."""
+    from chunktui.engine import load_document
+    from chunktui.engine.analysis.retrieval import auto_queries, load_queries
+
+    flag = "--queries" if queries_path is not None else "--auto-queries"
+    if queries_path is not None and auto_n is not None:
+        raise ChunktuiError("--queries: give a queries file or --auto-queries N, not both")
+    if path is None or not path.is_file() or path.name == "chunks.yaml":
+        raise ChunktuiError(f"{flag}: the questions are about one document; give its path")
+    doc = load_document(path, reader_options=reader_options)
+    if queries_path is not None:
+        load_queries(queries_path, doc.text)
+    elif not auto_queries(doc.text, 1):
+        raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
 
 
 @cli.command()
@@ -229,27 +318,35 @@ def demo():
 @click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
               help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
                    "Files named on the command line are always chunked.")
-@click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
-              help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
-@click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
+@HTML_MODE
+@PASSWORD
 @click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
+              help="Chunk the files in N processes (default with --resume or --executor: one a core), "
+                   "with one progress bar and index.json beside the outputs.")
+@click.option("--executor", type=click.Choice(("local", "dask")), default="local", show_default=True,
+              help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.")
 @click.option("--resume", is_flag=True,
               help="Skip files index.json records with the same sha256 and settings; chunk the others over "
                    "their earlier output (implies --jobs).")
 @CONTEXT_HEADER
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, workers, resume, context_header, **flags):
+          max_file_size, html_mode, password, workers, resume, executor, scheduler, context_header, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
     chosen strategy does not have is an error.
     """
     from chunktui.formats.discover import parse_size, plan_jobs
-    from chunktui.formats.export import check_target, recover_interrupted, writer_names
+    from chunktui.formats.export import check_target, has_writer, recover_interrupted, writer_names
 
-    if fmt not in writer_names():
+    if not has_writer(fmt):
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
+    if fmt == "parquet":
+        from chunktui.formats.parquet import require_pyarrow
+
+        require_pyarrow()
     strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
     context_header = context_header or (prof.context_header if prof else "none")
@@ -257,7 +354,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         limit = parse_size(max_file_size)
     except ParamError as exc:
         raise click.BadParameter(exc.problem, param_hint="'--max-file-size'") from None
-    skipped = []
+    skipped: list[Skipped] = []
     jobs = plan_jobs(paths, output, limit, skipped)
     for s in skipped:
         warn_line(f"skipped {s.path}: {s.reason}")
@@ -266,13 +363,17 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         from chunktui.engine.analysis.facts import load_phrases
 
         facts = load_phrases(facts_path)
-    if workers is not None or resume:
+    if scheduler is not None and executor != "dask":
+        raise ChunktuiError("--scheduler: only with --executor dask")
+    if workers is not None or resume or executor == "dask":
         from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:
-            raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
+            flag = "--jobs" if workers else "--resume" if resume else "--executor"
+            raise ChunktuiError(f"{flag}: not with --dry-run or --facts")
         return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
-                            reader_options={"html": html_mode, "password": password}, context_header=context_header)
+                            reader_options={"html": html_mode, "password": password}, context_header=context_header,
+                            executor=executor, scheduler=scheduler)
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
@@ -320,7 +421,7 @@ def progress_bar():
                     console=console, transient=True, disable=not console.is_terminal)
 
 
-def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, object]:
+def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, Profile | None]:
     """Strategy, params and tokenizer from flags over a profile over the defaults, and the profile
     (or None): one reading for every command that takes strategy flags and `--profile`. Bad flags
     fail here, before any file is read (auto's depend on each file's type)."""
@@ -358,7 +459,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.cli.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
     from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli.quality import facts_lines, quality_line
+    from chunktui.cli.reports import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -523,14 +624,16 @@ def _param_facts(p) -> str:
 @click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default=None,
               help="What ranks the cells, best first. [default: recall with --queries (what retrieves leads; "
                    "the score and flags explain), else the score in grid order]")
+@HTML_MODE
+@PASSWORD
 @CONTEXT_HEADER
 def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
-          retrieve_tokens, rank_by, context_header, **flags):
+          retrieve_tokens, rank_by, html_mode, password, context_header, **flags):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from chunktui.cli.quality import parse_strategies, run_sweep, sweep_output
+    from chunktui.cli.reports import parse_strategies, run_sweep, sweep_output
 
     rank_by = rank_by or ("recall" if queries_path is not None else "score")
     if rank_by != "score" and queries_path is None:
@@ -550,7 +653,8 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
                               min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
-                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none")
+                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none",
+                              reader_options={"html": html_mode, "password": password})
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
@@ -565,12 +669,15 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
 @click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
+@HTML_MODE
+@PASSWORD
 @CONTEXT_HEADER
-def compare(file, profile_a, profile_b, budget, as_json, context_header):
+def compare(file, profile_a, profile_b, budget, as_json, html_mode, password, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
-    from chunktui.cli.quality import compare_lines
+    from chunktui.cli.reports import compare_lines
 
-    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
+    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header,
+                                       reader_options={"html": html_mode, "password": password})))
 
 
 from chunktui.cli.eval import eval_command  # imported last: it builds on the names above

@@ -17,6 +17,7 @@ from chunktui.engine import ChunkSet
 from chunktui.engine.analysis.facts import check_facts
 from chunktui.engine.analysis.quality import Quality, assess, scan_structure
 from .commands import ActionCommands
+from .host import AppHost
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 
@@ -52,8 +53,8 @@ class QualityCommands(ActionCommands):
     actions = ACTIONS
 
 
-class QualityMixin:
-    """Mixed into ChunktuiApp; expects its chunkset, selected, budget, doc, controls and select_chunk."""
+class QualityMixin(AppHost):
+    """Mixed into ChunktuiApp; reads and calls what `AppHost` declares."""
 
     quality: Quality | None = None
     fact_phrases: tuple[str, ...] = ()
@@ -133,7 +134,8 @@ class QualityMixin:
                 await self.controls.build_fields(choice["strategy"], choice["params"])
                 self.refresh_bindings()
 
-        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header), apply)
+        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header,
+                                     queries=self.queries), apply)
 
     def action_compare(self) -> None:
         from .screens.compare import CompareScreen

@@ -14,8 +14,10 @@ The default retriever is SQLite's FTS5 ranked by its `bm25()`, from the standard
 dependency, a C tokenizer with Porter stemming, and an index that a later SQLite export can
 share. A pure-Python BM25 (an inverted index of Counter-ed words) was tried and was no
 faster on 1 MB: splitting the words in Python cost more than FTS5's whole insert, and adding
-up the postings of common words about as much as `bm25()`. Neither meets the target of an
-evaluation within 3x the chunking (bench/retrieval.py; figures in docs/retrieval.md).
+up the postings of common words about as much as `bm25()`. BM25 summed in Python from FTS5's own
+counts (the same doubles) was 1.2-1.3x slower, and bm25s 1.8x slower with another ranking. An
+evaluation costs under half a first chunking of the same 1 MB, but 5-15x a re-chunk
+(bench/retrieval.py; figures in docs/retrieval.md).
 """
 
 from __future__ import annotations
@@ -170,7 +172,7 @@ def _reference(path: Path, where: str, ref, text: str) -> Reference:
     start, end = ref.get("start_index"), ref.get("end_index")
     if start is None and end is None:
         return _locate(path, where, content, text)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
         raise QueryFileError(path, f"{where}: start_index and end_index must both be whole numbers")
     if not 0 <= start < end <= len(text):
         raise QueryFileError(path, f"{where}: offsets {start}..{end} lie outside the file "
@@ -407,7 +409,7 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | None = None,
+def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | DenseIndex | None = None,
                        tokens: list[int] | None = None) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
@@ -428,7 +430,8 @@ def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, ind
 
 def _ranked(hits, tokens, k_max: int, budget: int) -> list[tuple[int, float]]:
     """The head of the ranking the metrics need: k_max chunks, and on until the budget is spent."""
-    out, used = [], 0
+    out: list[tuple[int, float]] = []
+    used = 0
     for pos, score in hits:
         if len(out) >= k_max and used + tokens[pos] > budget:
             break

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -96,7 +97,7 @@ def parse_range(spec: str, name: str = "size") -> list[int]:
             step = parts[2] if len(parts) == 3 else max(1, (hi - lo) // 9 or 1)
             if step <= 0 or hi < lo:
                 raise ParamError(name, f"range {spec!r} needs start <= stop and a positive step")
-            values = range(lo, hi + 1, step)
+            values: Sequence[int] = range(lo, hi + 1, step)
         else:
             values = [parse_int(p) for p in spec.split(",") if p]
     except ValueError:
@@ -201,8 +202,16 @@ _worker: dict = {}
 
 
 def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens,
-                 context_header):
-    doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+                 context_header, extraction=None):
+    """The document again in the worker; a PDF, HTML or DOCX one with its extraction, whose pages
+    and gaps (a page without a text layer) every chunking there needs as much as the text."""
+    if extraction is None:
+        doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+    else:
+        from ..readers import ExtractedDocument
+
+        doc = ExtractedDocument(text=text, path=path, kind=kind, language=language, sha256=sha256,
+                                extraction=extraction)
     _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)
 
 
@@ -272,7 +281,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
         pool = ProcessPoolExecutor(
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
-                      queries, retrieve_tokens, context_header))
+                      queries, retrieve_tokens, context_header, getattr(doc, "extraction", None)))
         cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}

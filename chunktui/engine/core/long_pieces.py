@@ -53,6 +53,8 @@ import re
 from array import array
 from itertools import accumulate
 
+from .compat import core_bpe, mergeable_ranks
+
 WINDOW = 32 * 1024  # bytes BPE-encoded at once: 130 ns a byte at 16 KB, 180 at 64 KB
 OVERLAP = 2 * 1024  # bytes two windows share; seams are tried from its middle out
 LONG_PIECE = 4 * WINDOW  # shorter pieces are encoded whole, as tiktoken would
@@ -79,7 +81,7 @@ class PieceEncoder:
 
     def __init__(self, encoding, pat_str: str, anchors):
         self._encoding = encoding
-        self._bpe = encoding._core_bpe
+        self._bpe = core_bpe(encoding)
         self._pat_str = pat_str
         self._pieces = None
         self._anchors = anchors  # (last_before, first_after) in the whole text, see token_index
@@ -91,7 +93,7 @@ class PieceEncoder:
     def _length(self) -> bytearray:
         """Bytes of each token id (at most 128 in both encodings)."""
         if self._lengths is None:
-            ranks = self._encoding._mergeable_ranks
+            ranks = mergeable_ranks(self._encoding)
             lengths = bytearray(max(ranks.values()) + 1)
             for token, rank in ranks.items():
                 lengths[rank] = len(token)

@@ -240,10 +240,10 @@ def read_file_bytes(path, limit: int | None = None, what: str = "this file") -> 
     except OSError as exc:
         problem = NOT_REGULAR if exc.errno == errno.ENXIO else f"cannot read ({exc.strerror or exc})"  # ENXIO: a socket
         raise DocumentError(p, problem) from None
-    problem = _refusal(os.fstat(fd), limit, what)
-    if problem:
+    refusal = _refusal(os.fstat(fd), limit, what)
+    if refusal:
         os.close(fd)
-        raise DocumentError(p, problem)
+        raise DocumentError(p, refusal)
     with os.fdopen(fd, "rb") as fh:
         try:
             data = fh.read() if limit is None else fh.read(limit + 1)
@@ -279,17 +279,18 @@ def check_text_file(path) -> None:
 
 
 def load_document(path, kind: str | None = None, language: str | None = None, *,
-                  reader_options: dict | None = None) -> Document:
+                  reader_options: dict | None = None, watch=None) -> Document:
     """Read a file into a Document; bad input raises DocumentError naming the file.
 
     PDF, HTML and DOCX files become their extracted text (see `readers`); `reader_options`
-    are those readers' options (`html`: "main" or "whole", `password` for a PDF)."""
+    are those readers' options (`html`: "main" or "whole", `password` for a PDF), and `watch`
+    (a readers.Watch) hears their progress and may stop them."""
     p = Path(path)
     data = read_file_bytes(p)
     from . import extracted_document, reader_for
 
     if reader_for(p) is not None and kind in (None, "markdown"):
-        return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language)
+        return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language, watch)
     text, encoding, warnings = decode_bytes(data, str(p))
     digest = hashlib.sha256(data).hexdigest()
     del data  # the bytes go before the line index is built: peak memory is the larger of the two, not both

@@ -21,12 +21,22 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from chunktui.engine import ChunkSet
+from chunktui.ui.compat import update_scrollbars
 
-COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
+COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
+DRAWN = ("#", "lines", "pages", "chars", "tokens", "type", "label")  # left to right; pages only for a PDF
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
 ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells
 NUMERIC = ("#", "chars", "tokens")
+
+
+def page_cell(chunk) -> str:
+    """The pages column: `3`, or `3-4` for a chunk across a page break; empty for a source without pages."""
+    first, last = chunk.metadata.get("page_start"), chunk.metadata.get("page_end")
+    if first is None:
+        return ""
+    return str(first) if first == last else f"{first}-{last}"
 
 
 def token_cell(chunk) -> str:
@@ -152,8 +162,8 @@ def _marks(chunk) -> str:
 
 
 class ChunkTable(ScrollView, can_focus=True):
-    """#, line range, chars, tokens (red over budget; underlined on the cursor row), boundary type, label
-    (scope chain / header path).
+    """#, line range, page range (a PDF's), chars, tokens (red over budget; underlined on the cursor
+    row), boundary type, label (scope chain / header path).
 
     Row 0 of the view is the sticky header; the rows below it scroll. Keys move a row cursor,
     enter or a click selects the row; both post messages the app turns into a chunk selection.
@@ -172,7 +182,7 @@ class ChunkTable(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--even-row",
-                         "chunk-table--over-budget"}
+                         "chunk-table--over-budget", "chunk-table--ranked"}
 
     DEFAULT_CSS = """
     ChunkTable {
@@ -206,6 +216,10 @@ class ChunkTable(ScrollView, can_focus=True):
             color: $text-error;
             text-style: bold;
         }
+        & > .chunk-table--ranked {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
 
@@ -229,9 +243,10 @@ class ChunkTable(ScrollView, can_focus=True):
         self.chunkset: ChunkSet | None = None
         self.budget = 0
         self._cursor = 0
-        self._widths = [len(name) + 1 for name in COLUMNS]  # each column: one space before its text
+        self._widths = [len(name) + 1 for name in DRAWN]  # each column (in DRAWN order): one space before its text
         self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
         self._cache: dict[tuple, Strip] = {}
+        self.ranks: dict[int, int] = {}  # chunk index -> its rank for the query pane's question
 
     # -- the DataTable surface the app and tests use ----------------------------------------
 
@@ -267,8 +282,16 @@ class ChunkTable(ScrollView, can_focus=True):
     def show(self, chunkset: ChunkSet | None, budget: int) -> None:
         """Show `chunkset` from its first row; rows render when they scroll into view."""
         self.chunkset, self.budget, self._cursor = chunkset, budget, 0
+        self.ranks = {}
         self._measure()
         self.scroll_to(0, 0, animate=False)
+
+    def set_ranks(self, ranks: dict[int, int]) -> None:
+        """Mark the chunks the query pane's question retrieves: `★rank` before the label, in the accent colour."""
+        if ranks != self.ranks:
+            self.ranks = ranks
+            self._cache.clear()
+            self.refresh()
 
     def _measure(self) -> None:
         """Column widths from one pass of ints over the chunks (no per-row text), and the scroll size."""
@@ -276,22 +299,26 @@ class ChunkTable(ScrollView, can_focus=True):
         self._parts: dict[int, int] = {}
         self._root = shared_root(self.chunkset.chunks) if self.chunkset is not None else 0
         chunks = self.chunkset.chunks if self.chunkset is not None else ()
+        last_page = max((c.metadata.get("page_end") or 0 for c in chunks), default=0)  # ints, no page cells
         widest = [
             len(str(len(chunks))),
             2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
+            2 * len(str(last_page)) + 1,
             len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
             max(map(len, map(token_cell, chunks)), default=1),
             max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
         ]
-        fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, widest)]
+        fixed = [max(len(name), w) + 1 for name, w in zip(DRAWN, widest)]
+        if not last_page:  # a source without pages has no pages column
+            fixed[DRAWN.index("pages")] = 0
         view = self.container_size
         width = view.width or 50
         if len(chunks) + 1 > view.height:  # the rows will need the vertical scrollbar: the label gets less room
             width -= self.styles.scrollbar_size_vertical
         room = width - sum(fixed) - 1
         if room < ROOMY_LABEL:  # a narrow pane: the label tells rows apart, the type is in the detail pane
-            room += fixed[COLUMNS.index("type")]
-            fixed[COLUMNS.index("type")] = 0
+            room += fixed[DRAWN.index("type")]
+            fixed[DRAWN.index("type")] = 0
         self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
         self._widths = fixed + [1 + _label_width(chunks, self._room)]
         self._set_virtual_size(Size(sum(self._widths), len(chunks) + 1))
@@ -303,7 +330,7 @@ class ChunkTable(ScrollView, can_focus=True):
         reactive asks for the layout that places it."""
         if size != self.virtual_size:
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
 
     # -- cursor -----------------------------------------------------------------------------
 
@@ -355,17 +382,22 @@ class ChunkTable(ScrollView, can_focus=True):
         self._parts[index] = part
         return part
 
-    def _cells(self, chunk) -> tuple[str, str, str, str, str, str]:
+    def _cells(self, chunk) -> tuple[str, ...]:
+        """The row's cells, in COLUMNS order."""
         marks = _marks(chunk)
         chunks, i = self.chunkset.chunks, chunk.index
+        if i in self.ranks:
+            marks = f"★{self.ranks[i]} " + marks
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
-                token_cell(chunk), chunk.boundary_type, label)
+                token_cell(chunk), chunk.boundary_type, label, page_cell(chunk))
 
     def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
         segments = []
-        for name, text, width in zip(COLUMNS, cells, self._widths):
+        by_name = dict(zip(COLUMNS, cells))
+        for name, width in zip(DRAWN, self._widths):
+            text = by_name[name]
             if not width:
                 continue
             if name == "tokens" and over is not None:  # the padding stays plain, only the number is red
@@ -398,9 +430,11 @@ class ChunkTable(ScrollView, can_focus=True):
         if row < 0:
             header = base + style_of("chunk-table--header")
             return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
-                    for name, width in zip(COLUMNS, self._widths) if width]
+                    for name, width in zip(DRAWN, self._widths) if width]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
+        if row in self.ranks:
+            style += style_of("chunk-table--ranked", partial=True)
         over = None
         if row == self._cursor:
             style += style_of("chunk-table--cursor")
