@@ -324,3 +324,34 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
         await asyncio.wait_for(settle(pilot), timeout=20)
         messages = [str(n.message) for n in app._notifications]
         assert any("no grammar" in m for m in messages) and any("semantic: cannot read this" in m for m in messages)
+
+
+@run
+async def test_a_big_documents_token_index_is_built_once_in_the_background_and_reused(tmp_path, monkeypatch):
+    """`log` samples a log and counts no tokens over all of it; switching to `log-records` then paid
+    the whole-text encode (20-35 s at 100 MB). The app builds the index once the first chunks show,
+    and the switch and the size steps after it reuse it, with the engine's exact counts."""
+    from chunktui.engine import token_index
+    from chunktui.engine.tokens import INDEX_MIN_CHARS, get_encoding
+
+    text = (SAMPLES / "service.log").read_text(encoding="utf-8")
+    path = tmp_path / "service-week.log"
+    path.write_text("".join(text.replace("2025-01-14 ", f"2025-01-{13 + day} ") for day in range(1, 4)), encoding="utf-8")
+    token_index.clear_cache()
+    built = []
+    index_class = token_index.TokenIndex
+    monkeypatch.setattr(token_index, "TokenIndex", lambda *args: built.append(len(args[0])) or index_class(*args))
+    async with opened(path, strategy="log") as (app, pilot):
+        assert len(app.doc.text) >= INDEX_MIN_CHARS
+        assert built == [len(app.doc.text)]  # in the background, after the first chunks
+        assert token_index.cached_index(app.doc.text, "cl100k_base") is not None
+        app.query_one("#strategy", Select).value = "log-records"
+        await settle(pilot)
+        app.view.focus()
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert app.controls.strategy_name == "log-records" and app.query_one("#param-size", Input).value == "880"
+        assert len(built) == 1
+        assert_screen_matches_engine(app)
+        direct = get_encoding("cl100k_base").encode_ordinary
+        assert [c.tokens for c in app.chunkset.chunks[:50]] == [len(direct(c.text)) for c in app.chunkset.chunks[:50]]

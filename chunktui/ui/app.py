@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
-from ..engine.tokens import DEFAULT_TOKENIZER
+from ..engine.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
 from .gc_pacing import GCPacer
 from .samples import demo_files, demo_params, find_sample_docs
@@ -176,6 +176,7 @@ class ChunktuiApp(QualityMixin, App):
         self._idle: asyncio.Event | None = None
         self._starts_of: tuple | None = None  # (chunkset, its chunk starts) for a cursor in a gap
         self._drawing: ChunkSet | None = None  # a chunking whose parts are still being drawn, frame by frame
+        self._indexed: tuple | None = None  # (document, tokenizer) whose token index is built or being built
         self.gc_pacer = GCPacer()
 
     # -- layout -----------------------------------------------------------------------------
@@ -557,12 +558,30 @@ class ChunktuiApp(QualityMixin, App):
             cs.derive_all()  # lines, bytes and hashes here, not at their first read on the event loop
             self.post_message(ChunksReady(generation, cs))
 
+    def _index_in_background(self, doc: Document, tokenizer: str) -> None:
+        """Build the document's token index once its first chunks are on screen. A strategy that
+        counts every chunk's tokens (log-records, recursive, prose...) then reuses it at once:
+        switching a 100 MB log from `log` (which samples, and never builds it) to `log-records` paid
+        the whole encode, 20-35 s, on the switch. A re-chunk that asks while it is being built waits
+        for it (token_index.get_index), and the ones after reuse it."""
+        if self._indexed is not None and self._indexed[0] is doc and self._indexed[1] == tokenizer \
+                or len(doc.text) < INDEX_MIN_CHARS:
+            return
+        if hasattr(get_counter(tokenizer), "span_index"):  # tiktoken encodings; chars, bytes and lines need none
+            self._indexed = (doc, tokenizer)
+            self.index_worker(doc, tokenizer)  # the document, not its text: a worker's name is its arguments' repr
+
+    @work(thread=True, exclusive=True, group="token-index", exit_on_error=False)
+    def index_worker(self, doc: Document, tokenizer: str) -> None:
+        get_counter(tokenizer).span_index(doc.text)  # kept by token_index for the re-chunks that follow
+
     def on_chunks_ready(self, message: ChunksReady) -> None:
         if message.generation != self.generation or self.mode != "tune" or not self.is_running \
                 or message.chunkset.document is not self.doc:
             return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
         self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
+        self._index_in_background(message.chunkset.document, message.chunkset.tokenizer)
         if self.corpus.display:
             self._start_corpus_totals()
 
