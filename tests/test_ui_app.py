@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
+import traceback
 import weakref
 
 import pytest
@@ -13,6 +15,7 @@ from textual.widgets import Input, Select
 from chunktui.engine import all_strategies
 from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.widgets.stats_panel import stats_text
 from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
 
 
@@ -355,3 +358,42 @@ async def test_a_big_documents_token_index_is_built_once_in_the_background_and_r
         assert_screen_matches_engine(app)
         direct = get_encoding("cl100k_base").encode_ordinary
         assert [c.tokens for c in app.chunkset.chunks[:50]] == [len(direct(c.text)) for c in app.chunkset.chunks[:50]]
+
+
+class LoopWatchedChunks(list):
+    """A chunking's chunk list that notes every pass over it made on the event loop's thread."""
+
+    loop_passes: list = []
+
+    def __iter__(self):
+        if threading.current_thread() is threading.main_thread():
+            LoopWatchedChunks.loop_passes.append(traceback.format_stack(limit=2)[0])  # who made the pass
+        return super().__iter__()
+
+
+@run
+async def test_a_result_is_shown_without_a_pass_over_its_chunks_on_the_event_loop(monkeypatch):
+    """The stats, the histogram's bars, the table's column widths, the document view's lookups and
+    the scope tree are made in the workers; at 117,000 chunks each pass on the event loop was
+    40-170 ms of a stall. The loop may index the chunks it draws, never walk them all."""
+    chunk_document = app_module.chunk_document
+
+    def watched(*args, **kwargs):
+        cs = chunk_document(*args, **kwargs)
+        cs.chunks = LoopWatchedChunks(cs.chunks)
+        return cs
+
+    monkeypatch.setattr(app_module, "chunk_document", watched)
+    LoopWatchedChunks.loop_passes = []
+    async with opened(SAMPLES / "service.log", strategy="log-records", params={"size": 1}) as (app, pilot):
+        assert isinstance(app.chunkset.chunks, LoopWatchedChunks) and len(app.chunkset.chunks) > 300
+        assert app.quality is not None  # the flags are in: the histogram was redrawn with them
+        await pilot.press("left_square_bracket", "right_square_bracket")  # size 1 -> 1 (clamped) -> 21
+        await settle(pilot)
+        app.query_one("#budget", Input).value = "100"  # a new budget redraws the stats and the histogram
+        await settle(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert LoopWatchedChunks.loop_passes == []
+        assert app.query_one("#stats").plain == stats_text(app.chunkset.stats(100)).plain
+        assert_screen_matches_engine(app)

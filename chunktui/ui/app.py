@@ -26,6 +26,7 @@ from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, 
 from ..engine.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
 from .gc_pacing import GCPacer
+from .prepared import Prepared, prepare
 from .samples import demo_files, demo_params, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
 from .widgets.chunk_table import ChunkTable
@@ -75,9 +76,9 @@ def is_chunk_store(path: Path) -> bool:
 
 
 class ChunksReady(Message):
-    def __init__(self, generation: int, chunkset: ChunkSet) -> None:
+    def __init__(self, generation: int, chunkset: ChunkSet, prepared: Prepared | None = None) -> None:
         super().__init__()
-        self.generation, self.chunkset = generation, chunkset
+        self.generation, self.chunkset, self.prepared = generation, chunkset, prepared
 
 
 class ChunkingFailed(Message):
@@ -159,6 +160,7 @@ class ChunktuiApp(QualityMixin, App):
                 self.budget = loaded.budget
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
+        self.prepared: Prepared | None = None  # the shown chunking's figures (stats, bars, column widths)
         self.mode = "tune"  # or "review" for a loaded chunks.yaml
         self.review = None
         self.generation = 0
@@ -556,7 +558,7 @@ class ChunktuiApp(QualityMixin, App):
             return
         if not worker.is_cancelled:
             cs.derive_all()  # lines, bytes and hashes here, not at their first read on the event loop
-            self.post_message(ChunksReady(generation, cs))
+            self.post_message(ChunksReady(generation, cs, prepare(cs, self.budget)))
 
     def _index_in_background(self, doc: Document, tokenizer: str) -> None:
         """Build the document's token index once its first chunks are on screen. A strategy that
@@ -580,7 +582,7 @@ class ChunktuiApp(QualityMixin, App):
                 or message.chunkset.document is not self.doc:
             return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
-        self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
+        self._show_chunkset(message.chunkset, keep_view=True, prepared=message.prepared)  # settles once all is drawn
         self._index_in_background(message.chunkset.document, message.chunkset.tokenizer)
         if self.corpus.display:
             self._start_corpus_totals()
@@ -609,11 +611,15 @@ class ChunktuiApp(QualityMixin, App):
 
     # -- showing results --------------------------------------------------------------------
 
-    def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
-        self.chunkset, self._starts_of = cs, None
+    def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False, prepared: Prepared | None = None) -> None:
+        """Show `cs` with its figures `prepared` by the worker (made here for a chunking read from a
+        file; kept when `cs` is the one shown, as when only the budget changed)."""
+        if cs is not None and (prepared is None or prepared.chunkset is not cs):
+            kept = self.prepared
+            prepared = kept if kept is not None and kept.chunkset is cs else prepare(cs, self.budget)
+        self.chunkset, self.prepared, self._starts_of = cs, prepared, None
         self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
-        stats = cs.stats(self.budget) if cs is not None else None
-        self.query_one("#stats", StatsPanel).show(stats)
+        self.query_one("#stats", StatsPanel).show(prepared.stats_at(self.budget) if cs is not None else None)
         self._update_status()
         if cs is None:
             self._drawing = None
@@ -623,7 +629,7 @@ class ChunktuiApp(QualityMixin, App):
             self.selected = None
             self.query_one("#detail", ChunkDetail).show(None, None)
             return
-        self.view.set_chunkset(cs, self.generation)
+        self.view.set_chunkset(cs, self.generation, prepared.starts, prepared.max_ends)
         # the stats (what a user watches while tuning) are drawn first, then one part of the rest a frame,
         # so that no frame holds the event loop long; the quality thread starts once nothing is left to draw
         self._in_frames(cs, self._show_views, lambda cs: self._show_selection(cs, keep_view), self.assess_chunkset)
@@ -644,8 +650,8 @@ class ChunktuiApp(QualityMixin, App):
         self.call_after_refresh(run, 0)
 
     def _show_views(self, cs: ChunkSet) -> None:
-        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
-        self.table.show(cs, self.budget)
+        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit, data=self.prepared.histogram)
+        self.table.show(cs, self.budget, self.prepared.columns)
 
     def _show_selection(self, cs: ChunkSet, keep_view: bool) -> None:
         """Select the chunk under the document cursor (or the first), in the table and the detail pane."""
@@ -854,7 +860,8 @@ class ChunktuiApp(QualityMixin, App):
 
     def action_toggle_unit(self) -> None:
         self.unit = "chars" if self.unit == "tokens" else "tokens"
-        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, self.unit)
+        data = self.prepared.histogram if self.prepared is not None and self.prepared.chunkset is self.chunkset else None
+        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, self.unit, data=data)
 
     def action_toggle_detail(self) -> None:
         """Maximize the detail pane (its panels sit below the fold at normal size), or restore it."""
