@@ -27,7 +27,8 @@ from ...engine import ChunkSet
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
-ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells
+ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells, then the lines column
+NARROW_DROPS = ("type", "lines")
 NUMERIC = ("#", "chars", "tokens")
 
 
@@ -302,20 +303,28 @@ class ChunkTable(ScrollView, can_focus=True):
         self._parts: dict[int, int] = {}
         self._root = shared_root(self.chunkset.chunks) if self.chunkset is not None else 0
         rows = self.row_count
-        widest = self._sizes.widest
-        fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, widest)]
         view = self.container_size
         width = view.width or 50
-        if rows + 1 > view.height:  # the rows will need the vertical scrollbar: the label gets less room
-            width -= self.styles.scrollbar_size_vertical
-        room = width - sum(fixed) - 1
-        if room < ROOMY_LABEL:  # a narrow pane: the label tells rows apart, the type is in the detail pane
-            room += fixed[COLUMNS.index("type")]
-            fixed[COLUMNS.index("type")] = 0
-        self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
-        self._widths = fixed + [1 + self._sizes.label_width(self._room)]
+        self._fit(width)
+        # the rows will need the vertical scrollbar, or the label scrolls sideways (the horizontal
+        # bar takes a row, and the view then shows the vertical one too): the label gets less room
+        if rows + 1 > view.height or sum(self._widths) > width:
+            self._fit(width - self.styles.scrollbar_size_vertical)
         self._set_virtual_size(Size(sum(self._widths), rows + 1))
         self.refresh()
+
+    def _fit(self, width: int) -> None:
+        """Column widths in `width` cells: the label gets what the fixed columns leave, and in a narrow
+        pane the type column, then the lines column (both in the detail pane), give it their cells."""
+        fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, self._sizes.widest)]
+        room = width - sum(fixed) - 1
+        for name in NARROW_DROPS:
+            if room >= ROOMY_LABEL:
+                break
+            room += fixed[COLUMNS.index(name)]
+            fixed[COLUMNS.index(name)] = 0
+        self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
+        self._widths = fixed + [1 + self._sizes.label_width(self._room)]
 
     def _set_virtual_size(self, size: Size) -> None:
         """A new scroll size without a relayout of the whole screen (a `virtual_size` assignment asks for
