@@ -25,9 +25,11 @@ run: $(VENV)/.installed
 test: lint chromium
 	$(BIN)/python -m pytest -n 2 tests
 
-# ruff with the rules and the short ignore list in pyproject.toml; `make test` runs it first
+# ruff with the rules and the short ignore list in pyproject.toml, then the import contracts there
+# (the layers of CONTRIBUTING.md's layout); `make test` runs it first
 lint: $(STAMP)
 	$(BIN)/ruff check chunktui tests bench
+	$(BIN)/lint-imports
 
 # tests/test_ui_browser.py drives a real Chromium (Playwright never downloads one here): as root on a
 # Debian-like machine without it, install Debian's; elsewhere the test uses CHUNKTUI_CHROMIUM or PATH.

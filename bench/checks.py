@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chunktui.engine.tokens import get_encoding
+from chunktui.engine.core.tokens import get_encoding
 
 from .contenders import TOKENIZER, Mode
 

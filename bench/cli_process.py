@@ -103,7 +103,7 @@ def build_corpus(folder: Path) -> Path:
 
 def tiktoken_cache(folder: Path) -> Path:
     """tiktoken's cache folder holding cl100k_base, from the copy whose sha256 chunktui checks."""
-    from chunktui.engine.tokens import TIKTOKEN_EXPECTED_SHA256, resources
+    from chunktui.engine.core.tokens import TIKTOKEN_EXPECTED_SHA256, resources
 
     raw = gzip.decompress((resources.files("bpe_openai") / "data" / "cl100k_base.tiktoken.gz").read_bytes())
     assert hashlib.sha256(raw).hexdigest() == TIKTOKEN_EXPECTED_SHA256["cl100k_base"]

@@ -19,8 +19,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.code.languages import EXTENSIONS
-from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.strategies.code.languages import EXTENSIONS
+from chunktui.engine.core.errors import ChunktuiError
 
 ROOT = Path(__file__).resolve().parent.parent
 _PER_LANGUAGE = 250  # files at most per language and root, in sorted order: the run stays short

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from collections.abc import Callable
 
-from chunktui.engine import Document, chunk_document, token_index
-from chunktui.engine.tokens import get_encoding
+from chunktui.engine import Document, chunk_document
+from chunktui.engine.core import token_index
+from chunktui.engine.core.tokens import get_encoding
 
 TOKENIZER = "cl100k_base"
 

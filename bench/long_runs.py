@@ -41,7 +41,7 @@ def long_run(kind: str, nbytes: int) -> str:
 def case(text: str, strategy: str, params: dict | None):
     """The call timed: tiktoken encoding the text (the floor), or chunking it as a .txt file."""
     from chunktui.engine import Document, chunk_document
-    from chunktui.engine.tokens import get_encoding
+    from chunktui.engine.core.tokens import get_encoding
 
     if strategy == "encode":
         encode = get_encoding("cl100k_base").encode_ordinary
@@ -52,7 +52,7 @@ def case(text: str, strategy: str, params: dict | None):
 
 def cpu_seconds(text: str, strategy: str, params: dict | None, repeat: int) -> float:
     """Median CPU time of the case, the token index built afresh each time."""
-    from chunktui.engine import token_index
+    from chunktui.engine.core import token_index
 
     times = []
     for _ in range(repeat):

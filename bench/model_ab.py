@@ -4,7 +4,7 @@ alternated in one process (same corpus, same spans).
     python -m bench.model_ab 844e063            # recursive 512 and markdown 512, median of 9
     python -m bench.model_ab 844e063 --repeat 5
 
-The other revision's `engine/model.py` and `engine/run.py` are loaded from `git show` beside
+The other revision's `engine/core/model.py` and `engine/run.py` are loaded from `git show` beside
 this tree's engine (its strategies, tokens and documents are this tree's). Three figures per
 strategy, CPU time: build_chunkset on the same spans; the whole run with the collector on (a
 library caller's default); the whole run with the collector off (what the app and the command
@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import re
 import statistics
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 from chunktui.engine import Document
-from chunktui.engine.model import build_chunkset
+from chunktui.engine.core.model import build_chunkset
 from chunktui.engine.run import chunk_document
 from chunktui.engine.strategies import Context, get_strategy
 
@@ -38,17 +39,41 @@ CASES = (
 
 
 def load_revision(rev: str):
-    """(build_chunkset, chunk_document) of `rev`, imported as chunktui.engine._ab_model / _ab_run."""
+    """(build_chunkset, chunk_document) of `rev`, imported as chunktui.engine.core._ab_model and
+    chunktui.engine._ab_run. A revision from before the layout move (engine/model.py) has its
+    relative imports pointed at the modules' homes in this tree."""
     folder = Path(tempfile.mkdtemp(prefix="model_ab_"))
-    for name, module in (("model", "_ab_model"), ("run", "_ab_run")):
-        source = subprocess.run(["git", "show", f"{rev}:chunktui/engine/{name}.py"], cwd=ROOT, check=True,
-                                capture_output=True, text=True).stdout
-        (folder / f"{module}.py").write_text(source.replace("from .model import", "from ._ab_model import"))
-        spec = importlib.util.spec_from_file_location(f"chunktui.engine.{module}", folder / f"{module}.py")
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)
-    return sys.modules["chunktui.engine._ab_model"].build_chunkset, sys.modules["chunktui.engine._ab_run"].chunk_document
+    moved = _exists(rev, "chunktui/engine/core/model.py")
+    model = _load(rev, "chunktui/engine/core/model.py" if moved else "chunktui/engine/model.py",
+                  "chunktui.engine.core._ab_model", folder, lambda s: s if moved else _to_this_layout(s))
+    run = _load(rev, "chunktui/engine/run.py", "chunktui.engine._ab_run", folder, lambda s: _to_this_layout(
+        re.sub(r"from \.(core\.)?model import", "from chunktui.engine.core._ab_model import", s)))
+    return model.build_chunkset, run.chunk_document
+
+
+# where the modules a pre-move model.py or run.py imports relatively live now
+_HOMES = {"documents": "readers", "errors": "core", "tokens": "core", "options": "core", "stats": "core",
+          "derived": "core", "token_index": "core", "model": "core"}
+
+
+def _to_this_layout(source: str) -> str:
+    return re.sub(r"from \.(\w+) import",
+                  lambda m: f"from chunktui.engine.{_HOMES[m[1]]}.{m[1]} import" if m[1] in _HOMES else m[0], source)
+
+
+def _exists(rev: str, path: str) -> bool:
+    return subprocess.run(["git", "cat-file", "-e", f"{rev}:{path}"], cwd=ROOT, capture_output=True).returncode == 0
+
+
+def _load(rev: str, path: str, name: str, folder: Path, edit):
+    source = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout
+    (folder / f"{name.rpartition('.')[2]}.py").write_text(edit(source))
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name.rpartition('.')[2]}.py")
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def alternated(old, new, repeat: int, collecting: bool) -> tuple[float, float]:

@@ -236,8 +236,9 @@ def render_tokens(rows: list[dict]) -> list[str]:
            "as a ratio to one whole-document `encode_ordinary` pass. *first*: fixed 2048 chars with 10% "
            "overlap, no index kept (it is built by this call); *re-chunk*: other parameters on the same "
            "text. *direct*: encoding every span on its own, what a counter without the index does. "
-           "Each figure is the median of the runs (five times as many below 1 MB, where a run can take "
-           "under a millisecond). A re-chunk costs a few microseconds a span whatever its length: "
+           "Each figure is the median of the runs (below 1 MB, where a run can take under a millisecond, "
+           "five times as many and at least 50); a re-chunk is timed with no garbage collection forced "
+           "before it, as an app or a pipeline calls it (the others collect first). A re-chunk costs a few microseconds a span whatever its length: "
            "what it pays for is the characters from a span's ends to the nearest anchors.", "",
            "| size | chunks (first) | encode pass | direct | first | " + " | ".join(f"re-chunk: {l}" for l in labels)
            + " | exact |", "|---|---:|---:|---:|---:|" + "---:|" * len(labels) + "---|"]

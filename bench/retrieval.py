@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from chunktui.engine import Document, chunk_document
-from chunktui.engine.retrieval import auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.analysis.retrieval import auto_queries, embedded_tokens, evaluate_retrieval
 
 from .corpus import SIZES, corpus
 from .timing import median_time, timed

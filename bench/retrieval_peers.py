@@ -8,7 +8,7 @@ tokens: it gets a quarter of the size), no overlap; each
 peer's chunks are placed by the offsets the peer itself reports (LangChain's start_index,
 chonkie's start_index, semchunk's offsets), and a chunk whose text is not the document's text
 at its offset is counted and left out. Then the same BM25 index over the chunks' texts, the same
-questions and the same metrics (chunktui.engine.retrieval) for all. Peers missing from the
+questions and the same metrics (chunktui.engine.analysis.retrieval) for all. Peers missing from the
 environment are listed as skipped (`pip install -e '.[bench]'`).
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.retrieval import evaluate_retrieval, load_queries
-from chunktui.engine.tokens import get_counter, get_encoding
+from chunktui.engine.analysis.retrieval import evaluate_retrieval, load_queries
+from chunktui.engine.core.tokens import get_counter, get_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_docs"

@@ -52,7 +52,7 @@ QUICK_MODES = ("chars 512 overlap 0%", "tokens 512 overlap 10%", "markdown chars
 
 def floors(kind: str, text: str, repeat: int) -> dict:
     """The least any splitter must do: find delimiters, encode once, parse once."""
-    from chunktui.engine.tokens import get_encoding
+    from chunktui.engine.core.tokens import get_encoding
 
     line = re.compile("\n")
     encode = get_encoding("cl100k_base").encode_ordinary

@@ -12,7 +12,7 @@ import argparse
 import time
 
 from chunktui.engine import Document
-from chunktui.engine.sweep import parse_range, sweep
+from chunktui.engine.analysis.sweep import parse_range, sweep
 
 from .corpus import SIZES, corpus
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from chunktui.engine import Chunk, ChunkSet, Document, Gap, Strategy
-    from chunktui.engine.errors import (
+    from chunktui.engine.core.errors import (
         Cancelled,
         ChunkingError,
         ChunktuiError,
@@ -42,11 +42,11 @@ __all__ = [
 
 # the types a caller reads or catches, imported from the engine when first named
 _TYPES = {
-    "Chunk": "chunktui.engine.model", "ChunkSet": "chunktui.engine.model", "Gap": "chunktui.engine.model",
-    "Document": "chunktui.engine.documents", "Strategy": "chunktui.engine.strategies",
-    "Cancelled": "chunktui.engine.errors", "ChunkingError": "chunktui.engine.errors",
-    "ChunktuiError": "chunktui.engine.errors", "DocumentError": "chunktui.engine.errors",
-    "ParamError": "chunktui.engine.errors", "UnknownStrategyError": "chunktui.engine.errors",
+    "Chunk": "chunktui.engine.core.model", "ChunkSet": "chunktui.engine.core.model", "Gap": "chunktui.engine.core.model",
+    "Document": "chunktui.engine.readers.documents", "Strategy": "chunktui.engine.strategies",
+    "Cancelled": "chunktui.engine.core.errors", "ChunkingError": "chunktui.engine.core.errors",
+    "ChunktuiError": "chunktui.engine.core.errors", "DocumentError": "chunktui.engine.core.errors",
+    "ParamError": "chunktui.engine.core.errors", "UnknownStrategyError": "chunktui.engine.core.errors",
 }
 
 
@@ -82,10 +82,10 @@ class Chunker:
 
     def __init__(self, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none",
                  **params: Any) -> None:
-        from chunktui.engine.errors import ParamError
-        from chunktui.engine.model import CONTEXT_HEADERS
+        from chunktui.engine.core.errors import ParamError
+        from chunktui.engine.core.model import CONTEXT_HEADERS
         from chunktui.engine.strategies import get_strategy
-        from chunktui.engine.tokens import DEFAULT_TOKENIZER, get_counter
+        from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, get_counter
 
         spec = get_strategy(strategy)
         self.strategy: str = spec.name
@@ -101,7 +101,7 @@ class Chunker:
 
     def chunk(self, source: Source) -> ChunkSet:
         """The ChunkSet of one source: its chunks, what they miss (gaps), warnings and notes."""
-        from chunktui.engine.derived import forget
+        from chunktui.engine.core.derived import forget
         from chunktui.engine.run import chunk_document
 
         doc, made_here = _document(source)
@@ -143,7 +143,7 @@ def strategies() -> list[Strategy]:
 
 def _document(source: Source) -> tuple[Document, bool]:
     """The Document for `source`, and whether it was made here (and is chunked only once)."""
-    from chunktui.engine.documents import Document, load_document
+    from chunktui.engine.readers.documents import Document, load_document
 
     if isinstance(source, Document):
         return source, False
@@ -156,7 +156,7 @@ def _document(source: Source) -> tuple[Document, bool]:
 
 def _known_to_some_strategy(params: dict[str, Any]) -> dict[str, Any]:
     """`auto`'s options: each must be a parameter of some strategy it may pick."""
-    from chunktui.engine.errors import ParamError
+    from chunktui.engine.core.errors import ParamError
     from chunktui.engine.strategies import all_strategies
 
     names = {p.name for s in all_strategies() for p in s.params}

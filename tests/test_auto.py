@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import Document, chunk_document, get_strategy, load_document
-from chunktui.engine.mail import load_email_folder
+from chunktui.engine.readers.mail import load_email_folder
 from chunktui.engine.strategies.auto import pick_strategy
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"

@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, load_document
-from chunktui.engine.errors import ChunkingError, ChunktuiError, DocumentError
+from chunktui.engine.core.errors import ChunkingError, ChunktuiError, DocumentError
 from chunktui.formats.profiles import save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset
 from test_properties import check_invariants
@@ -400,7 +400,7 @@ def test_cli_open_refuses_binary_before_the_app_starts(case, work, monkeypatch):
     """`chunktui FILE` refuses a binary file with one line; text (even undecodable) reaches the app,
     which reports decode errors itself."""
     started = []
-    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
     path = make(case, work)
     code, out, err = invoke(path)
     binary = case.expected == "error" and b"\x00" in path.read_bytes()[:8192] and not case.name.endswith("truncated")

@@ -14,7 +14,7 @@ import pytest
 
 import test_bad_inputs as catalogue
 from chunktui.engine import all_strategies, chunk_document, get_strategy, load_document
-from chunktui.engine.errors import DocumentError, ParamError
+from chunktui.engine.core.errors import DocumentError, ParamError
 from chunktui.formats.profiles import load_profile, save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset
 from test_bad_inputs import assert_clean_error, invoke
@@ -107,7 +107,7 @@ def test_every_path_read_is_a_regular_file(role, special, work, no_hang, monkeyp
     """A pipe blocked forever and /dev/zero read until the OOM killer came, behind every option but
     `chunk FILE`; each is now one line naming it, before anything runs or is written."""
     started = []
-    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
     doc = work / "doc.md"
     doc.write_text("# Title\n\nSome text about backups.\n")
     good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
@@ -129,7 +129,7 @@ def test_every_path_read_is_a_regular_file(role, special, work, no_hang, monkeyp
 def test_side_files_over_the_small_file_limit_are_refused_unread(role, work, monkeypatch):
     """A profile or phrases file is at most 1 MB: a 1.5 MB one (a document passed by mistake) is one line."""
     started = []
-    monkeypatch.setattr("chunktui.cli.run_app", lambda **kw: started.append(kw) or 0)
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
     doc = work / "doc.md"
     doc.write_text("# Title\n\nSome text.\n")
     good = save_profile(work / "good.yaml", "lines", {"size": 5, "overlap": 0})
@@ -332,7 +332,7 @@ def test_a_huge_sweep_range_is_counted_not_built(work):
     now counted first. Two million values here: 80 MB built, under 1 MB counted."""
     import tracemalloc
 
-    from chunktui.engine.sweep import parse_range
+    from chunktui.engine.analysis.sweep import parse_range
 
     tracemalloc.start()
     try:
@@ -352,7 +352,7 @@ def test_a_huge_sweep_range_is_counted_not_built(work):
 def test_a_sweep_grid_over_the_cell_limit_is_refused_before_it_runs(work):
     """1,000 sizes x 1,000 overlaps is a million runs of the whole document: refused, saying so,
     before any cell is planned or run (is_cancelled is never asked)."""
-    from chunktui.engine.sweep import sweep
+    from chunktui.engine.analysis.sweep import sweep
 
     doc = work / "doc.md"
     doc.write_text("# T\n\ntext\n")

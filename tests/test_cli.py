@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
 from chunktui.formats.profiles import save_profile
 
@@ -405,7 +405,7 @@ def test_pipes_are_refused_or_skipped_never_read(work):
     """Reading a FIFO named like a document would block the run forever."""
     import os
 
-    from chunktui.engine.errors import DocumentError
+    from chunktui.engine.core.errors import DocumentError
     from chunktui.formats.discover import plan_jobs
 
     Path("docs").mkdir()

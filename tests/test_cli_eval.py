@@ -5,9 +5,9 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.retrieval import embedded_tokens, merge, reciprocal_rank, span_metrics, within_budget
+from chunktui.engine.analysis.retrieval import embedded_tokens, merge, reciprocal_rank, span_metrics, within_budget
 from chunktui.formats.profiles import save_profile
 
 GUIDE = "sample_docs/guide.md"

@@ -6,9 +6,9 @@ import json
 
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.quality import FLAG_NAMES, assess
+from chunktui.engine.analysis.quality import FLAG_NAMES, assess
 from chunktui.formats.profiles import save_profile
 
 GUIDE = "sample_docs/guide.md"

@@ -7,7 +7,7 @@ import socket
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from test_cli import assert_one_line_error
 
 
@@ -83,7 +83,7 @@ def test_the_page_points_browsers_at_a_reachable_address(monkeypatch, args, url)
 
 
 def test_an_ipv6_address_is_bracketed_in_the_pages_urls():
-    from chunktui.cli_serve import browser_url
+    from chunktui.cli.serve import browser_url
 
     assert browser_url("::1", 8000) == "http://[::1]:8000"  # textual-serve's default, http://::1:8000, is no URL
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chunktui.code import BatchResult, Chunker, ChunkingError, UnsupportedLanguageError, chunk, chunk_batch
 from chunktui.engine import Document, chunk_document, load_document
-from chunktui.engine.errors import ParamError
+from chunktui.engine.core.errors import ParamError
 from chunktui.formats.brain import note_name
 from chunktui.formats.export import export_chunkset
 

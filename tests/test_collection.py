@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import Document, chunk_document, load_document
-from chunktui.engine.collection import ChunkCollection
+from chunktui.engine.analysis.collection import ChunkCollection
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 

@@ -3,8 +3,8 @@
 import pytest
 
 from chunktui.engine import Document, Span, build_chunkset, chunk_document
-from chunktui.engine.compare import CompareError, boundaries_of, compare
-from chunktui.engine.quality import assess
+from chunktui.engine.analysis.compare import CompareError, boundaries_of, compare
+from chunktui.engine.analysis.quality import assess
 
 TEXT = "".join(f"line {i} of a plain text file.\n" for i in range(40))
 

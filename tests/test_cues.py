@@ -7,7 +7,7 @@ import webvtt
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import ChunkingError, Document, chunk_document, load_document
-from chunktui.engine.subtitles import parse_subtitles
+from chunktui.engine.readers.subtitles import parse_subtitles
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import ChunkingError, Document, chunk_document, get_strategy, load_document
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"

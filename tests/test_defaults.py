@@ -16,7 +16,7 @@ import pytest
 
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.strategies import all_strategies
-from chunktui.engine.tokens import DEFAULT_BUDGET
+from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md")

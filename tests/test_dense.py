@@ -16,10 +16,10 @@ from tokenizers.models import WordLevel
 from tokenizers.normalizers import Lowercase
 from tokenizers.pre_tokenizers import Whitespace
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import Document, chunk_document
-from chunktui.engine.errors import ChunktuiError
-from chunktui.engine.retrieval import DenseIndex, Query, Reference, evaluate_retrieval, load_model
+from chunktui.engine.core.errors import ChunktuiError
+from chunktui.engine.analysis.retrieval import DenseIndex, Query, Reference, evaluate_retrieval, load_model
 
 NOTES = (
     "Release 2.4 moves the cache to SQLite.\n"

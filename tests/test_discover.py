@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
-from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.cli.commands import cli
+from chunktui.engine.core.errors import ChunktuiError, DocumentError
 from chunktui.formats.discover import format_size, parse_size, plan_jobs, walk_folder
 
 
@@ -114,7 +114,7 @@ def test_a_jobs_runs_output_folder_is_not_chunked_again(tmp_path):
     document (out/out2/index-json) until the index named chunktui."""
     from click.testing import CliRunner
 
-    from chunktui.cli import cli
+    from chunktui.cli.commands import cli
 
     (tmp_path / "notes.md").write_text("# Notes\n\nSome text.\n", encoding="utf-8")
     result = CliRunner().invoke(cli, ["chunk", str(tmp_path), "-o", str(tmp_path / "out"), "--jobs", "1"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from chunktui.engine import ChunkingError, Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
+from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
+from chunktui.engine.readers.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -323,9 +323,25 @@ def test_cpython_messages_keep_every_invariant(path):
 
 
 @pytest.mark.parametrize("text", ["# A guide\n\nSome prose, no mail.\n", "Note: a colon line\n\nbody\n"])
-def test_a_file_without_mail_headers_is_refused(text):
-    with pytest.raises(ChunkingError, match=r"^docs/guide.md: no mail headers found: not an mbox or \.eml file$"):
-        chunk_document(Document.from_text(text, path="docs/guide.md"), "email")
+def test_a_file_without_a_header_block_is_one_message_body_with_a_warning(text):
+    """Text with no mail header at all is the body of one message; a "Note:" line stays in the
+    embedded text instead of being taken for a header."""
+    cs = chunk_document(Document.from_text(text, path="docs/guide.md"), "email")
+    check(cs)
+    (chunk,) = cs.chunks
+    assert (chunk.start, chunk.end) == (0, len(text)) and chunk.embed_text == text.strip("\n")
+    assert cs.warnings == ["docs/guide.md: no mail header block: read as the body of one message"]
+
+
+def test_a_plain_text_digest_part_is_read():
+    """CPython's msg_19, a Mailman digest's body without a header block, was refused with
+    "no mail headers found"; every one of its lines is embedded text."""
+    doc = load_document(CPYTHON / "msg_19.txt")
+    cs = chunk_document(doc, "email")
+    check(cs)
+    assert [(c.start, c.end) for c in cs.chunks] == [(0, len(doc.text))] and not cs.gaps
+    assert cs.chunks[0].embed_text == doc.text.strip("\n")
+    assert cs.warnings == [f"{doc.path}: no mail header block: read as the body of one message"]
 
 
 def test_notes_count_in_the_singular_and_the_plural():

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, load_document
-from chunktui.engine.errors import ParamError
-from chunktui.engine.quality import assess
-from chunktui.engine.tokens import get_encoding
+from chunktui.engine.core.errors import ParamError
+from chunktui.engine.analysis.quality import assess
+from chunktui.engine.core.tokens import get_encoding
 from chunktui.formats.export import export_chunkset
 from chunktui.formats.profiles import load_profile, save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
 from chunktui.formats import export as export_mod
 from chunktui.formats.export import PAUSE_ENV, export_chunkset, verify_export

@@ -3,7 +3,7 @@
 import pytest
 
 from chunktui.engine import Document, DocumentError, Span, build_chunkset
-from chunktui.engine.facts import check_facts, load_phrases
+from chunktui.engine.analysis.facts import check_facts, load_phrases
 
 TEXT = "The refund window is 30 days.\nRefunds need a receipt.\nShipping takes five\nbusiness days.\n"
 

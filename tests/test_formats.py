@@ -17,10 +17,10 @@ import pytest
 import yaml
 
 from chunktui.engine import Span, build_chunkset, chunk_document, get_counter, load_document
-from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.core.errors import ChunktuiError, DocumentError
 from chunktui.formats import export as export_mod
 from chunktui.formats.export import ExportError, default_output_dir, export_chunkset, register_writer, writer_names
-from chunktui.formats.inspect import inspect_file, summary_lines
+from chunktui.cli.inspect import inspect_file, summary_lines
 from chunktui.formats.manifest import build_manifest
 from chunktui.formats.profiles import load_profile, save_profile
 from chunktui.formats.store import load_chunkset

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, ParamError, chunk_document, get_strategy, load_document
-from chunktui.engine.logs import TIMESTAMP
+from chunktui.engine.readers.logs import TIMESTAMP
 from chunktui.engine.strategies.log import sections
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
@@ -51,17 +51,33 @@ def test_log_sizes_are_configurable():
         chunk_document(cs.document, "log", {"head_lines": 0, "middle_lines": 0, "tail_lines": 0})
 
 
-def test_samples_never_open_inside_a_stack_trace():
+def test_a_middle_sample_slides_to_a_record_and_the_tail_is_exactly_the_last_lines():
+    """A middle that would open inside a stack trace slides to the next record and keeps its
+    length; the tail is `tail -n`: exactly the lines asked for (it once started after the trace
+    and came out shorter), marked when its first line continues a record."""
     doc = load_document(SAMPLES / "service.log")
     params = {"head_lines": 10, "middle_lines": 30, "tail_lines": 70}
     cs = chunk_document(doc, "log", params)
     check_offsets(cs)
     wanted = sections(doc.line_count, 10, 30, 70)
     assert [c.metadata["section"] for c in cs.chunks] == [name for name, _, _ in wanted]
-    for chunk, (_, first, last) in zip(cs.chunks, wanted):
-        assert starts_a_record(chunk.text)
-        assert first <= chunk.start_line and chunk.end_line == last
-    assert cs.chunks[2].start_line > wanted[2][1]  # line 328 is inside a traceback: the tail starts after it
+    assert [c.line_count for c in cs.chunks] == [10, 30, 70]
+    head, middle, tail = cs.chunks
+    assert starts_a_record(head.text) and starts_a_record(middle.text)
+    assert middle.start_line >= wanted[1][1]
+    assert (tail.start_line, tail.end_line) == (wanted[2][1], doc.line_count)
+    assert not starts_a_record(tail.text) and tail.metadata["opens_mid_record"] is True  # line 328: a traceback
+    assert "opens_mid_record" not in middle.metadata
+
+
+def test_a_middle_inside_a_trace_keeps_its_length():
+    lines = ["2024-01-01 10:00:00 INFO start"] + [f"2024-01-01 10:00:{i:02d} INFO event {i}" for i in range(1, 40)]
+    lines[18:18] = ["Traceback (most recent call last):", '  File "x.py", line 1', "ValueError: boom"]
+    doc = Document("\n".join(lines) + "\n", "app.log", kind="log")
+    cs = chunk_document(doc, "log", {"head_lines": 3, "middle_lines": 6, "tail_lines": 3})
+    check_offsets(cs)
+    middle = cs.chunks[1]
+    assert starts_a_record(middle.text) and middle.line_count == 6
 
 
 @pytest.mark.parametrize("head, middle, tail", [(5, 10, 5), (3, 7, 11), (6, 6, 6)])
@@ -198,7 +214,7 @@ LOG_LINES = ["2025-01-01 10:00:00 INFO ok", "2025-01-01 10:00:01 ERROR bad", "WA
 def test_record_starts_are_the_lines_where_the_start_pattern_matches(lines, newline, ends_with_newline):
     """The starts come from a search led by line feeds (fast); they are exactly the lines at whose
     start the pattern matches, and line 0, as its `^` says."""
-    from chunktui.engine.logs import record_starts, start_pattern
+    from chunktui.engine.readers.logs import record_starts, start_pattern
 
     text = newline.join(lines) + (newline if ends_with_newline and lines else "")
     doc = Document.from_text(text, path="gen.log")
@@ -210,7 +226,7 @@ def test_record_starts_are_the_lines_where_the_start_pattern_matches(lines, newl
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.sampled_from(LOG_LINES), max_size=40))
 def test_level_counts_count_each_lines_first_level_word_in_its_first_200_characters(lines):
-    from chunktui.engine.logs import level_counts
+    from chunktui.engine.readers.logs import level_counts
 
     expected: dict[str, int] = {}
     for line in lines:

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, chunk_document
-from chunktui.engine import token_index
-from chunktui.engine.token_index import TokenIndex
-from chunktui.engine.tokens import get_encoding
+from chunktui.engine.core import token_index
+from chunktui.engine.core.token_index import TokenIndex
+from chunktui.engine.core.tokens import get_encoding
 
 ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ("cl100k_base", "o200k_base")

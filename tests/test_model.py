@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document
-from chunktui.engine.model import Chunk, Span, SpanTable, build_chunkset
+from chunktui.engine.core.model import Chunk, Span, SpanTable, build_chunkset
 
 TEXT = st.text(alphabet="ab é\n€😀", min_size=1, max_size=80)
 

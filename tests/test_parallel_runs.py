@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 
 ROOT = Path(__file__).parent.parent
 STDLIB_JSON = Path(json.__file__).parent

@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 from click.testing import CliRunner
 
 import chunktui
-from chunktui.cli import cli
-from chunktui.engine.retrieval import embedded_text
+from chunktui.cli.commands import cli
+from chunktui.engine.analysis.retrieval import embedded_text
 from chunktui.formats.parquet import _read_back
 
 CODE = "sample_docs/inventory.py"

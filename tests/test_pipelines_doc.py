@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 
 ROOT = Path(__file__).parent.parent
 PAGE = (ROOT / "docs" / "pipelines.md").read_text(encoding="utf-8")

@@ -19,9 +19,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, all_strategies, chunk_document, get_strategy, load_document
-from chunktui.engine.errors import ChunkingError, DocumentError, ParamError
+from chunktui.engine.core.errors import ChunkingError, DocumentError, ParamError
 from chunktui.engine.strategies._delimiters import decode_delimiters
-from chunktui.engine.tokens import get_counter, get_encoding
+from chunktui.engine.core.tokens import get_counter, get_encoding
 
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_docs").iterdir() if p.is_file())
 STRATEGIES = all_strategies()

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, chunk_document, get_counter, load_document
-from chunktui.engine.tokens import DEFAULT_BUDGET
+from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"

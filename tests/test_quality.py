@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, Span, build_chunkset, chunk_document
-from chunktui.engine.quality import FLAG_NAMES, assess, find_flags, scan_structure
+from chunktui.engine.analysis.quality import FLAG_NAMES, assess, find_flags, scan_structure
 
 
 def chunked(text, cuts, kind="prose", strategy="lines", params=None, metadata=None, spans=None, gaps=()):

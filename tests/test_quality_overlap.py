@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import all_strategies, chunk_document, load_document
-from chunktui.engine.documents import Document
-from chunktui.engine.model import Span, build_chunkset
-from chunktui.engine.quality import assess, find_flags
+from chunktui.engine.readers.documents import Document
+from chunktui.engine.core.model import Span, build_chunkset
+from chunktui.engine.analysis.quality import assess, find_flags
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 CUT_FLAGS = ("mid_word", "mid_sentence", "in_code_block", "in_table", "in_list_item", "split_entity")
@@ -140,7 +140,7 @@ def test_recursive_overlap_as_asked_is_not_off():
 def test_with_queries_the_sweep_ranks_by_what_retrieves_and_says_so():
     from click.testing import CliRunner
 
-    from chunktui.cli import cli
+    from chunktui.cli.commands import cli
 
     args = ["sweep", str(SAMPLES / "guide.md"), "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
             "--queries", str(SAMPLES / "queries" / "guide.jsonl"), "--retrieve-tokens", "300", "--workers", "1"]

@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.readers.html import read_html
 

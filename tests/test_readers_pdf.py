@@ -178,8 +178,8 @@ def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strat
 
 
 def test_the_open_command_lets_a_pdf_past_its_binary_check(tmp_path):
-    from chunktui.engine.documents import check_text_file
-    from chunktui.engine.errors import DocumentError
+    from chunktui.engine.readers.documents import check_text_file
+    from chunktui.engine.core.errors import DocumentError
 
     check_text_file(MANUAL)  # a PDF is binary by nature: its reader judges it
     image = tmp_path / "scan.png"

@@ -4,7 +4,7 @@ screenshot they promise must exist, and every one of them must be documented."""
 import re
 from pathlib import Path
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies
 
 ROOT = Path(__file__).resolve().parents[1]

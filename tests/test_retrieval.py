@@ -12,11 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, chunk_document, load_document
-from chunktui.engine.retrieval import (
+from chunktui.engine.analysis.retrieval import (
     BM25Index, Query, QueryFileError, Reference, auto_queries, chunks_key, embedded_text, embedded_tokens,
     evaluate_retrieval, fts5_query, load_queries, merge, reciprocal_rank, span_metrics, within_budget,
 )
-from chunktui.engine.tokens import get_counter
+from chunktui.engine.core.tokens import get_counter
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True)

@@ -13,8 +13,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 import chunktui
-from chunktui.cli import cli
-from chunktui.engine.retrieval import BM25Index, embedded_text
+from chunktui.cli.commands import cli
+from chunktui.engine.analysis.retrieval import BM25Index, embedded_text
 from chunktui.formats.sqlite import _read_back
 
 GUIDE, CODE = "sample_docs/guide.md", "sample_docs/inventory.py"

@@ -14,9 +14,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # drawn without a terminal; the PDF, HTML and DOCX readers), and the app's
 HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
          "pypdfium2", "trafilatura", "docx", "lxml")
-# the engine proper: --version needs none of it (errors and the token constants are all cli.py names)
-ENGINE = ("chunktui.engine.documents", "chunktui.engine.model", "chunktui.engine.run",
-          "chunktui.engine.strategies", "chunktui.engine.token_index", "chunktui.engine.mail",
+# the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
+ENGINE = ("chunktui.engine.readers.documents", "chunktui.engine.core.model", "chunktui.engine.run",
+          "chunktui.engine.strategies", "chunktui.engine.core.token_index", "chunktui.engine.readers.mail",
           "chunktui.formats", "tiktoken", "rich")
 
 

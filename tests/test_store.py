@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Chunk, Span, build_chunkset, chunk_document, load_document
-from chunktui.engine.errors import DocumentError, UnknownStrategyError
+from chunktui.engine.core.errors import DocumentError, UnknownStrategyError
 from chunktui.engine.strategies import get_strategy
 from chunktui.formats.records import to_plain
 from chunktui.formats.store import load_chunkset, save_chunkset

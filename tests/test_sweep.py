@@ -3,9 +3,9 @@
 import pytest
 
 from chunktui.engine import Document, ParamError, chunk_document
-from chunktui.engine.quality import assess
-from chunktui.engine import sweep as sweep_module
-from chunktui.engine.sweep import evaluate, parse_range, plan_grid, sweep
+from chunktui.engine.analysis.quality import assess
+from chunktui.engine.analysis import sweep as sweep_module
+from chunktui.engine.analysis.sweep import evaluate, parse_range, plan_grid, sweep
 
 TEXT = "".join(
     f"## Part {i}\n\nParagraph {i} talks about chunking, boundaries and budgets at some length.\n"

@@ -6,11 +6,11 @@ import json
 
 from click.testing import CliRunner
 
-from chunktui.cli import cli
+from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine import sweep as sweep_module
-from chunktui.engine.retrieval import evaluate_retrieval, load_queries
-from chunktui.engine.sweep import sweep
+from chunktui.engine.analysis import sweep as sweep_module
+from chunktui.engine.analysis.retrieval import evaluate_retrieval, load_queries
+from chunktui.engine.analysis.sweep import sweep
 
 GUIDE, GUIDE_Q = "sample_docs/guide.md", "sample_docs/queries/guide.jsonl"
 

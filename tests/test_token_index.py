@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chunktui.engine import token_index
-from chunktui.engine.token_index import TokenIndex, cached_index
-from chunktui.engine.tokens import get_counter, get_encoding
+from chunktui.engine.core import token_index
+from chunktui.engine.core.token_index import TokenIndex, cached_index
+from chunktui.engine.core.tokens import get_counter, get_encoding
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "sample_docs"
@@ -227,7 +227,7 @@ def test_small_texts_are_counted_without_building_an_index():
 
 
 def token_index_min() -> int:
-    from chunktui.engine.tokens import INDEX_MIN_CHARS
+    from chunktui.engine.core.tokens import INDEX_MIN_CHARS
 
     return INDEX_MIN_CHARS
 

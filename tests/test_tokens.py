@@ -18,8 +18,8 @@ import tiktoken
 import tiktoken.load
 import tiktoken_ext.openai_public as openai_public
 
-from chunktui.engine import tokens
-from chunktui.engine.tokens import TokenizerError, get_counter, get_encoding, load_ranks
+from chunktui.engine.core import tokens
+from chunktui.engine.core.tokens import TokenizerError, get_counter, get_encoding, load_ranks
 
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_docs").iterdir() if p.is_file())
 TRICKY = [
@@ -193,7 +193,7 @@ def test_encodings_load_lazily():
     """Listing strategies (what `chunktui --help` needs) must not pay for loading a vocabulary."""
     code = (
         "import chunktui.engine as e\n"
-        "from chunktui.engine import tokens\n"
+        "from chunktui.engine.core import tokens\n"
         "e.all_strategies()\n"
         "e.get_counter('cl100k_base')\n"
         "print(len(tokens._encodings))\n"

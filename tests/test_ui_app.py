@@ -283,7 +283,7 @@ async def test_a_chunking_of_the_previous_document_that_arrives_after_another_op
 async def test_a_quality_result_that_lands_after_exit_leaves_the_collector_as_it_was():
     """The app freezes long-lived objects out of the cyclic GC while it runs and unfreezes them on exit;
     a late worker result must not freeze the heap again for the rest of the process."""
-    from chunktui.engine.quality import assess
+    from chunktui.engine.analysis.quality import assess
     from chunktui.ui.quality_actions import QualityReady
 
     async with opened(SAMPLES / "guide.md") as (app, pilot):
@@ -315,7 +315,7 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     import asyncio
 
     from chunktui.engine import ChunkingError
-    from chunktui.engine.code.languages import UnsupportedLanguageError
+    from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
 
     def failing(doc, strategy, params, **kwargs):
         raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \
@@ -334,8 +334,8 @@ async def test_a_big_documents_token_index_is_built_once_in_the_background_and_r
     """`log` samples a log and counts no tokens over all of it; switching to `log-records` then paid
     the whole-text encode (20-35 s at 100 MB). The app builds the index once the first chunks show,
     and the switch and the size steps after it reuse it, with the engine's exact counts."""
-    from chunktui.engine import token_index
-    from chunktui.engine.tokens import INDEX_MIN_CHARS, get_encoding
+    from chunktui.engine.core import token_index
+    from chunktui.engine.core.tokens import INDEX_MIN_CHARS, get_encoding
 
     text = (SAMPLES / "service.log").read_text(encoding="utf-8")
     path = tmp_path / "service-week.log"

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from textual.widgets import Input, Select, Switch
 
-from chunktui.engine.model import Stats
+from chunktui.engine.core.model import Stats
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import stats_text
 from test_ui_snapshots import svg_snapshot  # noqa: F401  (fixture)

@@ -9,10 +9,10 @@ from pathlib import Path
 from textual.widgets import DataTable, Input, TextArea
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.compare import compare
-from chunktui.engine.facts import check_facts
-from chunktui.engine.quality import assess
-from chunktui.engine.sweep import SMALL_WORK, sweep
+from chunktui.engine.analysis.compare import compare
+from chunktui.engine.analysis.facts import check_facts
+from chunktui.engine.analysis.quality import assess
+from chunktui.engine.analysis.sweep import SMALL_WORK, sweep
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.screens.compare import CompareScreen
 from chunktui.ui.screens.facts import FactsScreen

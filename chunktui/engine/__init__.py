@@ -5,18 +5,18 @@
     assert all(cs.document.text[c.start:c.end] == c.text for c in cs.chunks)
 
 The names below are imported from their modules on first use, so importing one light module
-(`chunktui.engine.errors`, as `chunktui --version` does) does not load every strategy.
+(`chunktui.engine.core.errors`, as `chunktui --version` does) does not load every strategy.
 """
 
 from importlib import import_module
 
 _HOMES = {
-    ".documents": ("Document", "detect_kind", "load_document"),
-    ".errors": ("Cancelled", "ChunkingError", "ChunktuiError", "DocumentError", "ParamError", "UnknownStrategyError"),
-    ".model": ("Chunk", "ChunkSet", "Gap", "Span", "Stats", "build_chunkset"),
+    ".readers.documents": ("Document", "detect_kind", "load_document"),
+    ".core.errors": ("Cancelled", "ChunkingError", "ChunktuiError", "DocumentError", "ParamError", "UnknownStrategyError"),
+    ".core.model": ("Chunk", "ChunkSet", "Gap", "Span", "Stats", "build_chunkset"),
     ".run": ("chunk_document",),
     ".strategies": ("Param", "Strategy", "all_strategies", "get_strategy"),
-    ".tokens": ("COUNTER_NAMES", "DEFAULT_TOKENIZER", "get_counter"),
+    ".core.tokens": ("COUNTER_NAMES", "DEFAULT_TOKENIZER", "get_counter"),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 

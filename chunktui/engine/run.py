@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from .documents import Document
-from .errors import ParamError
-from .model import CONTEXT_HEADERS, ChunkSet, build_chunkset
+from .readers.documents import Document
+from .core.errors import ParamError
+from .core.model import CONTEXT_HEADERS, ChunkSet, build_chunkset
 from .readers import locate
 from .strategies import Context, get_strategy
-from .tokens import DEFAULT_TOKENIZER, get_counter
+from .core.tokens import DEFAULT_TOKENIZER, get_counter
 
 
 def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,

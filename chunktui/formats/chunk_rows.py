@@ -28,8 +28,8 @@ def chunk_rows(cs) -> list[tuple]:
     """One tuple per chunk in CHUNK_COLUMNS order. `embed_text` is what an embedding model
     receives (the chunk's text, or its context text where the strategy gives one) and
     `embed_tokens` its exact count; the chunk's own `embed_text`/`embed_tokens` win when it has them."""
-    from chunktui.engine.retrieval import embedded_text  # here: every `chunktui chunk` imports this module
-    from chunktui.engine.tokens import get_counter
+    from chunktui.engine.analysis.retrieval import embedded_text  # here: every `chunktui chunk` imports this module
+    from chunktui.engine.core.tokens import get_counter
 
     source = source_name(cs)
     count = get_counter(cs.tokenizer).count

@@ -8,11 +8,11 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from chunktui.engine.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
-from chunktui.engine.documents import load_document
+from chunktui.engine.readers.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
+from chunktui.engine.readers.documents import load_document
 from chunktui.engine.readers import READERS
-from chunktui.engine.errors import DocumentError, ParamError
-from chunktui.engine.mail import is_email_folder, load_email_folder
+from chunktui.engine.core.errors import DocumentError, ParamError
+from chunktui.engine.readers.mail import is_email_folder, load_email_folder
 
 from .export import DEFAULT_ROOT, ExportError, default_output_dir
 from .manifest import MANIFEST_NAME

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
 
-from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.core.errors import ChunktuiError
 from chunktui.engine.readers import write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest

@@ -14,7 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.core.errors import ChunktuiError
 
 from .chunk_rows import CHUNK_COLUMNS, SOURCE_COLUMNS, chunk_rows, source_row
 from .export import register_writer

@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chunktui.engine.documents import SMALL_FILE_LIMIT
-from chunktui.engine.errors import ChunktuiError, DocumentError
-from chunktui.engine.model import CONTEXT_HEADERS
+from chunktui.engine.readers.documents import SMALL_FILE_LIMIT
+from chunktui.engine.core.errors import ChunktuiError, DocumentError
+from chunktui.engine.core.model import CONTEXT_HEADERS
 from chunktui.engine.strategies import get_strategy
-from chunktui.engine.tokens import DEFAULT_TOKENIZER, ENCODING_SPECS
+from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, ENCODING_SPECS
 
 from .records import to_plain
 from .yamlio import dump_yaml, read_yaml

@@ -13,7 +13,7 @@ import hashlib
 import sqlite3
 from pathlib import Path
 
-from chunktui.engine.errors import ChunktuiError
+from chunktui.engine.core.errors import ChunktuiError
 
 from .chunk_rows import CHUNK_COLUMNS, SOURCE_COLUMNS, chunk_rows, source_row
 from .export import register_writer
@@ -78,8 +78,8 @@ def _read_back(path: Path, chunks) -> str | None:
 def search_db(path, query: str, k: int) -> list[dict]:
     """The `k` chunks of a `chunks.db` (or the export folder holding one) best matching any
     word of `query`, best first: FTS5's bm25() over the embedded texts, score = -bm25()."""
-    from chunktui.engine.errors import DocumentError
-    from chunktui.engine.retrieval import fts5_query
+    from chunktui.engine.core.errors import DocumentError
+    from chunktui.engine.analysis.retrieval import fts5_query
 
     path = Path(path)
     if path.is_dir():

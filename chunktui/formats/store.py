@@ -15,11 +15,11 @@ from pathlib import Path
 from types import MappingProxyType
 
 import chunktui
-from chunktui.engine.documents import Document, load_document
-from chunktui.engine.errors import ChunktuiError, DocumentError
-from chunktui.engine.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
+from chunktui.engine.readers.documents import Document, load_document
+from chunktui.engine.core.errors import ChunktuiError, DocumentError
+from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
 from chunktui.engine.readers import extraction_fields, same_extraction
-from chunktui.engine.tokens import get_counter
+from chunktui.engine.core.tokens import get_counter
 
 from .manifest import MANIFEST_NAME
 from .records import chunk_record, printable_path, to_plain

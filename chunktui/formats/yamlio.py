@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from chunktui.engine.documents import read_file_bytes
-from chunktui.engine.errors import DocumentError
+from chunktui.engine.readers.documents import read_file_bytes
+from chunktui.engine.core.errors import DocumentError
 
 _INT_TAG = "tag:yaml.org,2002:int"
 

@@ -3,8 +3,8 @@ LlamaIndex node of the same chunk say the same about it."""
 
 from __future__ import annotations
 
-from chunktui.engine.retrieval import embedded_text
-from chunktui.engine.tokens import get_counter
+from chunktui.engine.analysis.retrieval import embedded_text
+from chunktui.engine.core.tokens import get_counter
 from chunktui.formats.records import to_plain
 
 
@@ -39,6 +39,6 @@ def named_document(text: str, name):
     """The engine's Document for `text`, named after its file when the framework says which
     (LangChain's `source`, LlamaIndex's `file_path`): `auto` then picks the strategy by the
     file's kind (guide.md is markdown) and `code` its grammar, as they do for files."""
-    from chunktui.engine.documents import Document
+    from chunktui.engine.readers.documents import Document
 
     return Document.from_text(text, path=name if isinstance(name, str) else None)

@@ -21,9 +21,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from ..engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
+from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
-from ..engine.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
+from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
 from .gc_pacing import GCPacer
 from .prepared import Prepared, prepare
@@ -40,8 +40,8 @@ from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
-from ..engine.code.languages import UnsupportedLanguageError
-from ..engine.tokens import DEFAULT_BUDGET
+from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
+from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15
 WIDE = 160  # columns from which both side panes show beside a document of at least half the width
@@ -149,7 +149,7 @@ class ChunktuiApp(QualityMixin, App):
         self.initial_tokenizer = tokenizer
         self.initial_context_header = "none"
         if profile:
-            from ..formats.profiles import load_profile
+            from chunktui.formats.profiles import load_profile
 
             loaded = load_profile(profile)
             self.initial_strategy = strategy or loaded.strategy
@@ -278,8 +278,8 @@ class ChunktuiApp(QualityMixin, App):
     async def open_folder(self, root: Path) -> None:
         """A folder of .eml files is one mailbox; any other folder is a corpus: its files in a
         pane, each opened with the configuration on screen, and totals over all of them."""
-        from ..engine.mail import is_email_folder, load_email_folder
-        from ..formats.discover import DEFAULT_MAX_FILE_SIZE, walk_folder
+        from chunktui.engine.readers.mail import is_email_folder, load_email_folder
+        from chunktui.formats.discover import DEFAULT_MAX_FILE_SIZE, walk_folder
 
         if is_email_folder(root):
             await self.open_document(load_email_folder(root))
@@ -298,7 +298,7 @@ class ChunktuiApp(QualityMixin, App):
     async def open_corpus_file(self, path: Path) -> None:
         """Open one file of the corpus with the strategy, parameters and tokenizer on screen; a
         strategy made for another kind of file gives way to the one `auto` picks for this one."""
-        from ..formats.discover import load_source
+        from chunktui.formats.discover import load_source
 
         request = self.current_request() if self.doc is not None else None
         doc = load_source(path)
@@ -376,7 +376,7 @@ class ChunktuiApp(QualityMixin, App):
         self.auto_note, self.auto_pick = "", None
         if name != "auto" or self.doc is None:
             return name
-        from ..engine.strategies.auto import pick_strategy
+        from chunktui.engine.strategies.auto import pick_strategy
 
         picked, why = pick_strategy(self.doc)
         self.auto_pick = picked
@@ -386,7 +386,7 @@ class ChunktuiApp(QualityMixin, App):
         return picked
 
     async def open_review(self, path: Path) -> None:
-        from ..formats.store import load_chunkset
+        from chunktui.formats.store import load_chunkset
 
         loaded = load_chunkset(path)
         cs = loaded.chunkset
@@ -801,7 +801,7 @@ class ChunktuiApp(QualityMixin, App):
         await self.action_strategy(name)
 
     def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
-        from ..engine import detect_kind
+        from chunktui.engine import detect_kind
 
         for path in demo_files(self.demo_dir):
             if detect_kind(str(path))[0] in kinds:

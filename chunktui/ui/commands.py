@@ -6,7 +6,7 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from ..engine import all_strategies
+from chunktui.engine import all_strategies
 
 ACTIONS = (
     ("Export chunks…", "export", "Write manifest.json and chunk files (e)"),

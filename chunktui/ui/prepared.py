@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from itertools import accumulate
 from operator import attrgetter
 
-from ..engine import ChunkSet, Stats
+from chunktui.engine import ChunkSet, Stats
 from .widgets.chunk_detail import prepare_panels
 from .widgets.chunk_table import ColumnSizes, column_sizes
 from .widgets.histogram import HistogramData, histogram_data

@@ -13,9 +13,9 @@ from textual.binding import Binding
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from ..engine import ChunkSet
-from ..engine.facts import check_facts
-from ..engine.quality import Quality, assess, scan_structure
+from chunktui.engine import ChunkSet
+from chunktui.engine.analysis.facts import check_facts
+from chunktui.engine.analysis.quality import Quality, assess, scan_structure
 from .commands import ActionCommands
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.histogram import HistogramData, histogram_data

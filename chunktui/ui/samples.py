@@ -36,8 +36,8 @@ def demo_params(doc, name: str) -> dict | None:
     """Parameters that make strategy `name` cut the sample `doc` into at least DEMO_MIN_CHUNKS
     chunks: its defaults, with its size halved while it gives fewer (adaptive's defaults made one
     chunk of all of guide.md's 207 lines). None when the strategy has no size to shrink."""
-    from ..engine import chunk_document, get_strategy
-    from ..engine.errors import ChunktuiError
+    from chunktui.engine import chunk_document, get_strategy
+    from chunktui.engine.core.errors import ChunktuiError
 
     strategy = get_strategy(name)
     size = strategy.param(strategy.size_param) if strategy.size_param else None

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from textual.app import App
 
-    from ..formats.export import ExportResult
+    from chunktui.formats.export import ExportResult
 
 
 def zip_name(result: ExportResult) -> str:

@@ -1,4 +1,5 @@
-"""Readers for documents that are not text: PDF, HTML and DOCX become their extracted text.
+"""Readers: a file becomes a Document (documents.py; mail, subtitles, tables and logs parse their
+kinds). Here, documents that are not text: PDF, HTML and DOCX become their extracted text.
 
 The extracted text is markdown where the format has structure (headings as `#`, lists, pipe
 tables, links). Every offset of a chunk of such a document indexes that text, and its byte
@@ -17,7 +18,7 @@ from bisect import bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
-from ..documents import Document
+from .documents import Document
 
 READERS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html"}
 NO_TEXT_LAYER = "no text layer (OCR is not done)"
@@ -123,7 +124,7 @@ def locate(doc, proposal) -> None:
     ex = getattr(doc, "extraction", None)
     if ex is None:
         return
-    from ..model import Span
+    from ..core.model import Span
 
     spans = _cut_out(list(proposal.spans), ex.no_text)
     proposal.gaps = [*proposal.gaps, *((a, b, NO_TEXT_LAYER) for a, b in ex.no_text)]
@@ -146,7 +147,7 @@ def _cut_out(spans, holes):
     """Spans with the hole ranges taken out (a span across a hole becomes its two sides)."""
     if not holes:
         return spans
-    from ..model import Span
+    from ..core.model import Span
 
     out = []
     hole_ends = [b for _, b in holes]  # holes are sorted and apart, so their ends rise too

@@ -14,7 +14,7 @@ import re
 import zipfile
 from itertools import pairwise
 
-from ..errors import DocumentError
+from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
 
 MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from ..errors import DocumentError
+from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
 
 MAX_BYTES = 50_000_000

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from ..errors import DocumentError
+from ..core.errors import DocumentError
 from . import Extraction, Region, library_version
 
 MAX_PAGES = 20_000  # a bound on time (measured: 0.3 ms an empty page, 2.5 ms a page of a manual) and memory

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
-from ..errors import Cancelled, ParamError, UnknownStrategyError
+from ..core.errors import Cancelled, ParamError, UnknownStrategyError
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -156,7 +156,7 @@ class Context:
 
     def counter(self, unit: str):
         """The size measure for `unit`: chars, bytes, lines, or tokens (the run's tokenizer)."""
-        from ..tokens import get_counter
+        from ..core.tokens import get_counter
 
         return get_counter(self.tokenizer if unit == "tokens" else unit)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..errors import ParamError
+from ..core.errors import ParamError
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", "f": "\f", "v": "\v", "0": "\0"}
 

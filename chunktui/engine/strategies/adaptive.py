@@ -22,7 +22,7 @@ from array import array
 from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
-from ..derived import derived
+from ..core.derived import derived
 from .semantic import classify, max_lines, plan
 
 FULL_LINE = 80  # characters: a line this long counts as completely filled

@@ -14,9 +14,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from . import Proposal, Strategy, get_strategy, register
-from ..errors import ParamError
-from ..code.languages import UnsupportedLanguageError
-from ..mail import FOLDER_SEPARATOR
+from ..core.errors import ParamError
+from .code.languages import UnsupportedLanguageError
+from ..readers.mail import FOLDER_SEPARATOR
 
 BY_EXTENSION = {
     ".md": "prose", ".markdown": "prose", ".mdx": "prose", ".txt": "prose", ".rst": "prose",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
-from ..model import Span
+from ..core.model import Span
 
 
 def _groups(cues, size: int):
@@ -32,7 +32,7 @@ def _groups(cues, size: int):
 
 
 def run(doc, params, ctx) -> Proposal:
-    from ..subtitles import parse_subtitles  # webvtt only when subtitles are chunked
+    from ..readers.subtitles import parse_subtitles  # webvtt only when subtitles are chunked
 
     subs = parse_subtitles(doc)
     # a chunk runs to the start of the next block, so blank separator lines stay covered

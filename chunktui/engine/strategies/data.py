@@ -10,8 +10,8 @@ repeats the header so it reads on its own. Rows left out are declared gaps
 from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register, sampled_out_gaps
-from ..model import Span
-from ..tables import read_table, shape_warnings
+from ..core.model import Span
+from ..readers.tables import read_table, shape_warnings
 
 
 def sample_indexes(total: int, wanted: int) -> list[int]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 
 from . import Param, Proposal, Strategy, register
-from ..model import Span
-from ..tables import read_table, shape_warnings
+from ..core.model import Span
+from ..readers.tables import read_table, shape_warnings
 
 
 def run(doc, params, ctx) -> Proposal:

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import re
 from collections import deque
+from dataclasses import replace
 from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
-from ..errors import ChunkingError
-from ..mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
-from ..model import Span, chunk_id
+from ..readers.mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
+from ..core.model import Span, chunk_id
 
 _SEP = "\n\n"
 _QUOTE = re.compile(r"^[ \t]*>")
@@ -92,6 +92,8 @@ def drop_transport_headers(body: str) -> str:
 
 
 def render(m, fold: bool) -> str:
+    if not (m.sender or m.recipients or m.date or m.subject or m.attachments):
+        return _body_text(m, fold)  # nothing to name: no empty "From:" and "Subject:" lines to embed
     head = [f"From: {m.sender}"]
     if m.recipients:
         head.append(f"To: {', '.join(m.recipients)}")
@@ -101,9 +103,13 @@ def render(m, fold: bool) -> str:
     if m.attachments:
         head.append("Attachments: " + ", ".join(f"{a.filename or '(no name)'} ({a.content_type}, {a.size:,} bytes)"
                                                 for a in m.attachments))
+    return "\n".join(head) + "\n\n" + _body_text(m, fold)
+
+
+def _body_text(m, fold: bool) -> str:
     body = drop_transport_headers(m.body)
     body = fold_quotes(body) if fold else body
-    return "\n".join(head) + "\n\n" + body.strip("\n")
+    return body.strip("\n")
 
 
 def branches(root):
@@ -169,9 +175,11 @@ def run(doc, params, ctx) -> Proposal:
     messages = parse_messages(doc)
     if not messages:
         return Proposal([], gaps=[(0, len(doc.text), "blank")] if doc.text else [])
-    if not any(m.has_headers for m in messages):
-        raise ChunkingError(f"{doc.path or doc.name}: no mail headers found: not an mbox or .eml file")
-    warnings = missing_header_warnings(doc, messages)
+    if any(m.has_headers for m in messages):
+        warnings = missing_header_warnings(doc, messages)
+    else:  # a body with no header block, such as a plain-text digest part (CPython's msg_19): its text is still mail
+        messages = [replace(m, body=doc.text[m.start:m.end]) for m in messages]  # a "Note:" line is body, not a header
+        warnings = [f"{doc.path or doc.name}: no mail header block: read as the body of one message"]
     roots = build_threads(messages)
     max_emails, max_chars, overlap = params["max_emails_per_chunk"], params["max_chars"], params["overlap_emails"]
     fold = params["fold_quotes"]

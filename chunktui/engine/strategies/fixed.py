@@ -12,7 +12,7 @@ from bisect import bisect_left, bisect_right
 
 from . import Order, Param, Proposal, Strategy, register
 from ._delimiters import decode_delimiters
-from ..model import Span, SpanTable
+from ..core.model import Span, SpanTable
 
 
 def _utf8(text: str) -> bytes:

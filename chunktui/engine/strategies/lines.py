@@ -9,7 +9,7 @@ chunk 2 at 199-412 in aiwg's manifest). Only the start reaches back, as in
 from __future__ import annotations
 
 from . import Order, Param, Proposal, Strategy, register
-from ..model import Span
+from ..core.model import Span
 
 
 def run(doc, params, ctx) -> Proposal:

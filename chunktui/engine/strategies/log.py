@@ -5,8 +5,10 @@ centred in the middle third, and the last `tail_lines` lines; the rest is skippe
 and declared as "sampled out" gaps, so the app and the manifest show what was not
 read. Samples never overlap: the middle moves clear of head and tail, sections
 that touch merge into one chunk, and when the three together reach the file's
-length (a short file) the whole file is one chunk with no gap. A middle or tail sample that would open inside a multi-line
-record (a stack trace) starts at the next record instead. For JSONL the head names
+length (a short file) the whole file is one chunk with no gap. A middle sample that would open inside a
+multi-line record (a stack trace) slides to the next record, keeping its length; the tail is the last
+`tail_lines` lines exactly, as `tail -n` gives them, and says `opens_mid_record` when its first line
+continues a record. For JSONL the head names
 every top-level key seen in the file (`json_keys`), which is the schema an agent needs.
 """
 
@@ -15,8 +17,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register, sampled_out_gaps
-from ..logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
-from ..model import Span
+from ..readers.logs import iter_lines, json_keys, level_counts, next_record_start, start_pattern, timestamp_of
+from ..core.model import Span
 
 
 def sections(total: int, head: int, middle: int, tail: int) -> list[tuple[str, int, int]]:
@@ -58,12 +60,20 @@ def run(doc, params, ctx) -> Proposal:
     spans = []
     sampled = 0
     pattern = start_pattern(doc) if total else None
-    for name, first, last in sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"]):
+    parts = sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"])
+    for k, (name, first, last) in enumerate(parts):
         ctx.check()
-        first = next_record_start(doc, pattern, first, last)  # a sample never opens mid-traceback
+        opens = next_record_start(doc, pattern, first, last)
+        meta: dict = {"section": name}
+        if last == total:  # the tail is the last N lines, like `tail -n`, even inside a record
+            if opens != first:
+                meta["opens_mid_record"] = True
+        else:  # head or middle: slide to the record's start, keeping its length where the next sample allows
+            limit = parts[k + 1][1] - 1 if k + 1 < len(parts) else total
+            first, last = opens, min(last + opens - first, limit)
         part = list(iter_lines(doc, first, last))  # only the sampled lines become strings
         sampled += len(part)
-        meta = {"section": name, "levels": level_counts(part)}
+        meta["levels"] = level_counts(part)
         add_time_range(meta, part[0], part[-1])
         spans.append(Span(doc.line_start(first), doc.line_end(last), "sample", f"{name} (lines {first}-{last})", meta))
     notes = []
@@ -82,7 +92,7 @@ def _max_size(p):
 
 
 def _check(values: dict) -> None:
-    from ..errors import ParamError
+    from ..core.errors import ParamError
 
     if not (values["head_lines"] or values["middle_lines"] or values["tail_lines"]):
         raise ParamError("head_lines", "head, middle and tail cannot all be 0")

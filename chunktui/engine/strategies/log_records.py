@@ -9,8 +9,8 @@ own, flagged oversized.
 from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
-from ..logs import level_counts, line_text, record_starts
-from ..model import Span
+from ..readers.logs import level_counts, line_text, record_starts
+from ..core.model import Span
 from .log import add_time_range
 
 

@@ -28,8 +28,8 @@ from functools import cached_property, lru_cache
 from itertools import chain
 
 from . import Order, Param, Proposal, Strategy, register
-from ..derived import derived
-from ..model import SpanTable
+from ..core.derived import derived
+from ..core.model import SpanTable
 
 # a line that opens or closes a fence or is a heading, parsed where it is found: up to three spaces,
 # then a fence (a backtick fence's info has no backtick) and the rest of its line, or up to six "#"

@@ -17,8 +17,8 @@ import re
 from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
-from ..boilerplate import find_boilerplate, parse_blocks
-from ..model import Span
+from ._boilerplate import find_boilerplate, parse_blocks
+from ..core.model import Span
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’)\]]*)[ \t]+|\n")
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")

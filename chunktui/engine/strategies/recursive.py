@@ -22,7 +22,7 @@ from operator import ge, not_
 from collections.abc import Sequence
 
 from . import Order, Param, Proposal, Strategy, register
-from ..model import SpanTable
+from ..core.model import SpanTable
 
 SEPARATORS = ("\n\n", "\n", " ", "")
 _START, _PARAGRAPH, _CHAR = ("start", "start of text"), ("paragraph", "blank line"), ("char", "character")

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from collections.abc import Callable
 
 from . import Order, Param, Proposal, Strategy, register
-from ..derived import derived
-from ..errors import ChunkingError
-from ..model import Span
+from ..core.derived import derived
+from ..core.errors import ChunkingError
+from ..core.model import Span
 from .markdown import heading_label, scan_markdown, split_lines
 
 SCORES = {"heading": 6.0, "class": 4.0, "function": 3.0, "import": 2.0, "paragraph": 1.0}
@@ -259,8 +259,8 @@ def _string_rows(doc) -> list[tuple[int, int]] | None:
     """(first, last) 1-based lines after the opening line of every multi-line string or comment
     of `doc`'s syntax tree, or None without a grammar for its language. Only nodes spanning lines
     are opened, so the walk costs about one step a line."""
-    from ..code.languages import SPECS
-    from ..code.parse import last_row, parse
+    from .code.languages import SPECS
+    from .code.parse import last_row, parse
 
     if doc.language not in SPECS:
         return None

@@ -12,8 +12,8 @@ import re
 
 from . import Param, Proposal, Strategy, register
 from ._delimiters import decode_delimiters
-from ..errors import ParamError
-from ..model import Span
+from ..core.errors import ParamError
+from ..core.model import Span
 
 _SENTENCE_ENDS = ".?!。？！"
 

@@ -19,9 +19,9 @@ from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
-from ...engine import ChunkSet, ChunktuiError, ParamError, chunk_document, get_strategy
-from ...engine.compare import compare, describe
-from ...engine.quality import FLAG_NAMES
+from chunktui.engine import ChunkSet, ChunktuiError, ParamError, chunk_document, get_strategy
+from chunktui.engine.analysis.compare import compare, describe
+from chunktui.engine.analysis.quality import FLAG_NAMES
 from ..widgets.boundary_view import BoundaryView
 
 
@@ -31,7 +31,7 @@ def parse_config(spec: str, tokenizer: str) -> tuple[str, dict, str]:
     if not spec:
         raise ParamError("b", "type `strategy key=value ...` or a profile path")
     if spec.endswith((".yaml", ".yml")) or Path(spec).is_file():
-        from ...formats.profiles import load_profile
+        from chunktui.formats.profiles import load_profile
 
         prof = load_profile(spec)
         return prof.strategy, dict(prof.params), prof.tokenizer

@@ -12,13 +12,13 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 from textual.worker import Worker, WorkerState
 
-from ...engine import ChunkSet, ChunktuiError
+from chunktui.engine import ChunkSet, ChunktuiError
 from .dialog import FormDialog
 
 
 def export_formats() -> list[str]:
     """Every registered writer (text, json, yaml, jsonl, plus any a strategy module added)."""
-    from ...formats import export
+    from chunktui.formats import export
 
     return list(export.writer_names())
 
@@ -49,7 +49,7 @@ class ExportScreen(FormDialog):
         self.last = last
 
     def compose(self) -> ComposeResult:
-        from ...formats.export import default_output_dir
+        from chunktui.formats.export import default_output_dir
 
         doc = self.chunkset.document
         out = default_output_dir(doc.path or doc.name)
@@ -93,7 +93,7 @@ class ExportScreen(FormDialog):
         """The export's result is handed back by the worker's state change, not by a call from this
         thread: dismissing the dialog unmounts it, which cancels its workers, so a dismissal made
         from inside the worker cancelled the very worker that was making it."""
-        from ...formats.export import export_chunkset
+        from chunktui.formats.export import export_chunkset
 
         return export_chunkset(self.chunkset, out_dir=out_dir, fmt=fmt, force=force)
 

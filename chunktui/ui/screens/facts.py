@@ -16,8 +16,8 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static, TextArea
 
-from ...engine import ChunkSet
-from ...engine.facts import check_facts, parse_phrases
+from chunktui.engine import ChunkSet
+from chunktui.engine.analysis.facts import check_facts, parse_phrases
 from ..widgets.chunk_table import middle_cut
 
 MIN_PHRASE = 20  # cells a phrase keeps however narrow the table

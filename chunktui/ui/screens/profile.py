@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from ...engine import ChunktuiError
+from chunktui.engine import ChunktuiError
 from .dialog import FormDialog
 
 
@@ -47,7 +47,7 @@ class SaveProfileScreen(FormDialog):
                 yield Button("Cancel", id="profile-cancel", compact=True)
 
     def submit(self) -> None:
-        from ...formats.profiles import save_profile
+        from chunktui.formats.profiles import save_profile
 
         raw = self.query_one("#profile-path", Input).value.strip()
         path = Path(raw).expanduser()

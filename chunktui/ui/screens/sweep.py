@@ -19,8 +19,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Input, Label, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from ...engine import Cancelled, ChunktuiError, Document, get_strategy
-from ...engine.quality import FLAG_NAMES
+from chunktui.engine import Cancelled, ChunktuiError, Document, get_strategy
+from chunktui.engine.analysis.quality import FLAG_NAMES
 
 COLUMNS = ("strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score", "flags")
 
@@ -95,7 +95,7 @@ class SweepScreen(ModalScreen["dict | None"]):
 
     def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int,
                  context_header: str = "none") -> None:
-        from ...engine.sweep import resolve_strategies
+        from chunktui.engine.analysis.sweep import resolve_strategies
 
         super().__init__()
         resolved = resolve_strategies(doc, [strategy])[0][0]  # auto: the strategy it picks, with its defaults
@@ -139,7 +139,7 @@ class SweepScreen(ModalScreen["dict | None"]):
         self.action_run()
 
     def action_run(self) -> None:
-        from ...engine.sweep import parse_range
+        from chunktui.engine.analysis.sweep import parse_range
 
         strategies = [s.strip() for s in self.query_one("#sweep-strategies", Input).value.split(",") if s.strip()]
         try:
@@ -158,7 +158,7 @@ class SweepScreen(ModalScreen["dict | None"]):
 
     @work(thread=True, exclusive=True, group="sweep", exit_on_error=False)
     def run_grid(self, names, sizes, overlaps) -> None:
-        from ...engine.sweep import sweep
+        from chunktui.engine.analysis.sweep import sweep
 
         worker = get_current_worker()
         try:

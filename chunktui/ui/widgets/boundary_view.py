@@ -16,8 +16,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine import Document
-from ...engine.compare import Comparison
+from chunktui.engine import Document
+from chunktui.engine.analysis.compare import Comparison
 from .document_view import display_text
 
 SIDE_STYLES = {

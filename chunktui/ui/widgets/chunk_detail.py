@@ -16,7 +16,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import RichLog
 
-from ...engine import Chunk, ChunkSet
+from chunktui.engine import Chunk, ChunkSet
 
 TEXT_LIMIT = 6000  # chars of chunk text drawn; the middle of a longer chunk is elided
 PATH_KEYS = ("scope_chain", "header_path")

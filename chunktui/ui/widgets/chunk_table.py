@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this

@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, Input, Label, Select, Static, Switch
 
-from ...engine import COUNTER_NAMES, Param, ParamError, Strategy, all_strategies
-from ...engine.model import CONTEXT_HEADERS
+from chunktui.engine import COUNTER_NAMES, Param, ParamError, Strategy, all_strategies
+from chunktui.engine.core.model import CONTEXT_HEADERS
 
 
 def step_of(param: Param, value: Any) -> float:

@@ -82,10 +82,10 @@ class CorpusPane(Vertical):
 def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, context_header: str,
                   budget: int, is_cancelled, progress) -> CorpusTotals:
     """Chunk every file within the limits with one configuration; `progress(totals)` after each."""
-    from ...engine import chunk_document
-    from ...engine.errors import ChunktuiError
-    from ...engine.strategies import get_strategy
-    from ...formats.discover import load_source
+    from chunktui.engine import chunk_document
+    from chunktui.engine.core.errors import ChunktuiError
+    from chunktui.engine.strategies import get_strategy
+    from chunktui.formats.discover import load_source
 
     totals, used = CorpusTotals(), 0
     strat = get_strategy(strategy)

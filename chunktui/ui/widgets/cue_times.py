@@ -11,7 +11,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ...engine import Chunk, ChunkSet
+from chunktui.engine import Chunk, ChunkSet
 from .chunk_detail import on_click, register_detail_panel
 
 BAR_WIDTH = 48  # cells of the timeline bar

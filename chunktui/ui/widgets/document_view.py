@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from ...engine import ChunkSet, Document
+from chunktui.engine import ChunkSet, Document
 from .tints import Tints, build_tints
 
 MAX_COLUMNS = 1000  # characters of one line drawn; the rest is summarised as "… +N chars"

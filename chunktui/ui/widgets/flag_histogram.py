@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
 from .histogram import HistogramData, SizeHistogram, histogram_data
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine.quality import Quality
+from chunktui.engine.analysis.quality import Quality
 
 SHOWN_FLAGS = 4  # reasons listed for the selected chunk
 

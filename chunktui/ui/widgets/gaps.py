@@ -15,8 +15,8 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from ...engine import Chunk, ChunkSet
-from ...engine.model import Gap
+from chunktui.engine import Chunk, ChunkSet
+from chunktui.engine.core.model import Gap
 from .chunk_detail import on_click, register_detail_panel
 
 AROUND = 6  # gaps listed before and after the selected chunk

@@ -8,7 +8,7 @@ from operator import attrgetter
 
 from textual_plotext import PlotextPlot
 
-from ...engine import ChunkSet
+from chunktui.engine import ChunkSet
 
 MAX_BINS = 20
 CLEAN_COLOR = "blue"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from rich.text import Text
 from rich.tree import Tree
 
-from ...engine import Chunk, ChunkSet
+from chunktui.engine import Chunk, ChunkSet
 from .chunk_detail import on_click, register_detail_panel
 
 _ICON = {"class": "C", "struct": "S", "interface": "I", "trait": "T", "impl": "⊢", "enum": "E", "type": "τ",

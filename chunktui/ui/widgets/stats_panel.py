@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
-from ...engine import Stats
+from chunktui.engine import Stats
 
 
 def compact(value: float) -> str:

@@ -14,8 +14,8 @@ from datetime import datetime
 from rich.text import Text
 from rich.tree import Tree
 
-from ...engine import Chunk, ChunkSet
-from ...engine.mail import thread_outline
+from chunktui.engine import Chunk, ChunkSet
+from chunktui.engine.readers.mail import thread_outline
 from .chunk_detail import on_click, register_detail_panel
 
 MAX_THREADS = 60  # thread lines drawn around the selected one; the rest are counted

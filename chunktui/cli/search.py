@@ -1,6 +1,6 @@
 """`chunktui search`: the best chunks of a `--format sqlite` export for a query, with where they are.
 
-Registered by cli.py (`cli.add_command`); the search itself is chunktui/formats/sqlite.py.
+Registered by commands.py (`cli.add_command`); the search itself is chunktui/formats/sqlite.py.
 """
 
 from __future__ import annotations

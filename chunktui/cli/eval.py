@@ -1,6 +1,6 @@
 """`chunktui eval`: retrieval metrics of one configuration on questions with known answers.
 
-Registered by cli.py (`cli.add_command`); the retrieval itself is chunktui/engine/retrieval.py.
+Registered by commands.py (`cli.add_command`); the retrieval itself is chunktui/engine/analysis/retrieval.py.
 Nothing here imports textual or rich.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from chunktui.cli import CONTEXT_HEADER, TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
-from chunktui.engine.errors import ChunktuiError
+from chunktui.cli.commands import CONTEXT_HEADER, TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
+from chunktui.engine.core.errors import ChunktuiError
 
 EMBEDS = "over each chunk's embedded text"
 RETRIEVER = f"BM25 (SQLite FTS5 bm25(), Porter stemming) {EMBEDS}"
@@ -48,7 +48,7 @@ def resolve_config(strategy_name, profile, tokenizer, flags, context_header=None
 
 def load_questions(doc, queries_path, auto_n: int | None, seed: int):
     """The questions of the queries file, or `auto_n` synthetic ones; exactly one of the two."""
-    from chunktui.engine.retrieval import auto_queries, load_queries
+    from chunktui.engine.analysis.retrieval import auto_queries, load_queries
 
     if (queries_path is None) == (auto_n is None):
         raise ChunktuiError("--queries: give a queries file or --auto-queries N (one of the two)")
@@ -58,7 +58,7 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
     if not found:
         raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
     if len(found) < auto_n:
-        from chunktui.formats.plan import plural
+        from chunktui.cli.plan import plural
 
         warn_line(f"--auto-queries: {doc.name} has only {plural(len(found), 'sentence')} of 8 to 60 words")
     return found
@@ -86,7 +86,7 @@ def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, token
                  as_json, context_header, **flags):
     """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
     from chunktui.engine import chunk_document, load_document
-    from chunktui.engine.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
+    from chunktui.engine.analysis.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
 
     ks = parse_ks(k_values) if k_values else KS
     strategy, params, tokenizer, context_header = resolve_config(strategy_name, profile, tokenizer, flags,
@@ -127,7 +127,7 @@ def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
 
 def report_lines(cs, report, synthetic: bool, seed: int, retriever: str = RETRIEVER) -> list[str]:
     """The metrics' means as a table: one row per metric, one column per k and the budget."""
-    from chunktui.formats.plan import plural
+    from chunktui.cli.plan import plural
 
     means = report.means()
     n = len(report.results)

@@ -32,7 +32,7 @@ from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
 
-from .errors import ChunktuiError
+from ..core.errors import ChunktuiError
 
 KS = (1, 3, 5, 10)
 TOKEN_BUDGET = 1000  # embedded tokens retrieved for the budget metrics
@@ -78,8 +78,8 @@ class Query:
 def load_queries(path, text: str) -> list[Query]:
     """Read a CSV or JSONL queries file against the document text; any problem raises
     QueryFileError naming the file and the query (1-based, in file order)."""
-    from .documents import read_file_bytes
-    from .errors import DocumentError
+    from ..readers.documents import read_file_bytes
+    from ..core.errors import DocumentError
 
     p = Path(path)
     try:  # the reader every file goes through: a FIFO or a device is refused, not waited on

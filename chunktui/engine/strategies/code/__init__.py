@@ -1,9 +1,12 @@
-"""`code`: chunks cut only at syntax boundaries of a tree-sitter parse (see engine/code/chunker.py)."""
+"""`code` and `code-toplevel`: chunks cut at syntax boundaries of a tree-sitter parse.
+
+The package holds the code chunker they share (languages, parse, entities, scope, chunker);
+the semantic strategy, `auto` and the quality flags read its languages and parser too."""
 
 from __future__ import annotations
 
-from . import Param, Strategy, register
-from ..code.languages import LANGUAGE_NAMES
+from .. import Param, Strategy, register
+from .languages import LANGUAGE_NAMES
 
 LANGUAGE = Param("language", "choice", "auto", "Grammar to parse with; auto picks it from the file extension.",
                  choices=("auto",) + LANGUAGE_NAMES)
@@ -16,7 +19,7 @@ SIBLING_DETAIL = Param("sibling_detail", "choice", "signatures",
 
 
 def run(doc, params, ctx):
-    from ..code.chunker import run_code
+    from .chunker import run_code
 
     return run_code(doc, params, ctx)
 
@@ -45,4 +48,23 @@ register(Strategy(
     overlap_param="overlap_lines",
     overlap_at_most=True,
     max_size=lambda p: (p["unit"], p["max_chunk_size"]),
+))
+
+
+# `code-toplevel`: one chunk per top-level definition (autowiki); the preamble joins the first
+def run_toplevel(doc, params, ctx):
+    from .chunker import run_code
+
+    return run_code(doc, params, ctx, toplevel=True)
+
+
+register(Strategy(
+    name="code-toplevel",
+    summary="One chunk per top-level function or class; imports, constants and the module docstring "
+            "stay with the first chunk.",
+    params=(SIBLING_DETAIL, CONTEXT_MODE, LANGUAGE),
+    run=run_toplevel,
+    kinds=("code",),
+    size_param=None,
+    overlap_param=None,
 ))

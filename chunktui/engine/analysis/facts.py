@@ -14,9 +14,9 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from pathlib import Path
 
-from .documents import SMALL_FILE_LIMIT, read_file_bytes
-from .errors import DocumentError
-from .model import ChunkSet
+from ..readers.documents import SMALL_FILE_LIMIT, read_file_bytes
+from ..core.errors import DocumentError
+from ..core.model import ChunkSet
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import sys
 from dataclasses import dataclass
 
 from .documents import Document
-from .errors import ChunkingError
+from ..core.errors import ChunkingError
 
 _SNIFF_LINES = 50
 csv.field_size_limit(sys.maxsize)

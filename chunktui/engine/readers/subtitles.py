@@ -14,7 +14,7 @@ from webvtt.errors import MalformedCaptionError
 from webvtt.models import Caption, Timestamp
 
 from .documents import Document
-from .errors import ChunkingError
+from ..core.errors import ChunkingError
 
 _TIMING = re.compile(r"^\s*(\S+)\s+-->\s+(\S+)(.*)$")
 _SRT_TIME = re.compile(r"^(\d{1,10}):(\d{1,2}):(\d{1,2})[,.](\d{1,3})$")

@@ -17,9 +17,9 @@ from pathlib import Path
 import click
 
 from chunktui import __version__
-from chunktui.engine.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
-from chunktui.engine.options import CONTEXT_HEADERS
-from chunktui.engine.tokens import DEFAULT_BUDGET
+from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
+from chunktui.engine.core.options import CONTEXT_HEADERS
+from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
@@ -190,7 +190,7 @@ def open_command(path, profile):
     if path is not None and not path.is_file() and not path.is_dir():
         raise DocumentError(path, "not a regular file (a pipe, socket or device)")
     if path is not None and path.is_file():
-        from chunktui.engine.documents import check_text_file
+        from chunktui.engine.readers.documents import check_text_file
 
         check_text_file(path)  # a binary file is refused here, before the screen takes over
     if profile is not None:
@@ -263,11 +263,11 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         warn_line(f"skipped {s.path}: {s.reason}")
     facts = None
     if facts_path is not None:
-        from chunktui.engine.facts import load_phrases
+        from chunktui.engine.analysis.facts import load_phrases
 
         facts = load_phrases(facts_path)
     if workers is not None or resume:
-        from chunktui.cli_parallel import run_parallel
+        from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:
             raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
@@ -325,7 +325,7 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
     (or None): one reading for every command that takes strategy flags and `--profile`. Bad flags
     fail here, before any file is read (auto's depend on each file's type)."""
     from chunktui.engine import get_strategy
-    from chunktui.engine.tokens import DEFAULT_TOKENIZER
+    from chunktui.engine.core.tokens import DEFAULT_TOKENIZER
 
     prof = None
     if profile is not None:
@@ -355,10 +355,10 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
     from chunktui.formats.export import check_target, export_chunkset
-    from chunktui.formats.plan import plan_lines, plural, result_line
+    from chunktui.cli.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
     from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli_quality import facts_lines, quality_line
+    from chunktui.cli.quality import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -452,7 +452,7 @@ def _common_root(folders) -> Path:
 @click.option("--full", is_flag=True, help="Show the whole sample chunk: every line, at full width.")
 def inspect(file, sample, full):
     """Summarise a saved chunks.yaml, manifest.json or export folder: sizes, histogram, duplicates, a sample chunk."""
-    from chunktui.formats.inspect import inspect_file, summary_lines
+    from chunktui.cli.inspect import inspect_file, summary_lines
 
     click.echo("\n".join(summary_lines(inspect_file(file), sample, full)))
 
@@ -530,7 +530,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from chunktui.cli_quality import parse_strategies, run_sweep, sweep_output
+    from chunktui.cli.quality import parse_strategies, run_sweep, sweep_output
 
     rank_by = rank_by or ("recall" if queries_path is not None else "score")
     if rank_by != "score" and queries_path is None:
@@ -568,18 +568,18 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @CONTEXT_HEADER
 def compare(file, profile_a, profile_b, budget, as_json, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
-    from chunktui.cli_quality import compare_lines
+    from chunktui.cli.quality import compare_lines
 
     click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
 
 
-from chunktui.cli_eval import eval_command  # imported last: it builds on the names above
+from chunktui.cli.eval import eval_command  # imported last: it builds on the names above
 
 cli.add_command(eval_command)
-from chunktui.cli_serve import serve_command
+from chunktui.cli.serve import serve_command
 
 cli.add_command(serve_command)
-from chunktui.cli_search import search_command
+from chunktui.cli.search import search_command
 
 cli.add_command(search_command)
 
@@ -588,6 +588,3 @@ def main(argv=None):
     """Console script entry point."""
     return cli.main(args=argv, prog_name="chunktui")
 
-
-if __name__ == "__main__":
-    main()

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .documents import Document, decode_bytes
-from .errors import DocumentError
+from ..core.errors import DocumentError
 
 FOLDER_SEPARATOR = "From chunktui-eml-folder "  # + relative path: one line before each file
 _HEADER_LINE = re.compile(r"^[\x21-\x39\x3b-\x7e]+:")

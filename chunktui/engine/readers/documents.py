@@ -15,7 +15,7 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import DocumentError
+from ..core.errors import DocumentError
 
 BINARY_PROBE = 8192
 # Files that only steer a run (a profile, a --facts list) are small; a bigger one is a mistake,
@@ -268,7 +268,7 @@ def _refusal(info: os.stat_result, limit: int | None, what: str) -> str | None:
 def check_text_file(path) -> None:
     """Refuse a binary file from its first block, without reading the rest (a PDF or DOCX is
     binary by nature: its reader judges it)."""
-    from .readers import reader_for
+    from . import reader_for
 
     if reader_for(path) is not None:
         return
@@ -286,7 +286,7 @@ def load_document(path, kind: str | None = None, language: str | None = None, *,
     are those readers' options (`html`: "main" or "whole", `password` for a PDF)."""
     p = Path(path)
     data = read_file_bytes(p)
-    from .readers import extracted_document, reader_for
+    from . import extracted_document, reader_for
 
     if reader_for(p) is not None and kind in (None, "markdown"):
         return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from .model import Chunk, ChunkSet
+from ..core.model import Chunk, ChunkSet
 
 
 @dataclass(frozen=True)

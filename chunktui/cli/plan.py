@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .records import display_path, folder_display, printable_path
+from chunktui.formats.records import display_path, folder_display, printable_path
 
 MAX_GAPS_SHOWN = 5
 

@@ -46,10 +46,10 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from .documents import Document
-from .model import ChunkSet
-from .stats import percentile
-from .tokens import DEFAULT_BUDGET
+from ..readers.documents import Document
+from ..core.model import ChunkSet
+from ..core.stats import percentile
+from ..core.tokens import DEFAULT_BUDGET
 
 DEFAULT_MIN_TOKENS = 16
 
@@ -233,10 +233,10 @@ def scan_structure(doc: Document) -> Structure:
 
 def _parsed_entities(doc: Document) -> list[tuple[int, int, str]] | None:
     """Leaf-like definitions (not classes, modules...) from a tree-sitter parse; None without a grammar."""
-    from .code.entities import extract
-    from .code.languages import detect_language
-    from .code.parse import parse
-    from .errors import ChunktuiError
+    from ..strategies.code.entities import extract
+    from ..strategies.code.languages import detect_language
+    from ..strategies.code.parse import parse
+    from ..core.errors import ChunktuiError
 
     try:
         defs, _ = extract(parse(doc, detect_language(doc.path, doc.language)))
@@ -285,8 +285,8 @@ def _requested_overlap(cs: ChunkSet) -> tuple[int, str, bool] | None:
     the strategy's max_size unit; a count of something we cannot measure (overlap_emails)
     gives that word as the unit ("emails"), and then only the presence of overlap is judged.
     """
-    from .errors import ChunktuiError
-    from .strategies import get_strategy
+    from ..core.errors import ChunktuiError
+    from ..strategies import get_strategy
 
     try:
         strat = get_strategy(cs.strategy)
@@ -487,7 +487,7 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
     if requested is None:
         return
     want, unit, at_most = requested
-    from .tokens import get_counter
+    from ..core.tokens import get_counter
 
     measurable = unit in ("chars", "bytes", "lines", "tokens")
     counter = get_counter(cs.tokenizer if unit == "tokens" else unit if measurable else "chars")

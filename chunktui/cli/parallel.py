@@ -26,8 +26,8 @@ import click
 
 from chunktui import __version__
 from chunktui.formats.discover import INDEX_NAME
-from chunktui.cli import EXIT_BAD_INPUT, EXIT_OK, warn_line
-from chunktui.engine.errors import ChunktuiError
+from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, warn_line
+from chunktui.engine.core.errors import ChunktuiError
 
 EXIT_INTERRUPTED = 130
 
@@ -241,7 +241,7 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
 def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
             seconds: float, workers: int) -> int:
     """The run's last lines and exit code: 2 when a file failed, 130 when Ctrl-C stopped it."""
-    from chunktui.formats.plan import plural
+    from chunktui.cli.plan import plural
     from chunktui.formats.records import folder_display
 
     ran = [files[key] for key, _ in todo if key in files]

@@ -14,13 +14,13 @@ from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
-from .documents import Document
-from .errors import Cancelled, ChunktuiError, ParamError
+from ..readers.documents import Document
+from ..core.errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
 from .retrieval import TOKEN_BUDGET, chunks_key, evaluate_retrieval
-from .run import chunk_document
-from .strategies import get_strategy, parse_int
-from .tokens import DEFAULT_TOKENIZER
+from ..run import chunk_document
+from ..strategies import get_strategy, parse_int
+from ..core.tokens import DEFAULT_TOKENIZER
 
 DEFAULT_WORKERS = 2
 IN_PROCESS_BELOW = 4  # cells; fewer than this run without a pool
@@ -130,7 +130,7 @@ def cell_params(strategy: str, size, overlap) -> dict:
 def resolve_strategies(doc: Document, names) -> tuple[list[str], list[str]]:
     """Canonical names with `auto` replaced by the strategy it picks for `doc` (auto has no size
     or overlap to sweep), and notes saying so."""
-    from .strategies.auto import pick_strategy
+    from ..strategies.auto import pick_strategy
 
     out, notes = [], []
     for name in names:

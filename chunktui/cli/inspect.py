@@ -11,13 +11,13 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chunktui.engine.documents import read_file_bytes
-from chunktui.engine.errors import DocumentError
-from chunktui.engine.stats import percentile, text_histogram
+from chunktui.engine.readers.documents import read_file_bytes
+from chunktui.engine.core.errors import DocumentError
+from chunktui.engine.core.stats import percentile, text_histogram
 
-from .manifest import MANIFEST_NAME
-from .store import load_chunkset
-from .yamlio import read_yaml
+from chunktui.formats.manifest import MANIFEST_NAME
+from chunktui.formats.store import load_chunkset
+from chunktui.formats.yamlio import read_yaml
 
 SAMPLE_LINES = 20
 SAMPLE_WIDTH = 200  # a minified line is cut here unless --full
@@ -140,7 +140,7 @@ def _manifest_texts(folder: Path, data: dict) -> dict[str, str]:
 
 def _source_texts(data: dict) -> dict[str, str]:
     """Chunk texts by id cut from the manifest's source file, if it is still there with the same sha256."""
-    from chunktui.engine.documents import load_document
+    from chunktui.engine.readers.documents import load_document
 
     source = data.get("source")
     try:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import ChunktuiError
-from .model import ChunkSet, Stats
+from ..core.errors import ChunktuiError
+from ..core.model import ChunkSet, Stats
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, Quality, assess, scan_structure
 
 

@@ -1,6 +1,6 @@
 """What `chunktui sweep`, `chunktui compare`, `chunk --facts` and the dry-run quality line print.
 
-Kept apart from cli.py so the click wiring there stays thin; nothing here imports
+Kept apart from commands.py so the click wiring there stays thin; nothing here imports
 textual, and rich only for the sweep's progress bar on stderr.
 """
 
@@ -10,20 +10,20 @@ import csv
 import io
 import json
 
-from chunktui.engine.errors import ChunktuiError, ParamError
+from chunktui.engine.core.errors import ChunktuiError, ParamError
 
 SHOWN_LINES = 12  # boundary lines listed per side in `compare`
 
 
 def quality_line(cs, budget: int) -> str:
     """The dry-run plan's quality line: score, warning flag counts, flagged share, spread."""
-    from chunktui.engine.quality import assess
+    from chunktui.engine.analysis.quality import assess
 
     return f"  quality    {assess(cs, budget).summary()}"
 
 
 def facts_lines(cs, phrases) -> list[str]:
-    from chunktui.engine.facts import check_facts
+    from chunktui.engine.analysis.facts import check_facts
 
     return [f.line() for f in check_facts(cs, phrases)]
 
@@ -47,14 +47,14 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
     """Load the document, check the grid and run it; bad input raises a ChunktuiError. With
     `queries` = (a queries file, retrieve tokens), each cell also gets recall and IoU."""
     from chunktui.engine import get_strategy, load_document
-    from chunktui.engine.sweep import parse_range, resolve_strategies, sweep
+    from chunktui.engine.analysis.sweep import parse_range, resolve_strategies, sweep
 
     sizes = parse_range(size_spec, "size") if size_spec else [None]
     overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
     doc = load_document(path)
     queries_path, retrieve_tokens = queries
     if queries_path is not None:
-        from chunktui.engine.retrieval import load_queries
+        from chunktui.engine.analysis.retrieval import load_queries
 
         queries = load_queries(queries_path, doc.text)
     else:
@@ -102,7 +102,7 @@ RANK_NOTES = {
 def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
     """The sweep as JSON (`{"cells": [...]}`), CSV (flag_<name> columns) or an aligned table;
     ranked by `rank_by` (best first) unless that is the score, which keeps the grid order."""
-    from chunktui.engine.quality import FLAG_NAMES
+    from chunktui.engine.analysis.quality import FLAG_NAMES
 
     rows = _cells_with_defaults(result)
     retrieval = "recall" in rows[0]
@@ -153,8 +153,8 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
     """Run both profiles on the document and describe where their boundaries differ;
     `context_header`, when given, is both runs' (else each profile's)."""
     from chunktui.engine import chunk_document, load_document
-    from chunktui.engine.compare import compare
-    from chunktui.engine.quality import FLAG_NAMES
+    from chunktui.engine.analysis.compare import compare
+    from chunktui.engine.analysis.quality import FLAG_NAMES
     from chunktui.formats.profiles import load_profile
 
     pa, pb = load_profile(profile_a), load_profile(profile_b)

@@ -2,7 +2,7 @@
 
 textual-serve runs a shell command per browser tab, so the app is started as `python -m
 chunktui open FILE` in a child process with the interpreter and working directory of this one
-(exports land where they would in a terminal). Registered by cli.py (`cli.add_command`).
+(exports land where they would in a terminal). Registered by commands.py (`cli.add_command`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from chunktui.engine.errors import ChunktuiError, DocumentError
+from chunktui.engine.core.errors import ChunktuiError, DocumentError
 
 
 @click.command("serve")
@@ -59,7 +59,7 @@ def check_path(path: Path) -> None:
     if not path.is_file() and not path.is_dir():
         raise DocumentError(path, "not a regular file (a pipe, socket or device)")
     if path.is_file():
-        from chunktui.engine.documents import check_text_file
+        from chunktui.engine.readers.documents import check_text_file
 
         check_text_file(path)
 

@@ -15,11 +15,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 
 from .options import CONTEXT_HEADERS
-from .documents import Document
+if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
+    from ..readers.documents import Document
 
 
 _FRESH = object()  # Span's metadata default: a new dict per span, as field(default_factory=dict) gives
