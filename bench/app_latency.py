@@ -31,6 +31,7 @@ from bench.corpus import SIZES, corpus
 from bench.system import store_app_results
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import StatsPanel
+from chunktui.ui.compat import send_to_driver
 
 TICK = 0.010
 
@@ -104,7 +105,7 @@ async def measure(path: Path, steps: int, debounce: float, strategy: str | None)
             # the process to look idle, and that polling shares the loop being measured
             key = events.Key("right_square_bracket", "]")
             key.set_sender(app)
-            app._driver.send_message(key)
+            send_to_driver(app, key)
             while app.chunkset is before or not shown:  # the press, the debounce, the worker, the redraw
                 await asyncio.sleep(0.001)
             await app.wait_idle()

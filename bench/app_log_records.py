@@ -32,6 +32,7 @@ from textual.widgets import Select
 from bench.app_latency import StallMeter
 from chunktui.engine.core.token_index import cached_index
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.compat import send_to_driver
 
 async def rechunk(app, meter, change):
     '''Apply `change`, wait for the new chunk set and an idle app: (seconds, longest stall).'''
@@ -48,7 +49,7 @@ async def rechunk(app, meter, change):
 def press(app, key, char):
     event = events.Key(key, char)
     event.set_sender(app)
-    app._driver.send_message(event)
+    send_to_driver(app, event)
 
 async def main(path, at_once):
     app = ChunktuiApp(path=path)

@@ -9,6 +9,11 @@ The corpus is ~6 MB of real text: the standard library's top-level modules and t
 documentation shipped in installed packages (bench/corpus.py's `docs`). The issue measured
 Node and Rust docs as well; they are not on this machine.
 
+Folder runs: a folder of 200 files of about 1 KB (whole lines of the corpus, in order) against one
+file holding the same text, both chunked into their own output folders: what each further file of
+the folder costs is set against a 1 KB file's whole process, which is what it would cost if the
+fixed costs (imports, vocabulary, encoder) were paid per file.
+
 The peers run in `BENCH_PEER_PYTHON` (default: this interpreter), which needs
 langchain-text-splitters and tiktoken (the `bench` extra). They load cl100k_base with
 `tiktoken.get_encoding`, from tiktoken's own cache folder filled beforehand with the copy
@@ -83,6 +88,8 @@ TARGETS = [
     ("`chunktui --version`", "chunktui --version", None, 0.150),
     ("`chunktui chunk` on a 1 KB file", "chunktui chunk 1 KB file", None, 0.350),
 ]
+FOLDER_FILES = 200  # folder runs: this many ~1 KB files against one file holding the same text
+FOLDER_SHARE = 0.1  # each further file may cost at most this share of a 1 KB file's whole process
 
 
 def build_corpus(folder: Path) -> Path:
@@ -113,6 +120,25 @@ def tiktoken_cache(folder: Path) -> Path:
     return cache
 
 
+def build_folder(folder: Path, doc: Path) -> tuple[Path, Path]:
+    """FOLDER_FILES files of whole lines, each just over 1 KB, cut in order from the corpus, and one
+    file holding the same text: the folder run pays once per file what the one file pays once."""
+    lines = doc.read_text(encoding="utf-8").splitlines(keepends=True)
+    small = folder / "small-files"
+    small.mkdir()
+    texts, pos = [], 0
+    while len(texts) < FOLDER_FILES:
+        start, size = pos, 0
+        while size < 1024:
+            size, pos = size + len(lines[pos]), pos + 1
+        texts.append("".join(lines[start:pos]))
+    for i, text in enumerate(texts):
+        (small / f"doc{i:03d}.md").write_text(text, encoding="utf-8")
+    whole = folder / "same-text.md"
+    whole.write_text("".join(texts), encoding="utf-8")
+    return small, whole
+
+
 def chunktui_from(root: Path | None) -> list[str]:
     """The command line run from `root`'s chunktui (ahead of the working directory), or this one's."""
     if root is None:
@@ -123,6 +149,11 @@ def chunktui_from(root: Path | None) -> list[str]:
 
 def commands(folder: Path, doc: Path, small: Path, peer: str, baseline: Path | None) -> dict[str, list[str]]:
     cmds = _commands(folder, doc, small, peer, CHUNKTUI)
+    files, whole = build_folder(folder, doc)
+    chunk = [*CHUNKTUI, "chunk", "-s", "recursive", "--format", "jsonl", "--force"]
+    cmds[f"chunktui folder of {FOLDER_FILES} files"] = [*chunk, "-o", str(folder / "out-folder"), str(files)]
+    cmds[f"chunktui one file, same {whole.stat().st_size // 1000} KB"] = [*chunk, "-o", str(folder / "out-whole"),
+                                                                         str(whole)]
     if baseline is not None:
         old = _commands(folder, doc, small, peer, chunktui_from(baseline))
         cmds.update({f"{name} (baseline)": argv for name, argv in old.items() if name.startswith("chunktui")})
@@ -203,7 +234,21 @@ def judged(run: dict) -> list[tuple[str, str, bool]]:
             ratio = wall[num] / wall[den]
             cpu_ratio = cpu[num] / cpu[den] if cpu else float("nan")
             rows.append((what, f"{ratio:.2f}x wall, {cpu_ratio:.2f}x CPU (at most {most}x)", ratio <= most))
-    return rows
+    return rows + _folder_target(wall, cpu)
+
+
+def _folder_target(wall: dict, cpu: dict) -> list[tuple[str, str, bool]]:
+    """Each file of a folder run beyond the first, against a 1 KB file's whole process: were the fixed
+    costs (imports, vocabulary, encoder) paid per file, a further file would cost about as much."""
+    folder = next((n for n in wall if n.startswith("chunktui folder of ")), None)
+    whole = next((n for n in wall if n.startswith("chunktui one file, same ")), None)
+    if folder is None or whole is None:
+        return []
+    extra = [(t[folder] - t[whole]) / (FOLDER_FILES - 1) for t in (wall, cpu)]
+    share = [e / t["chunktui chunk 1 KB file"] for e, t in zip(extra, (wall, cpu))]
+    return [(f"folder runs: each of {FOLDER_FILES} files beyond the first vs a 1 KB file's whole process",
+             f"{extra[0] * 1000:.1f} ms wall ({share[0]:.3f}x), {extra[1] * 1000:.1f} ms CPU ({share[1]:.3f}x) "
+             f"(at most {FOLDER_SHARE}x)", share[0] <= FOLDER_SHARE)]
 
 
 def _cell(run: dict, name: str) -> str:

@@ -19,7 +19,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.strategies.code.languages import EXTENSIONS
+from chunktui.engine.code.languages import EXTENSIONS
 from chunktui.engine.core.errors import ChunktuiError
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from chunktui.engine import Document, chunk_document
-from chunktui.engine.strategies.code.languages import detect_language, load_grammar
+from chunktui.engine.code.languages import detect_language, load_grammar
 from chunktui.engine.strategies import Context, get_strategy
 
 ROOT = Path(__file__).parent.parent

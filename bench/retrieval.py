@@ -1,22 +1,37 @@
 """Retrieval evaluation speed: one configuration over 1 MB of real docs with 100 questions,
-against the chunking of that document (target: evaluation at most 3x the chunking).
+against the chunking of that document (target: evaluation at most 3x the chunking), and a
+20-configuration sweep with those questions against 20 single evaluations.
 
-    python -m bench.retrieval [--size 1m] [--strategy recursive] [--questions 100] [--repeat 3]
+    python -m bench.retrieval [--size 1m] [--strategy recursive] [--questions 100] [--repeat 3] [--sweep]
 
 The evaluation time covers what `chunktui eval` adds to a chunking: the embedded texts' token
-counts, the FTS5 index, 100 searches and every metric. The questions are synthetic
-(`auto_queries`, seed 0): they are here for their cost, not their scores.
+counts, the FTS5 index, 100 searches and every metric. The chunking is timed two ways: first
+(token index cleared, as `chunktui eval FILE` chunks a file it has not seen, and as BENCHMARKS.md's
+chunking tables count it) and again (the token index kept, as a sweep or the app re-chunks).
+`--sweep` also times `sweep` over 20 configurations (sizes 200-2000 by 200, overlap 0 and 100) with
+the questions, in-process (one worker, so CPU is compared with CPU; and in the default 2 worker
+processes, the wall time a user waits), against 20x the single
+configuration's re-chunk + evaluation, the same sweep without questions, and the sweep's 20 cells
+evaluated one by one (what the questions would cost with no sharing between cells). The questions are
+synthetic (`auto_queries`, seed 0): they are here for their cost, not their scores. Everything in
+one process, taking turns; medians.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 
 from chunktui.engine import Document, chunk_document
-from chunktui.engine.analysis.retrieval import auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.analysis.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.analysis.sweep import plan_grid, sweep
+from chunktui.engine.core import token_index
 
 from .corpus import SIZES, corpus
-from .timing import median_time, timed
+from .timing import timed
+
+SWEEP_SIZES = list(range(200, 2001, 200))
+SWEEP_OVERLAPS = [0, 100]
 
 
 def main() -> None:
@@ -25,24 +40,66 @@ def main() -> None:
     ap.add_argument("--strategy", default="recursive")
     ap.add_argument("--questions", type=int, default=100)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--sweep", action="store_true", help="also time a 20-configuration sweep with the questions")
     args = ap.parse_args()
     text = corpus("docs", SIZES[args.size])
-    doc = Document.from_text(text, path="corpus.md")
     queries = auto_queries(text, args.questions)
-    chunking = median_time(lambda: chunk_document(doc, args.strategy), args.repeat)
+    doc = Document.from_text(text, path="corpus.md")
     cs = chunk_document(doc, args.strategy)
+    times: dict[str, list[float]] = {}
+
+    def run(name, fn):
+        seconds, out = timed(fn)
+        times.setdefault(name, []).append(seconds)
+        return out
+
+    def first_chunking():
+        token_index.clear_cache()
+        return chunk_document(Document.from_text(text, path="corpus.md"), args.strategy)
 
     def evaluate():
         return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks))
 
-    evaluation = median_time(evaluate, args.repeat)
-    report = timed(evaluate)[1]
+    def grid(with_queries: bool, workers: int = 1):
+        return sweep(doc, [args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS, workers=workers,
+                     queries=queries if with_queries else None)
+
+    def grid_evaluations():
+        """The sweep's own cells evaluated one by one, as 20 `chunktui eval` runs would (re-chunk
+        untimed): what the sweep's retrieval columns cost without any sharing."""
+        total = 0.0
+        for _, _, _, params in plan_grid([args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS)[0]:
+            cell = chunk_document(doc, args.strategy, params)
+            total += timed(lambda: evaluate_retrieval(cell, queries, ks=(1,), budget=TOKEN_BUDGET))[0]
+        return total
+
+    for _ in range(args.repeat):
+        run("first chunking", first_chunking)
+        run("re-chunking", lambda: chunk_document(doc, args.strategy))
+        report = run("evaluation", evaluate)
+        if args.sweep:
+            cells = run("sweep with questions", lambda: grid(True)).cells
+            run("sweep without questions", lambda: grid(False))
+            run("sweep with questions, 2 workers", lambda: grid(True, workers=2))
+            times.setdefault("grid evaluations", []).append(grid_evaluations())
+    t = {name: statistics.median(v) for name, v in times.items()}
     means = report.means()
     print(f"{args.strategy} on {len(text) / 1e6:.2f} MB docs, {len(cs.chunks):,} chunks, {len(queries)} synthetic "
-          f"questions: chunking {chunking * 1000:.0f} ms, evaluation {evaluation * 1000:.0f} ms "
-          f"(median of {args.repeat})")
-    print(f"ratio evaluation/chunking: {evaluation / chunking:.2f} (target <= 3); "
-          f"recall@5 {means['recall@5']:.3f}, recall@1000 tokens {means['recall@budget']:.3f}")
+          f"questions, median of {args.repeat}: first chunking {t['first chunking'] * 1000:.0f} ms, re-chunking "
+          f"{t['re-chunking'] * 1000:.0f} ms, evaluation {t['evaluation'] * 1000:.0f} ms")
+    print(f"ratio evaluation/first chunking: {t['evaluation'] / t['first chunking']:.2f}, evaluation/re-chunking: "
+          f"{t['evaluation'] / t['re-chunking']:.2f} (target <= 3); recall@5 {means['recall@5']:.3f}, "
+          f"recall@1000 tokens {means['recall@budget']:.3f}")
+    if args.sweep:
+        single = t["re-chunking"] + t["evaluation"]
+        print(f"sweep of {len(cells)} configurations, one worker: with questions {t['sweep with questions']:.2f} s, "
+              f"without {t['sweep without questions']:.2f} s; 20 x (re-chunking + evaluation) {20 * single:.2f} s; "
+              f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1)")
+        added = t["sweep with questions"] - t["sweep without questions"]
+        print(f"what the questions add to the sweep {added:.2f} s, against its {len(cells)} cells evaluated one by one "
+              f"{t['grid evaluations']:.2f} s (ratio {added / t['grid evaluations']:.2f}); the sweep with questions in "
+              f"2 worker processes (the default) {t['sweep with questions, 2 workers']:.2f} s wall "
+              f"(ratio {t['sweep with questions, 2 workers'] / (20 * single):.2f})")
 
 
 if __name__ == "__main__":

@@ -79,8 +79,9 @@ def placed_chunks(pairs, text: str):
         if start is None or text[start:start + len(chunk_text)] != chunk_text:
             misplaced += 1
             continue
+        tokens = count(chunk_text)
         chunks.append(SimpleNamespace(start=start, end=start + len(chunk_text), text=chunk_text, context_text=None,
-                                      tokens=count(chunk_text)))
+                                      tokens=tokens, embed_text=chunk_text, embed_tokens=tokens))
     return chunks, misplaced
 
 

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 
 import chunktui
 from chunktui.engine import Chunk, ChunkSet, Document
-from chunktui.engine.strategies.code.languages import UnsupportedLanguageError, detect_language
+from chunktui.engine.code.languages import UnsupportedLanguageError, detect_language
 from chunktui.engine.core.derived import forget
 from chunktui.engine.readers.documents import decode_bytes, read_file_bytes
 from chunktui.engine.core.errors import ChunkingError

@@ -1,11 +1,15 @@
-"""Session-wide test settings."""
+"""Session-wide test settings, and the fixtures several test modules use."""
 
 import gc
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
+from pytest_textual_snapshot import SVGImageExtension
+
+from support.cli import SENTINEL
 
 # chunktui caches parsed vocabularies in the user cache folder; tests keep theirs apart
 _CACHE_HOME = tempfile.mkdtemp(prefix="chunktui-test-cache-")
@@ -28,3 +32,31 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if item.path.name.startswith("test_ui_"):
             item.add_marker(pytest.mark.ui)
+
+
+SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
+
+
+class RootSnapshots(SVGImageExtension):
+    """pytest-textual-snapshot's SVG format, stored flat in snapshots/ instead of tests/__snapshots__/."""
+
+    @classmethod
+    def dirname(cls, *, test_location) -> str:
+        return str(SNAPSHOT_DIR)
+
+
+@pytest.fixture
+def svg_snapshot(snapshot, monkeypatch):
+    """The snapshot, taken from the checkout's root: a code chunk's embedded text names its file as
+    given, so samples are opened by a path relative to the root, the same in every clone."""
+    monkeypatch.chdir(SNAPSHOT_DIR.parent)
+    return snapshot.use_extension(RootSnapshots)
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A fresh working folder, the current one while the test runs, checked afterwards for the
+    file a YAML tag would create if YAML were loaded unsafely (modules may override it)."""
+    monkeypatch.chdir(tmp_path)
+    yield tmp_path
+    assert not (tmp_path / SENTINEL).exists(), "a YAML tag ran a command"

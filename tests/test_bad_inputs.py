@@ -19,18 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, load_document
 from chunktui.engine.core.errors import ChunkingError, ChunktuiError, DocumentError
 from chunktui.formats.profiles import save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset
-from test_properties import check_invariants
+from support.cli import SENTINEL, assert_clean_error
+from support.cli import run as invoke
+from support.invariants import check_invariants
 
 STRATEGIES = all_strategies()
 LONG_LINE_BYTES = 20_000_000 if os.environ.get("CHUNKTUI_SLOW") else 2_000_000
-SENTINEL = "pwned-sentinel"  # a file the !!python/object payload would create if YAML were loaded unsafely
 
 
 def png() -> bytes:
@@ -156,13 +155,6 @@ def make(case: Case, tmp: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def work(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    yield tmp_path
-    assert not (tmp_path / SENTINEL).exists(), "a YAML tag ran a command"
-
-
 # --------------------------------------------------------------------------- engine
 
 
@@ -223,19 +215,6 @@ def test_every_strategy_small_chunks(case, strategy, work):
 
 
 # --------------------------------------------------------------------------- CLI
-
-
-def invoke(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def assert_clean_error(code, out, err, path):
-    assert code == 2, (code, out, err)
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("chunktui: error: "), err
-    assert str(path) in lines[0] or path.name in lines[0], lines[0]
-    assert "Traceback" not in out + err
 
 
 def chunk_expectation(case: Case) -> str:

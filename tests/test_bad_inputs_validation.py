@@ -12,15 +12,13 @@ from pathlib import Path
 
 import pytest
 
-import test_bad_inputs as catalogue
 from chunktui.engine import all_strategies, chunk_document, get_strategy, load_document
 from chunktui.engine.core.errors import DocumentError, ParamError
 from chunktui.formats.profiles import load_profile, save_profile
 from chunktui.formats.store import load_chunkset, save_chunkset
-from test_bad_inputs import assert_clean_error, invoke
-from test_properties import check_invariants
-
-work = catalogue.work  # the catalogue's fixture: a fresh working folder, checked for YAML-run commands
+from support.cli import assert_clean_error
+from support.cli import run as invoke
+from support.invariants import check_invariants
 
 
 class Hung(BaseException):

@@ -14,22 +14,9 @@ from click.testing import CliRunner
 from chunktui.cli.commands import cli
 from chunktui.engine import all_strategies, chunk_document, get_counter, load_document
 from chunktui.formats.profiles import save_profile
+from support.cli import assert_one_line_error, run
 
 DOC = "".join(f"line {i} of the doc\n" for i in range(1, 31))  # 30 lines
-
-
-def run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-def assert_one_line_error(code, err, *needles):
-    assert code == 2
-    lines = err.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("chunktui: error: "), err
-    assert "Traceback" not in err
-    for needle in needles:
-        assert needle in lines[0], (needle, lines[0])
 
 
 @pytest.fixture
@@ -493,3 +480,28 @@ def test_a_profiles_budget_is_used_unless_budget_is_given(tmp_path):
     assert "50-token budget" in used.stderr + used.stdout
     given = runner.invoke(cli, ["chunk", src, "--profile", str(profile), "--dry-run", "--budget", "2000"])
     assert "50-token budget" not in given.stderr + given.stdout and given.exit_code == 0
+
+
+def test_a_run_naming_one_strategy_parses_as_with_every_strategys_flags(work):
+    """`-s NAME` gets NAME's flags alone (its module alone is imported); each is the flag the full
+    set has, and a flag of another strategy is the error it always was, not click's 'no such option'."""
+    from chunktui.cli.commands import EVERY_STRATEGY, _strategy_flags, chunk
+
+    fixed = [p for p in chunk.params if not p.name.startswith("strategy_param__")]
+    every = {p.name: p for p in _strategy_flags(fixed, EVERY_STRATEGY)}
+    for strat in all_strategies():
+        if strat.name == "auto":
+            continue
+        for option in _strategy_flags(fixed, strat.name):
+            same = every[option.name]
+            assert (option.opts, option.secondary_opts, option.is_flag) == (same.opts, same.secondary_opts,
+                                                                            same.is_flag), (strat.name, option.name)
+    code, _, err = run("chunk", "doc.md", "-s", "recursive", "--max-char", "300")
+    assert_one_line_error(code, err, "--max-char", "not a parameter of strategy 'recursive'")
+    for form in (["-s", "lines"], ["-slines"], ["--strategy=lines"]):
+        code, out, err = run("chunk", "doc.md", *form, "--size", "3", "--overlap", "1", "-o", "out", "--force")
+        assert code == 0 and "using lines" in out, err
+    code, _, err = run("chunk", "doc.md", "--max-char", "0")  # auto: parsed again with every flag
+    assert_one_line_error(code, err, "--max-char")
+    code, _, err = run("chunk", "doc.md", "--no-such-flag")
+    assert_one_line_error(code, err, "No such option '--no-such-flag'")

@@ -1,6 +1,7 @@
 """`chunktui eval`: the metrics table, per-query JSON a reader can recompute, and bad input."""
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -145,3 +146,24 @@ def test_a_queries_fifo_is_refused_not_waited_on(tmp_path):
     os.mkfifo(fifo)
     code, out, err = run("eval", GUIDE, "--queries", str(fifo))
     assert code == 2 and err.startswith("chunktui: error: ") and err.count("\n") == 1
+
+
+def test_the_app_reads_its_questions_before_the_screen_takes_over(monkeypatch, tmp_path):
+    """`chunktui FILE --queries Q`: a bad queries file, or questions without one document to be
+    about, is one error line and exit 2, and the app never starts; good ones reach the app."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
+    bad = tmp_path / "q.jsonl"
+    bad.write_text('{"question": "where", "references": [{"start_index": 8000, "end_index": 9000}]}\n')
+    code, out, err = run(GUIDE, "--queries", str(bad))
+    assert code == 2 and out == "" and started == []
+    assert err.splitlines() == [f"chunktui: error: {bad}: query 1 ('where'): reference 1: offsets 8000..9000 "
+                                "lie outside the file (0..8396 characters) or are empty"]
+    code, _, err = run("sample_docs", "--auto-queries", "5")
+    assert code == 2 and started == [] and err.splitlines() == [
+        "chunktui: error: --auto-queries: the questions are about one document; give its path"]
+    code, _, err = run(GUIDE, "--queries", GUIDE_Q, "--auto-queries", "5")
+    assert code == 2 and started == [] and len(err.splitlines()) == 1
+    assert run(GUIDE, "--queries", GUIDE_Q)[0] == 0
+    assert run(GUIDE, "--auto-queries", "7")[0] == 0
+    assert [(kw["queries"], kw["auto_queries"]) for kw in started] == [(Path(GUIDE_Q), None), (None, 7)]

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from chunktui.cli.commands import cli
-from test_cli import assert_one_line_error
+from support.cli import assert_one_line_error
 
 
 def run(*args):

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import Document, chunk_document, load_document
-from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
-from chunktui.engine.strategies.code.chunker import CodeChunker
-from chunktui.engine.strategies.code.parse import parse
+from chunktui.engine.code.languages import UnsupportedLanguageError
+from chunktui.engine.code.chunker import CodeChunker
+from chunktui.engine.code.parse import parse
 from chunktui.engine.strategies import Context
 
 ROOT = Path(__file__).parent.parent

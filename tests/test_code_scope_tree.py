@@ -7,6 +7,7 @@ from rich.console import Console
 
 from chunktui.engine import chunk_document, load_document
 from chunktui.ui.widgets.scope_tree import build_scope_nodes, scope_panel
+from chunktui.ui.compat import notifications
 
 ROOT = Path(__file__).parent.parent
 
@@ -50,6 +51,6 @@ def test_app_falls_back_to_semantic_for_a_file_without_grammar():
             await app.wait_idle()
             await pilot.pause()
             assert app.chunkset is not None and app.chunkset.strategy == "semantic"
-            assert any("No code grammar" in (n.title or "") for n in app._notifications)
+            assert any("No code grammar" in (n.title or "") for n in notifications(app))
 
     asyncio.run(go())

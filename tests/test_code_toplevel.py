@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.strategies.code.chunker import CodeChunker
+from chunktui.engine.code.chunker import CodeChunker
 from chunktui.engine.strategies import Context
 
 ROOT = Path(__file__).parent.parent

@@ -8,6 +8,7 @@ signals it there and checks the target and what is left beside it.
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import json
 import os
@@ -234,7 +235,7 @@ def test_a_file_system_that_cannot_exchange_falls_back_to_two_renames(work, monk
     renames = []
     real_rename = export_mod.os.rename
     monkeypatch.setattr(export_mod, "_renameat2", lambda *args: -1)
-    monkeypatch.setattr(export_mod.ctypes, "get_errno", lambda: err)
+    monkeypatch.setattr(ctypes, "get_errno", lambda: err)
     monkeypatch.setattr(export_mod.os, "rename", lambda a, b: renames.append(Path(b).suffix) or real_rename(a, b))
     result = run("chunk", "guide.md", "-s", "lines", "-f", "text", "-o", "out", "--force")
     assert result.exit_code == 0, result.stderr
@@ -245,7 +246,7 @@ def test_a_file_system_that_cannot_exchange_falls_back_to_two_renames(work, monk
 def test_an_exchange_that_fails_otherwise_keeps_the_earlier_export(work, monkeypatch):
     before = earlier_export()
     monkeypatch.setattr(export_mod, "_renameat2", lambda *args: -1)
-    monkeypatch.setattr(export_mod.ctypes, "get_errno", lambda: errno.EACCES)
+    monkeypatch.setattr(ctypes, "get_errno", lambda: errno.EACCES)
     line = one_error_line(run("chunk", "guide.md", "-s", "lines", "-o", "out", "--force"))
     assert "Permission denied" in line and "earlier output kept" in line
     assert snapshot(Path("out")) == before and leftovers(work) == []

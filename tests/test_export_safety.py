@@ -166,3 +166,90 @@ def test_unwritable_output_folder_is_one_clear_error(work, monkeypatch):
     assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1
     assert "locked/out" in result.stderr and "Permission denied" in result.stderr
     assert not Path("locked/out").exists()
+
+
+# --- the check from the bytes hashed while writing (issue 20) ----------------------------------
+
+def change_a_chunk_on_disk(folder: Path) -> None:
+    path = next(p for p in sorted(folder.iterdir()) if b"gamma" in p.read_bytes())
+    path.write_bytes(path.read_bytes().replace(b"gamma", b"GAMMA", 1))
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl"])
+def test_a_chunk_file_changed_on_disk_after_writing_fails_and_keeps_the_earlier_output(work, monkeypatch, fmt):
+    before = earlier_export(fmt)
+    patch_writer(monkeypatch, fmt, change_a_chunk_on_disk)
+    with pytest.raises(ExportError) as err:
+        export_chunkset(chunkset(), "out", fmt, force=True)
+    name = {"json": "chunks.json", "jsonl": "chunks.jsonl"}.get(fmt, "chunk-0")
+    assert "verification failed" in str(err.value) and name in str(err.value)
+    assert snapshot(Path("out")) == before
+    assert leftovers(work) == []
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl"])
+def test_json_jsonl_and_text_exports_are_checked_from_their_bytes_not_parsed_again(work, monkeypatch, fmt):
+    def parse_back(*args):
+        raise AssertionError("the export was parsed again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(export_mod, "verify_export", parse_back)
+        result = export_chunkset(chunkset(), "out", fmt)
+    files = [f["file"].rsplit("/", 1)[-1] for f in json.loads(result.manifest_path.read_text())["chunks"]]
+    assert verify_export(result.out_dir, fmt, files) is None  # what is on disk is what the manifest says
+
+
+def test_a_chunk_file_written_wrong_is_caught_by_its_hash_against_the_manifest(work, monkeypatch):
+    """A text export's file is its chunk's text: the bytes hashed while writing must be the manifest's
+    sha256, so a writer that writes the wrong text (and hashes what it wrote) is caught."""
+
+    def wrong_text(cs, folder):
+        names = export_mod.Written()
+        for c in cs.chunks:
+            with export_mod.HashedFile(folder / f"{c.id}.txt", names.sha256) as fh:
+                fh.write(c.text.replace("gamma", "GAMMA").encode("utf-8"))
+            names.append(f"{c.id}.txt")
+        return names
+
+    monkeypatch.setitem(export_mod.WRITERS, "text", wrong_text)
+    first = next(c for c in chunkset().chunks if "gamma" in c.text)
+    with pytest.raises(ExportError, match=f"verification failed.*{first.id} in {first.id}.txt does not match"):
+        export_chunkset(chunkset(), "out", "text")
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+def test_a_manifest_changed_on_disk_after_writing_is_caught(work, monkeypatch):
+    real = export_mod._disk_differs
+
+    def change_the_manifest(folder, digests):
+        manifest = folder / "manifest.json"
+        manifest.write_bytes(manifest.read_bytes().replace(b'"chunk-0002"', b'"chunk-0009"', 1))
+        return real(folder, digests)
+
+    monkeypatch.setattr(export_mod, "_disk_differs", change_the_manifest)
+    with pytest.raises(ExportError, match="verification failed.*manifest.json on disk is not what was written"):
+        export_chunkset(chunkset(), "out", "jsonl")
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "jsonl"])
+def test_a_text_holding_a_lone_surrogate_is_one_clear_error(work, fmt):
+    """A Document made from a str may hold one (an API caller decoding with surrogateescape); UTF-8
+    cannot hold it, and orjson refuses it with a TypeError of its own: both are one error."""
+    doc = load_document("doc.md")
+    odd = type(doc).from_text(TEXT.replace("beta", "b\udce9ta"), path="doc.md")
+    cs = chunk_document(odd, "lines", {"size": 3, "overlap": 1})
+    with pytest.raises(ExportError, match="cannot write a chunk as UTF-8 .*surrogates not allowed"):
+        export_chunkset(cs, "out", fmt)
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+@pytest.mark.parametrize("absolute", [False, True])
+def test_the_manifest_names_each_chunk_file_as_display_path_does(work, absolute):
+    from chunktui.formats.records import display_path
+
+    out = (work.parent / "elsewhere") if absolute else Path("out")  # outside the working folder: shown whole
+    result = export_chunkset(chunkset(), out, "text")
+    shown = [c["file"] for c in json.loads(result.manifest_path.read_text())["chunks"]]
+    assert shown == [display_path(out / f"{c.id}.txt") for c in chunkset().chunks]
+    assert shown[0] == (f"{out.as_posix()}/chunk-0001.txt" if absolute else "out/chunk-0001.txt")

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from chunktui.engine import Document, all_strategies, chunk_document, load_document
 from chunktui.engine.core.errors import ChunktuiError
-from test_properties import FRAGMENTS, check_invariants, long_run_texts
+from support.invariants import FRAGMENTS, check_invariants, long_run_texts
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
 settings.register_profile("chunktui-test", max_examples=8, deadline=None, derandomize=True,

@@ -8,8 +8,6 @@ strategy, 50 KB over 300 s, 80 KB of DNA 87 s.
 
 from __future__ import annotations
 
-import base64
-import random
 import subprocess
 import sys
 import textwrap
@@ -23,28 +21,12 @@ from chunktui.engine import Document, chunk_document
 from chunktui.engine.core import token_index
 from chunktui.engine.core.token_index import TokenIndex
 from chunktui.engine.core.tokens import get_encoding
+from support.long_runs import KINDS, long_run
 
 ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ("cl100k_base", "o200k_base")
 
 
-def long_run(kind: str, n: int) -> str:
-    """n characters of one kind of run, the same on every call."""
-    rng = random.Random(n)
-    if kind == "letter":
-        return "a" * n
-    if kind == "dna":
-        return ("ACGT" * (n // 4 + 1))[:n]
-    if kind == "cjk":
-        return "".join(chr(rng.randint(0x4E00, 0x9FA5)) for _ in range(n))
-    if kind == "digits":
-        return "".join(rng.choice("0123456789") for _ in range(n))
-    if kind == "base64":
-        return base64.b64encode(rng.randbytes(n))[:n].decode()
-    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(n))  # one huge word
-
-
-KINDS = ("letter", "dna", "cjk", "digits", "base64", "word")
 
 
 def test_200_kb_runs_are_chunked_well_inside_a_generous_bound():
@@ -58,7 +40,7 @@ def test_200_kb_runs_are_chunked_well_inside_a_generous_bound():
         import sys
         sys.path.insert(0, {str(ROOT)!r})
         sys.path.insert(0, {str(Path(__file__).parent)!r})
-        from test_long_runs import KINDS, long_run
+        from support.long_runs import KINDS, long_run
         from chunktui.engine import Document, chunk_document
         for kind in KINDS:
             doc = Document.from_text(long_run(kind, 200_000), path="run.txt")

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from test_cli import run
+from support.cli import run
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.readers import NO_TEXT_LAYER
 from chunktui.engine.readers.pdf import PAGE_SEPARATOR

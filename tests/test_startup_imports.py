@@ -4,6 +4,7 @@ the user waits for (issue 20's targets: `--version` in 150 ms, a 1 KB file in 35
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,11 @@ ROOT = Path(__file__).resolve().parent.parent
 # the libraries a recursive chunking of markdown to JSONL has no use for (rich: no progress bar is
 # drawn without a terminal; the PDF, HTML and DOCX readers), and the app's
 HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
-         "pypdfium2", "trafilatura", "docx", "lxml")
+         "pypdfium2", "trafilatura", "docx", "lxml", "pyarrow")
+# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
+# renameat2 swap (ctypes, which imports subprocess), `serve` (socket)
+UNUSED_BY_CHUNK = ("sqlite3", "chunktui.formats.sqlite", "chunktui.formats.parquet", "ctypes", "subprocess",
+                   "socket")
 # the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
 ENGINE = ("chunktui.engine.readers.documents", "chunktui.engine.core.model", "chunktui.engine.run",
           "chunktui.engine.strategies", "chunktui.engine.core.token_index", "chunktui.engine.readers.mail",
@@ -42,10 +47,53 @@ def test_chunking_markdown_with_recursive_imports_no_parser_it_does_not_use(tmp_
     out, modules = loaded_after(["chunk", "x.md", "-s", "recursive", "-f", "jsonl", "-o", "out"], tmp_path)
     assert "into 1 chunk" in out
     assert (tmp_path / "out" / "chunks.jsonl").is_file()
-    assert _hits(modules, HEAVY) == []
+    assert _hits(modules, HEAVY + UNUSED_BY_CHUNK) == []
+
+
+STRATEGIES = "chunktui.engine.strategies"
+
+
+def strategy_modules(modules: set[str]) -> list[str]:
+    return sorted(m for m in modules if m.startswith(STRATEGIES + "."))
+
+
+def imported_by(*names: str) -> set[str]:
+    """The modules importing `names` imports, in a fresh interpreter."""
+    code = f"import sys\nimport {', '.join(names)}\nprint(' '.join(sys.modules))"
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    return set(proc.stdout.split())
+
+
+def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
+    """Each strategy module compiles its patterns on import; `-s recursive` needs its own alone."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    _, modules = loaded_after(["chunk", "x.md", "-s", "recursive", "--size", "300", "-f", "jsonl", "-o", "out"],
+                              tmp_path)
+    assert strategy_modules(modules) == strategy_modules(imported_by(f"{STRATEGIES}.recursive"))
 
 
 def test_version_imports_neither_the_engine_nor_the_commands_libraries(tmp_path):
     out, modules = loaded_after(["--version"], tmp_path)
     assert out.startswith("chunktui, version ")
-    assert _hits(modules, ENGINE + HEAVY) == []
+    assert _hits(modules, ENGINE + HEAVY + ("socket", "ctypes", "sqlite3", "traceback", "click")) == []
+
+
+def test_version_without_click_says_what_clicks_version_option_says(tmp_path):
+    from click.testing import CliRunner
+
+    from chunktui.cli.commands import cli
+
+    out, _ = loaded_after(["--version"], tmp_path)
+    assert out == CliRunner().invoke(cli, ["--version"]).stdout
+
+
+def test_auto_imports_the_strategy_it_picks_and_no_other(tmp_path):
+    """Without -s and without strategy flags, the flags of no strategy are needed to parse the line."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    out, modules = loaded_after(["chunk", "x.md", "-f", "jsonl", "-o", "out"], tmp_path)
+    picked = re.search(r"using (\S+)\.", out).group(1).replace("-", "_")
+    expected = strategy_modules(imported_by(f"{STRATEGIES}.auto", f"{STRATEGIES}.{picked}"))
+    assert strategy_modules(modules) == expected
+    assert len(expected) < 8  # of the seventeen strategies' modules and their helpers

@@ -15,8 +15,9 @@ from textual.widgets import Input, Select
 from chunktui.engine import all_strategies
 from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.compat import notifications
 from chunktui.ui.widgets.stats_panel import stats_text
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
+from support.ui import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
 
 
 @run
@@ -33,7 +34,7 @@ async def test_each_kind_of_sample_opens_with_the_engines_chunks():
             assert app.chunkset is not None and app.chunkset.chunks, path.name
             assert_screen_matches_engine(app)
             assert app.selected == 0 and app.view.first_visible_line == 1
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in notifications(app) if n.severity == "error"]
 
 
 @run
@@ -138,7 +139,7 @@ async def test_engine_error_becomes_a_notification_not_a_crash():
         await app.run_action("strategy('cues')")  # a markdown guide is not a subtitle file
         await settle(pilot)
         assert app.is_running
-        errors = [n for n in app._notifications if n.severity == "error"]
+        errors = [n for n in notifications(app) if n.severity == "error"]
         assert errors and errors[-1].title == "Chunking failed"
         assert app.chunkset is shown
 
@@ -238,7 +239,7 @@ async def test_s_steps_through_the_strategies_that_can_read_the_document(name):
             seen.append(app.controls.strategy_name)
             assert app.chunkset.strategy == seen[-1]
         assert sorted(seen) == sorted(readable) and seen[-1] == "lines"  # each once, then round to the start
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in notifications(app) if n.severity == "error"]
 
 
 @run
@@ -304,7 +305,7 @@ async def test_a_failure_of_the_previous_document_that_arrives_after_another_ope
         app.on_chunking_failed(ChunkingFailed(app.generation, old, "size: must be at least 1", "size"))
         await settle(pilot)
         assert app.doc.name == "essay.txt" and app.chunkset.document is app.doc
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in notifications(app) if n.severity == "error"]
         assert_screen_matches_engine(app)
 
 
@@ -315,7 +316,7 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     import asyncio
 
     from chunktui.engine import ChunkingError
-    from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
+    from chunktui.engine.code.languages import UnsupportedLanguageError
 
     def failing(doc, strategy, params, **kwargs):
         raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \
@@ -325,7 +326,7 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     app = ChunktuiApp(path=SAMPLES / "inventory.py", strategy="code", debounce=FAST)
     async with app.run_test(size=SIZE) as pilot:
         await asyncio.wait_for(settle(pilot), timeout=20)
-        messages = [str(n.message) for n in app._notifications]
+        messages = [str(n.message) for n in notifications(app)]
         assert any("no grammar" in m for m in messages) and any("semantic: cannot read this" in m for m in messages)
 
 

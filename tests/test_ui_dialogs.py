@@ -13,7 +13,8 @@ from chunktui.ui.commands import ChunktuiCommands
 from chunktui.ui.screens.export import ExportScreen
 from chunktui.ui.screens.help import HelpScreen
 from chunktui.ui.screens.picker import FilePickerScreen
-from test_ui_support import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, settle
+from chunktui.ui.compat import notifications, select_options
+from support.ui import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, settle
 
 
 @run
@@ -61,7 +62,7 @@ async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
         await pilot.pause()
         dialog = app.screen
         assert isinstance(dialog, ExportScreen)
-        assert [o for o in writer_names()] == [str(v) for _, v in dialog.query_one("#export-format")._options]
+        assert [o for o in writer_names()] == [str(v) for _, v in select_options(dialog.query_one("#export-format"))]
         dialog.query_one("#export-format", Select).value = "json"
         dialog.query_one("#export-dir", Input).value = str(out)
         await pilot.click("#export-go")
@@ -69,7 +70,7 @@ async def test_export_dialog_writes_files_and_names_the_manifest(tmp_path):
         await pilot.pause()
         assert not isinstance(app.screen, ExportScreen)
         assert (out / "manifest.json").is_file() and (out / "chunks.json").is_file()
-        assert any(str(out / "manifest.json") in n.message for n in app._notifications)
+        assert any(str(out / "manifest.json") in n.message for n in notifications(app))
 
         # a second export into the now non-empty folder is refused in the dialog, then allowed with overwrite
         await pilot.press("e")

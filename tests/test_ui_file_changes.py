@@ -9,7 +9,8 @@ from textual.widgets import Input, Select, Switch
 
 from chunktui.formats.profiles import load_profile
 from chunktui.ui.screens.export import ExportScreen
-from test_ui_support import SAMPLES, opened, run, set_input, settle
+from chunktui.ui.compat import notifications
+from support.ui import SAMPLES, opened, run, set_input, settle
 
 
 def assert_rechunked(app, original, size):
@@ -64,6 +65,6 @@ async def test_changed_then_deleted_file_still_rechunks_and_exports(tmp_path):
         app.screen.query_one("#profile-path", Input).value = str(tmp_path / "p.yaml")
         await pilot.click("#profile-save")
         await pilot.pause()
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in notifications(app) if n.severity == "error"]
     profile = load_profile(tmp_path / "p.yaml")
     assert profile.strategy == "lines" and profile.params["size"] == 7

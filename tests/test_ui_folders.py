@@ -8,7 +8,7 @@ import shutil
 from textual.widgets import OptionList
 
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SAMPLES, SIZE, run, settle
+from support.ui import FAST, SAMPLES, SIZE, run, settle
 
 
 @run

@@ -11,8 +11,7 @@ from textual.widgets import Input, Select, Switch
 from chunktui.engine.core.model import Stats
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import stats_text
-from test_ui_snapshots import svg_snapshot  # noqa: F401  (fixture)
-from test_ui_support import FAST, SAMPLES, run, settle
+from support.ui import FAST, SAMPLES, run, settle
 
 SIZES = [(80, 24), (120, 40), (200, 50)]
 

@@ -12,7 +12,7 @@ from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.cue_times import cue_panel, duration
 from chunktui.ui.widgets.gaps import gaps_panel
 from chunktui.ui.widgets.thread_tree import thread_panel
-from test_ui_support import SAMPLES, opened, run, settle
+from support.ui import SAMPLES, opened, run, settle
 
 
 def detail_lines(app: ChunktuiApp) -> list[str]:

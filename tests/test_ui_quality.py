@@ -34,7 +34,7 @@ def run(test):
 
 async def settle(pilot, screen=None) -> None:
     """Chunking shown, then the quality (or the screen's) worker done and its message handled."""
-    for _ in range(4):  # a change travels through several messages, one pause a hop (see test_ui_support)
+    for _ in range(4):  # a change travels through several messages, one pause a hop (see support/ui.py)
         await pilot.pause()
     await pilot.app.wait_idle()
     await pilot.app.workers.wait_for_complete()

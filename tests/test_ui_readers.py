@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from test_ui_support import opened, run, settle
+from support.ui import opened, run, settle
 
 PDF = Path(__file__).parent / "fixtures" / "docs" / "columns.pdf"
 

@@ -8,30 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from pytest_textual_snapshot import SVGImageExtension
-
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import FAST, SIZE, run, settle
-
-SNAPSHOT_DIR = Path(__file__).resolve().parent.parent / "snapshots"
-
-
-class RootSnapshots(SVGImageExtension):
-    """pytest-textual-snapshot's SVG format, stored flat in snapshots/ instead of tests/__snapshots__/."""
-
-    @classmethod
-    def dirname(cls, *, test_location) -> str:
-        return str(SNAPSHOT_DIR)
-
-
-@pytest.fixture
-def svg_snapshot(snapshot, monkeypatch):
-    """The snapshot, taken from the checkout's root: a code chunk's embedded text names its file as
-    given, so samples are opened by a path relative to the root, the same in every clone."""
-    monkeypatch.chdir(SNAPSHOT_DIR.parent)
-    return snapshot.use_extension(RootSnapshots)
-
+from support.ui import FAST, SIZE, run, settle
 
 SAMPLES = Path("sample_docs")  # relative: see svg_snapshot
 
@@ -75,3 +53,37 @@ async def test_export_dialog(svg_snapshot):
 async def test_help_screen(svg_snapshot):
     app = ChunktuiApp(path=SAMPLES / "notes.md", strategy="markdown", debounce=FAST)
     assert svg_snapshot == await screenshot(app, "question_mark")
+
+
+async def query_pane_screenshot(size: tuple[int, int]) -> str:
+    """guide.md with its hand-written questions at k=1: the ninth is asked from the pane's list; its
+    top chunk (starred) holds three quarters of its answer, drawn retrieved, and misses the rest,
+    drawn missed; the stats carry recall and IoU."""
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 400, "chunk_overlap": 0},
+                      debounce=FAST, queries=SAMPLES / "queries" / "guide.jsonl")
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await pilot.press("slash")
+        k = app.query_one("#query-k")
+        k.value = "1"
+        k.focus()
+        await pilot.pause()
+        await pilot.press("enter")
+        await settle(pilot)
+        app.query_one("#query-list").focus()
+        await pilot.press(*["down"] * 8, "enter")
+        await pilot.pause(0.3)  # the question's debounce
+        await settle(pilot)
+        app.clear_notifications()
+        await pilot.pause()
+        return app.export_screenshot(title="chunktui")
+
+
+@run
+async def test_query_pane(svg_snapshot):
+    assert svg_snapshot == await query_pane_screenshot(SIZE)
+
+
+@run
+async def test_query_pane_80x24(svg_snapshot):
+    assert svg_snapshot == await query_pane_screenshot((80, 24))

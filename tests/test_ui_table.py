@@ -7,7 +7,7 @@ import pytest
 from chunktui.engine import Document, Span, build_chunkset
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets import chunk_table
-from test_ui_support import FAST, SAMPLES, SIZE, engine_result, opened, run, settle
+from support.ui import FAST, SAMPLES, SIZE, engine_result, opened, run, settle
 
 
 def row_text(table, row: int) -> str:

@@ -8,7 +8,8 @@ import zipfile
 from textual.widgets import Input
 
 from chunktui.ui.app import ChunktuiApp
-from test_ui_support import SAMPLES, opened, run
+from chunktui.ui.compat import notifications
+from support.ui import SAMPLES, opened, run
 
 
 async def export_to(app, pilot, out) -> None:
@@ -39,7 +40,7 @@ async def test_an_export_in_the_browser_is_delivered_as_a_zip_of_its_folder(tmp_
             assert names == sorted(f"inventory-py/{p.relative_to(out).as_posix()}" for p in out.rglob("*")
                                    if p.is_file())
             assert archive.read("inventory-py/manifest.json") == (out / "manifest.json").read_bytes()
-        assert any("inventory-py.zip" in n.message for n in app._notifications)
+        assert any("inventory-py.zip" in n.message for n in notifications(app))
 
 
 @run

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import sys
-import traceback
 from pathlib import Path
 
 import click
@@ -91,6 +90,8 @@ class ChunktuiGroup(click.Group):
             fail_line(str(exc))
             code = EXIT_BAD_INPUT
         except Exception as exc:  # a bug: keep the traceback for the report
+            import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
+
             traceback.print_exc()
             click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
             code = EXIT_INTERNAL
@@ -100,24 +101,70 @@ class ChunktuiGroup(click.Group):
 
 
 class StrategyParamsCommand(click.Command):
-    """A command whose strategy flags are generated, on first use, from every registered strategy's spec."""
+    """A command whose strategy flags are generated from the strategies' specs, on first use.
 
-    _generated = False
+    A command line is parsed first with the flags of the one strategy it names (`-s recursive`), or
+    with none when it names none, so no other strategy module is imported (auto then imports the one
+    it picks); --help, and a command line with a flag that set lacks (parsed again, so that a flag
+    of another strategy is the error it always was), get every registered strategy's.
+    """
 
-    def get_params(self, ctx):
-        if not self._generated:
-            self._generated = True
-            taken = {opt for p in self.params for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
-            self.params += strategy_options(taken)
-        return super().get_params(ctx)
+    def parse_args(self, ctx, args):
+        fixed = [p for p in self.params if not p.name.startswith(PARAM_DEST)]
+        if not any(arg in ("-h", "--help") for arg in args):
+            self.params = fixed + _strategy_flags(fixed, sole_strategy(args))
+            try:
+                return super().parse_args(ctx, list(args))  # the parser consumes the list it is given
+            except click.NoSuchOption:
+                pass
+        self.params = fixed + _strategy_flags(fixed, EVERY_STRATEGY)
+        return super().parse_args(ctx, args)
 
 
-def strategy_options(taken: set[str]) -> list[click.Option]:
-    """One flag per distinct parameter name across all strategies (`--min-char`, `--prefix/--no-prefix`)."""
-    from chunktui.engine import all_strategies
+EVERY_STRATEGY = "*"
+_flag_sets: dict[tuple, list[click.Option]] = {}
 
+
+def _strategy_flags(fixed: list, strategy: str | None) -> list[click.Option]:
+    """The generated flags beside the `fixed` params: of `strategy`, of none (None), or of every
+    strategy (EVERY_STRATEGY)."""
+    key = (tuple(id(p) for p in fixed), strategy)
+    if key not in _flag_sets:
+        from chunktui.engine import all_strategies, get_strategy
+
+        taken = {opt for p in fixed for opt in (*p.opts, *p.secondary_opts)} | {"-h", "--help"}
+        chosen = all_strategies() if strategy == EVERY_STRATEGY else [get_strategy(strategy)] if strategy else []
+        _flag_sets[key] = strategy_options(taken, chosen)
+    return _flag_sets[key]
+
+
+def sole_strategy(args) -> str | None:
+    """The strategy a command line names with one `-s/--strategy NAME` (not a list, not auto), else None."""
+    from chunktui.engine import UnknownStrategyError, get_strategy
+
+    found = []
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg in ("-s", "--strategy"):
+            found.append(args[i + 1] if i + 1 < len(args) else None)
+        elif arg.startswith("--strategy="):
+            found.append(arg[len("--strategy="):])
+        elif arg.startswith("-s") and not arg.startswith("--"):
+            found.append(arg[2:])
+    if len(found) != 1 or not found[0] or "," in found[0]:
+        return None
+    try:
+        strat = get_strategy(found[0])
+    except UnknownStrategyError:
+        return None
+    return None if strat.name == "auto" else strat.name
+
+
+def strategy_options(taken: set[str], strategies) -> list[click.Option]:
+    """One flag per distinct parameter name across `strategies` (`--min-char`, `--prefix/--no-prefix`)."""
     uses: dict[str, list] = {}
-    for strat in all_strategies():
+    for strat in strategies:
         for param in strat.params:
             uses.setdefault(param.name, []).append((strat.name, param))
     options = []
@@ -180,7 +227,11 @@ def cli():
 @cli.command("open")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
 @click.option("--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile.")
-def open_command(path, profile):
+@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
+              help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.")
+@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
+              help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).")
+def open_command(path, profile, queries_path, auto_n):
     """Open the app on PATH (a document or a chunks.yaml); without PATH, a file picker.
 
     The default command: `chunktui PATH` is `chunktui open PATH`.
@@ -197,7 +248,29 @@ def open_command(path, profile):
         from chunktui.formats.profiles import load_profile
 
         load_profile(profile)  # a bad profile is reported here, before the screen takes over
-    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None)
+    questions = {}
+    if queries_path is not None or auto_n is not None:
+        check_questions(path, queries_path, auto_n)
+        questions = {"queries": queries_path, "auto_queries": auto_n}
+    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None, **questions)
+
+
+def check_questions(path, queries_path, auto_n) -> None:
+    """The app's questions are read here, so that a bad queries file is one line before the screen
+    takes over: they belong to one document (a folder or a saved chunks.yaml has none)."""
+    from chunktui.engine import load_document
+    from chunktui.engine.analysis.retrieval import auto_queries, load_queries
+
+    flag = "--queries" if queries_path is not None else "--auto-queries"
+    if queries_path is not None and auto_n is not None:
+        raise ChunktuiError("--queries: give a queries file or --auto-queries N, not both")
+    if path is None or not path.is_file() or path.name == "chunks.yaml":
+        raise ChunktuiError(f"{flag}: the questions are about one document; give its path")
+    doc = load_document(path)
+    if queries_path is not None:
+        load_queries(queries_path, doc.text)
+    elif not auto_queries(doc.text, 1):
+        raise ChunktuiError(f"--auto-queries: {doc.name} has no sentence of 8 to 60 words to ask about")
 
 
 @cli.command()
@@ -246,9 +319,9 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
     chosen strategy does not have is an error.
     """
     from chunktui.formats.discover import parse_size, plan_jobs
-    from chunktui.formats.export import check_target, recover_interrupted, writer_names
+    from chunktui.formats.export import check_target, has_writer, recover_interrupted, writer_names
 
-    if fmt not in writer_names():
+    if not has_writer(fmt):
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
     strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
@@ -358,7 +431,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     from chunktui.cli.plan import plan_lines, plural, result_line
     from chunktui.formats.records import folder_display
     from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli.quality import facts_lines, quality_line
+    from chunktui.cli.reports import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -530,7 +603,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from chunktui.cli.quality import parse_strategies, run_sweep, sweep_output
+    from chunktui.cli.reports import parse_strategies, run_sweep, sweep_output
 
     rank_by = rank_by or ("recall" if queries_path is not None else "score")
     if rank_by != "score" and queries_path is None:
@@ -568,7 +641,7 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @CONTEXT_HEADER
 def compare(file, profile_a, profile_b, budget, as_json, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
-    from chunktui.cli.quality import compare_lines
+    from chunktui.cli.reports import compare_lines
 
     click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import errno
 import shlex
-import socket
 import sys
 from pathlib import Path
 
@@ -48,6 +47,8 @@ def browser_url(host: str, port: int) -> str:
     browser on another machine to itself, and an IPv6 address needs brackets (textual-serve's own
     default, http://HOST:PORT, gets both wrong)."""
     if host in ("0.0.0.0", "::", ""):
+        import socket
+
         host = socket.gethostname()
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
@@ -66,6 +67,8 @@ def check_path(path: Path) -> None:
 
 def check_listen(host: str, port: int) -> None:
     """Bind once before serving: aiohttp would report an unknown host or a taken port as a traceback."""
+    import socket  # here, not at the top: every command's start would pay 10 ms for it
+
     try:
         family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
     except (socket.gaierror, UnicodeError) as exc:

@@ -82,15 +82,15 @@ def _raw_source_name(path) -> dict:
 
 def _file_display(out_dir: Path):
     """`name -> display_path(out_dir / name)`, resolving `out_dir` against the working folder once:
-    a plain file name below a relative display is joined as a string (15 us a chunk saved)."""
+    a plain file name is joined to the folder's display as a string (15 us a chunk saved, 0.1 s of
+    CPU for 3,500 chunks written under an absolute `-o`)."""
     shown_dir = display_path(out_dir)
-    relative = not Path(shown_dir).is_absolute()
     seps = {"/", os.sep, os.altsep} - {None}
 
     def show(name) -> str:
-        if (relative and isinstance(name, str) and name not in ("", ".", "..")
-                and not any(sep in name for sep in seps)):
-            return name if shown_dir == "." else f"{shown_dir}/{name}"
+        if isinstance(name, str) and name not in ("", ".", "..") and not any(sep in name for sep in seps):
+            name = printable_path(name)
+            return name if shown_dir == "." else f"{shown_dir.rstrip('/')}/{name}"
         return display_path(out_dir / name)
 
     return show

@@ -25,6 +25,7 @@ from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, Param
                       chunk_document, get_strategy, load_document)
 from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
+from .compat import release_work
 from .gc_pacing import GCPacer
 from .prepared import Prepared, prepare
 from .samples import demo_files, demo_params, find_sample_docs
@@ -36,11 +37,12 @@ from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
 from .widgets.stats_panel import StatsPanel
 from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
+from .query_pane import QUERY_BINDINGS, QueryCommands, QueryMixin, QueryPane
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
-from chunktui.engine.strategies.code.languages import UnsupportedLanguageError
+from chunktui.engine.code.languages import UnsupportedLanguageError
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 DEBOUNCE_SECONDS = 0.15
@@ -93,12 +95,12 @@ class ChunkingProgress(Message):
         self.generation, self.fraction = generation, fraction
 
 
-class ChunktuiApp(QualityMixin, App):
+class ChunktuiApp(QualityMixin, QueryMixin, App):
     """Document view in the centre, controls and stats on the left, histogram and chunk table on the right."""
 
     CSS_PATH = "app.tcss"
     TITLE = "chunktui"
-    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands}
+    COMMANDS = App.COMMANDS | {ChunktuiCommands, QualityCommands, QueryCommands}
 
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
@@ -123,6 +125,7 @@ class ChunktuiApp(QualityMixin, App):
         Binding("ctrl+t", "tune", "Tune", id="tune",
                 tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
         *QUALITY_BINDINGS,
+        *QUERY_BINDINGS,
         Binding("z", "toggle_detail", "Zoom", id="toggle_detail",
                 tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)"),
         Binding("less_than_sign", "toggle_pane('left')", "Controls", key_display="<", id="toggle_left",
@@ -138,8 +141,13 @@ class ChunktuiApp(QualityMixin, App):
 
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
-                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS) -> None:
+                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS, queries: str | Path | None = None,
+                 auto_queries: int | None = None) -> None:
+        """`queries` (a queries file) or `auto_queries` (N synthetic questions) are loaded against
+        the first document opened, for the query pane and the stats' recall line."""
         super().__init__()
+        if queries is not None or auto_queries is not None:
+            self.pending_questions = str(queries) if queries is not None else str(auto_queries)
         self.start_path = Path(path) if path else None
         self.demo = demo
         self.budget = budget or DEFAULT_BUDGET  # else the profile's, when it saved one
@@ -198,6 +206,7 @@ class ChunktuiApp(QualityMixin, App):
                     yield Static("no document", id="status")
                 yield DocumentView(id="doc")
                 yield ChunkDetail(id="detail")
+                yield QueryPane(id="query-pane")
             with Vertical(id="right"):
                 yield FlaggedHistogram(id="histogram")
                 yield ChunkTable(id="table")
@@ -356,6 +365,7 @@ class ChunktuiApp(QualityMixin, App):
         self.chunkset, self.selected, self._launched = None, None, None
         self.view.set_document(doc)
         self._show_chunkset(None)
+        self.questions_for(doc)
         self.controls.disabled = False
         if not self.demo:
             self._set_banner("")
@@ -394,6 +404,7 @@ class ChunktuiApp(QualityMixin, App):
         self.review, self.mode = loaded, "review"
         self.doc = cs.document
         self.view.set_document(cs.document)
+        self.questions_for(cs.document)
         self.controls.disabled = True
         self._cancel_pending()
         if cs.strategy in {s.name for s in all_strategies()}:
@@ -419,10 +430,10 @@ class ChunktuiApp(QualityMixin, App):
         worker's ChunkSet: every chunk's text) go now.
         A Textual worker and its task's context refer to each other, so without this the old chunking
         lives until a full collection, which then frees 30,000 objects at once (40-60 ms at 10 MB).
-        `_work` is Textual's (pinned) private field; a finished worker never reads it again."""
+        `_work` is Textual's (pinned) private field, set through ui/compat.py."""
         self.gc_pacer.note_activity()
         if event.state in (WorkerState.SUCCESS, WorkerState.ERROR):
-            event.worker._work = None
+            release_work(event.worker)
 
     def on_quality_ready(self, message) -> None:
         """Runs before QualityMixin's handler (Textual calls the handler of each class in the MRO)."""
@@ -620,6 +631,7 @@ class ChunktuiApp(QualityMixin, App):
         self.chunkset, self.prepared, self._starts_of = cs, prepared, None
         self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
         self.query_one("#stats", StatsPanel).show(prepared.stats_at(self.budget) if cs is not None else None)
+        self.retrieve_for(cs)  # recall and IoU follow the stats as soon as they are measured
         self._update_status()
         if cs is None:
             self._drawing = None
@@ -880,7 +892,7 @@ class ChunktuiApp(QualityMixin, App):
         palette = Binding("ctrl+p", "command_palette", "Palette", id="palette",
                           tooltip="Every strategy and every action, searchable")
         groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS),
-                  ("chunk table", ChunkTable.BINDINGS)]
+                  ("chunk table", ChunkTable.BINDINGS), ("query pane", QueryPane.BINDINGS)]
         self.push_screen(HelpScreen(groups))
 
     def action_export(self) -> None:

@@ -57,7 +57,7 @@ class QualityCommands(ActionCommands):
 
 
 class QualityMixin:
-    """Mixed into ChunktuiApp; expects its chunkset, selected, budget, doc, controls and select_chunk."""
+    """Mixed into ChunktuiApp; expects its chunkset, selected, budget, doc, controls, queries and select_chunk."""
 
     quality: Quality | None = None
     fact_phrases: tuple[str, ...] = ()
@@ -139,7 +139,8 @@ class QualityMixin:
                 await self.controls.build_fields(choice["strategy"], choice["params"])
                 self.refresh_bindings()
 
-        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header), apply)
+        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header,
+                                     queries=self.queries), apply)
 
     def action_compare(self) -> None:
         from .screens.compare import CompareScreen

@@ -233,9 +233,9 @@ def scan_structure(doc: Document) -> Structure:
 
 def _parsed_entities(doc: Document) -> list[tuple[int, int, str]] | None:
     """Leaf-like definitions (not classes, modules...) from a tree-sitter parse; None without a grammar."""
-    from ..strategies.code.entities import extract
-    from ..strategies.code.languages import detect_language
-    from ..strategies.code.parse import parse
+    from ..code.entities import extract
+    from ..code.languages import detect_language
+    from ..code.parse import parse
     from ..core.errors import ChunktuiError
 
     try:

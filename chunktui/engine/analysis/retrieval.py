@@ -14,8 +14,10 @@ The default retriever is SQLite's FTS5 ranked by its `bm25()`, from the standard
 dependency, a C tokenizer with Porter stemming, and an index that a later SQLite export can
 share. A pure-Python BM25 (an inverted index of Counter-ed words) was tried and was no
 faster on 1 MB: splitting the words in Python cost more than FTS5's whole insert, and adding
-up the postings of common words about as much as `bm25()`. Neither meets the target of an
-evaluation within 3x the chunking (bench/retrieval.py; figures in docs/retrieval.md).
+up the postings of common words about as much as `bm25()`. BM25 summed in Python from FTS5's own
+counts (the same doubles) was 1.2-1.3x slower, and bm25s 1.8x slower with another ranking. An
+evaluation costs under half a first chunking of the same 1 MB, but 5-15x a re-chunk
+(bench/retrieval.py; figures in docs/retrieval.md).
 """
 
 from __future__ import annotations

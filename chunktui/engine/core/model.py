@@ -13,6 +13,7 @@ import weakref
 from bisect import bisect_left, bisect_right
 from collections import deque
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
 from typing import TYPE_CHECKING, Any
@@ -436,8 +437,10 @@ def build_chunkset(
     else:
         contexts = contexts or [None] * len(texts)
         metadata = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
-        embed_texts = embedded_texts(doc, texts, contexts, metadata, context_header)
-        embed_counts = [n if e is t else counter.count(e) for e, t, n in zip(embed_texts, texts, token_counts)]
+        heads = context_heads(doc, metadata, context_header, len(texts))
+        embed_texts = [h + (c or t) for h, c, t in zip(heads, contexts, texts)] if heads else \
+            [c or t for c, t in zip(contexts, texts)]
+        embed_counts = _embedded_counts(counter, heads, contexts, embed_texts, texts, token_counts)
     source = _Source(doc)
     chunks = _built_chunks((count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata,
                             contexts or repeat(None), embed_texts, embed_counts), source)
@@ -460,15 +463,61 @@ def embedded_texts(doc: Document, texts: list[str], contexts: list[str | None], 
     makes one (cue text without timings, a row under its header...), else the chunk's text (the
     same string), with the contextual header in front: `title` the file name, `path` the file
     name and where the chunk lives (`guide.md > Install > From source`), then a blank line."""
+    heads = context_heads(doc, metadata, context_header, len(texts))
+    bodies = [c or t for c, t in zip(contexts, texts)]
+    return [h + b for h, b in zip(heads, bodies)] if heads else bodies
+
+
+def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n: int) -> list[str]:
+    """Each of `n` chunks' contextual header with the blank line after it (see `embedded_texts`),
+    or an empty list for `none`."""
     if context_header not in CONTEXT_HEADERS:
         raise ValueError(f"context header {context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
-    bodies = [c or t for c, t in zip(contexts, texts)]
     if context_header == "none":
-        return bodies
+        return []
     title = doc.name or "untitled"
     if context_header == "title":
-        return [f"{title}\n\n{b}" for b in bodies]
-    return [f"{' > '.join((title, *place(m)))}\n\n{b}" for b, m in zip(bodies, metadata)]
+        return [f"{title}\n\n"] * n
+    return [f"{' > '.join((title, *place(m)))}\n\n" for m in metadata]
+
+
+def _embedded_counts(counter, heads: list[str], contexts: list[str | None], embed_texts: list[str],
+                     texts: list[str], token_counts: list[int]) -> list[int]:
+    """Each embedded text's exact count. A chunk's own text (counted already) after a header is
+    the header's count, taken once per distinct header, plus the text's, when the seam between
+    them is an anchor (`seam_anchor`); when the anchor comes later, at a, only the header with
+    text[:a] and text[:a] alone are encoded. Other embedded texts are encoded whole. BPE counts are
+    not additive in general: "\n\n" + "\nx" is not the tokens of "\n\n" and those of "\nx"."""
+    head_counts: dict[str, int] = {}
+    anchor, count = seam_anchor(counter.name), counter.count
+    out = []
+    for head, context, embed, text, n in zip(heads or repeat(""), contexts, embed_texts, texts, token_counts):
+        if embed is text:
+            out.append(n)
+            continue
+        a = anchor(text) if head and not context else None  # embed is head + text
+        if a == 0:
+            if head not in head_counts:
+                head_counts[head] = count(head)
+            out.append(head_counts[head] + n)
+        elif a is not None:
+            out.append(count(head + text[:a]) + n - count(text[:a]))
+        else:
+            out.append(count(embed))
+    return out
+
+
+def seam_anchor(counter_name: str):
+    """`text -> a`: the first place a in a chunk's text where its count splits cleanly after a
+    header (which ends in a line feed), or None. Characters and bytes split anywhere (0); lines at
+    the start of some text; a BPE encoding at its first line-feed anchor (token_index.py)."""
+    if counter_name in ("chars", "bytes"):
+        return lambda text: 0
+    if counter_name == "lines":
+        return lambda text: 0 if text else None
+    from .token_index import first_line_anchor
+
+    return partial(first_line_anchor, counter_name)
 
 
 def place(metadata: Mapping) -> list[str]:

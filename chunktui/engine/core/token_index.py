@@ -53,6 +53,8 @@ from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, is_, not_, rshift, sub
 
+from .compat import core_bpe, mergeable_ranks
+
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
 _CONTINUATION = bytes(range(0x80, 0xC0))
@@ -153,7 +155,7 @@ def _lead_table(name: str, encoding) -> str:
     str.translate table: character k is chr(what token k ends)."""
     table = _lead_tables.get(name)
     if table is None:
-        ranks = encoding._mergeable_ranks
+        ranks = mergeable_ranks(encoding)
         lead = bytearray(max(ranks.values()) + 1)
         for token, rank in ranks.items():
             lead[rank] = len(token.translate(None, _CONTINUATION))
@@ -169,7 +171,7 @@ class TokenIndex:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
         self.name = name
-        self._encode = encoding._core_bpe.encode_ordinary
+        self._encode = core_bpe(encoding).encode_ordinary
         self._encoding = encoding
         self._anchors_in = _ANCHOR_PATTERNS[name].match
         self._fragments: dict[str, int] = {}
@@ -202,7 +204,7 @@ class TokenIndex:
         for 320 ms."""
         self._surrogates = False
         try:
-            data = memoryview(self._encoding._core_bpe.encode_to_tiktoken_buffer(text, set())).cast("B")
+            data = memoryview(core_bpe(self._encoding).encode_to_tiktoken_buffer(text, set())).cast("B")
         except UnicodeEncodeError:
             # surrogates: let tiktoken apply its own replacement, as `count` would
             data = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
@@ -298,7 +300,7 @@ class TokenIndex:
         digits needs no encoding (see _DIGIT_RUN)."""
         one_piece = list(map(bool, map(self._one_piece, fragments)))
         pieces = list(compress(fragments, one_piece))
-        counts = dict(zip(pieces, map(len, map(self._encoding._core_bpe.encode_single_piece, map(str.encode, pieces)))))
+        counts = dict(zip(pieces, map(len, map(core_bpe(self._encoding).encode_single_piece, map(str.encode, pieces)))))
         others = list(compress(fragments, map(not_, one_piece)))
         numbers = list(map(_DIGIT_RUN, others))
         counts.update((digits, (len(digits) + 2) // 3) for digits in compress(others, numbers))
@@ -364,6 +366,20 @@ def _past_pairs(ends: array, text: str) -> array:
     if not joined:
         return ends
     return array(ends.typecode, map(add, ends, map(partial(bisect_left, joined), ends)))
+
+
+# The first place in a text that follows a context header (which ends in a line feed) where the
+# _LINE_FEED rule anchors: its start, as if right after that line feed, or just after a line feed of
+# its own. The tokens of header + text are then those of header + text[:a] and of text[a:], and
+# text[a:] has the tokens of text less those of text[:a]: counting needs no more than text[:a].
+_FIRST_LINE_ANCHOR = {name: re.compile(r"(?:\A|\n)" + pattern[2:]).search for name, pattern in _LINE_FEED.items()}
+
+
+def first_line_anchor(name: str, text: str) -> int | None:
+    """The first anchor of `text` under encoding `name` at its start (read as if a line feed came
+    before it) or after one of its line feeds (see _LINE_FEED); None when it has none."""
+    m = _FIRST_LINE_ANCHOR[name](text)
+    return None if m is None else m.end()
 
 
 def cached_index(text: str, name: str) -> TokenIndex | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from . import Proposal, Strategy, get_strategy, register
 from ..core.errors import ParamError
-from .code.languages import UnsupportedLanguageError
+from ..code.languages import UnsupportedLanguageError
 from ..readers.mail import FOLDER_SEPARATOR
 
 BY_EXTENSION = {

@@ -259,8 +259,8 @@ def _string_rows(doc) -> list[tuple[int, int]] | None:
     """(first, last) 1-based lines after the opening line of every multi-line string or comment
     of `doc`'s syntax tree, or None without a grammar for its language. Only nodes spanning lines
     are opened, so the walk costs about one step a line."""
-    from .code.languages import SPECS
-    from .code.parse import last_row, parse
+    from ..code.languages import SPECS
+    from ..code.parse import last_row, parse
 
     if doc.language not in SPECS:
         return None

@@ -2,7 +2,9 @@
 
 The grid runs in a thread worker (the engine's sweep farms cells out to processes);
 the table colours each score from red to green, and enter on a row dismisses the
-screen with that configuration so the app re-chunks with it.
+screen with that configuration so the app re-chunks with it. With questions loaded in the
+query pane, each cell also gets recall and IoU at the token budget (as `chunktui sweep
+--queries`), and the heat and the star follow recall (`r` switches back to the score).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from chunktui.engine import Cancelled, ChunktuiError, Document, get_strategy
 from chunktui.engine.analysis.quality import FLAG_NAMES
 
 COLUMNS = ("strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score", "flags")
+RETRIEVAL_COLUMNS = ("recall", "iou")  # before the flags, with questions loaded
 
 
 def suggested_sizes(strategy: str, value) -> str:
@@ -91,10 +94,13 @@ class SweepScreen(ModalScreen["dict | None"]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="sweep.close", tooltip="Close without changing the configuration"),
         Binding("ctrl+r", "run", "Run", id="sweep.run", tooltip="Run the grid"),
+        Binding("r", "heat", "Colour by", id="sweep.heat",
+                tooltip="Colour and star the grid by recall or by score (with questions loaded)"),
     ]
 
     def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int,
-                 context_header: str = "none") -> None:
+                 context_header: str = "none", queries=()) -> None:
+        """`queries`: the query pane's questions (retrieval.Query) about `doc`, if any."""
         from chunktui.engine.analysis.sweep import resolve_strategies
 
         super().__init__()
@@ -102,6 +108,8 @@ class SweepScreen(ModalScreen["dict | None"]):
         self.doc, self.strategy = doc, resolved
         self.params = dict(params) if resolved == get_strategy(strategy).name else {}
         self.tokenizer, self.budget, self.context_header = tokenizer, budget, context_header
+        self.queries = tuple(queries)
+        self.heat = "recall" if self.queries else "score"
         self.result = None
         strat = get_strategy(resolved)
         self.sizes = suggested_sizes(strategy, self.params.get(strat.size_param))
@@ -109,7 +117,14 @@ class SweepScreen(ModalScreen["dict | None"]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="sweep-box"):
-            yield Static(f"[b]Sweep [/b]{self.doc.name} · budget {self.budget} tokens · "
+            questions = ""
+            if self.queries:
+                from chunktui.engine.analysis.retrieval import TOKEN_BUDGET
+
+                kind = "synthetic questions" if self.queries[0].synthetic else "questions"
+                questions = (f"recall/IoU of {len(self.queries)} {kind} at {TOKEN_BUDGET:,} retrieved tokens "
+                             "(r: colour by recall or score) · ")
+            yield Static(f"[b]Sweep [/b]{self.doc.name} · budget {self.budget} tokens · {questions}"
                          "enter on a row applies it, escape closes", id="sweep-title")
             with Horizontal(id="sweep-inputs"):
                 yield Label("strategies")
@@ -125,9 +140,13 @@ class SweepScreen(ModalScreen["dict | None"]):
 
     def on_mount(self) -> None:
         table = self.query_one("#sweep-table", DataTable)
-        for name in COLUMNS:
+        for name in self.columns:
             table.add_column(name, key=name)
         self.action_run()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return COLUMNS[:-1] + RETRIEVAL_COLUMNS + COLUMNS[-1:] if self.queries else COLUMNS
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         if event.button.id == "sweep-run":
@@ -164,7 +183,7 @@ class SweepScreen(ModalScreen["dict | None"]):
         try:
             result = sweep(self.doc, names, sizes, overlaps, base_params=self.params, tokenizer=self.tokenizer,
                            budget=self.budget, context_header=self.context_header,
-                           is_cancelled=lambda: worker.is_cancelled,
+                           is_cancelled=lambda: worker.is_cancelled, queries=list(self.queries) or None,
                            progress=lambda done, total: self.post_message(SweepProgress(done, total)))
         except Cancelled:
             return
@@ -184,21 +203,50 @@ class SweepScreen(ModalScreen["dict | None"]):
         self._status(message.error, error=True)
 
     def on_sweep_done(self, message: SweepDone) -> None:
-        self.result = result = message.result
+        self.result = message.result
+        best = self._fill_table()
+        if best is not None:
+            table = self.query_one("#sweep-table", DataTable)
+            table.move_cursor(row=self.result.cells.index(best))
+            table.focus()
+
+    def _fill_table(self):
+        """The cells as rows, the heat column (score, or recall with questions) coloured red to
+        green and its best starred; returns that best cell."""
+        result = self.result
         table = self.query_one("#sweep-table", DataTable)
+        cursor = table.cursor_row
         table.clear()
-        best = result.best()
+        best = result.best(self.heat)
         for i, c in enumerate(result.cells):
             flags = ", ".join(f"{n} {name}" for name in FLAG_NAMES if (n := c.flags[name]))
-            score = Text(f" {c.score:5.1f} " + ("★" if c is best else " "), score_style(c.score))
+            star = "★" if c is best else " "
+            score = Text(f" {c.score:5.1f} " + (star if self.heat == "score" else " "),
+                         score_style(c.score) if self.heat == "score" else "")
+            retrieval = ()
+            if self.queries:
+                recall = Text(f" {c.recall:.3f} " + (star if self.heat == "recall" else " "),
+                              score_style(100 * c.recall) if self.heat == "recall" else "")
+                retrieval = (recall, f"{c.iou:.3f}")
             table.add_row(c.strategy, _cell(c.size), _cell(c.overlap), f"{c.count:,}", f"{c.median_tokens:g}",
-                          f"{c.p95_tokens:g}", f"{c.over_budget_pct:.1f}", score, flags or "-", key=str(i))
+                          f"{c.p95_tokens:g}", f"{c.over_budget_pct:.1f}", score, *retrieval, flags or "-",
+                          key=str(i))
+        if result.cells:
+            table.move_cursor(row=min(cursor, len(result.cells) - 1))
         skipped = f"; {len(result.skipped)} skipped ({result.skipped[0].reason})" if result.skipped else ""
         notes = "".join(f" {n}." for n in result.notes)
-        self._status(f"{len(result.cells)} configurations{skipped}.{notes} ★ best score. Enter applies the highlighted row.")
-        if best is not None:
-            table.move_cursor(row=result.cells.index(best))
-            table.focus()
+        self._status(f"{len(result.cells)} configurations{skipped}.{notes} ★ best {self.heat}. "
+                     "Enter applies the highlighted row.")
+        return best
+
+    def action_heat(self) -> None:
+        """Colour and star the grid by recall or by score (only with questions: without, score it is)."""
+        if not self.queries:
+            self.notify("Load questions in the query pane (/) to colour the grid by recall.", severity="warning")
+            return
+        self.heat = "score" if self.heat == "recall" else "recall"
+        if self.result is not None:
+            self._fill_table()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -23,6 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from chunktui.engine import ChunkSet
+from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
@@ -196,7 +197,7 @@ class ChunkTable(ScrollView, can_focus=True):
     ]
 
     COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--even-row",
-                         "chunk-table--over-budget"}
+                         "chunk-table--over-budget", "chunk-table--ranked"}
 
     DEFAULT_CSS = """
     ChunkTable {
@@ -230,6 +231,10 @@ class ChunkTable(ScrollView, can_focus=True):
             color: $text-error;
             text-style: bold;
         }
+        & > .chunk-table--ranked {
+            color: $text-accent;
+            text-style: bold;
+        }
     }
     """
 
@@ -257,6 +262,7 @@ class ChunkTable(ScrollView, can_focus=True):
         self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
         self._cache: dict[tuple, Strip] = {}
         self._sizes = column_sizes(())
+        self.ranks: dict[int, int] = {}  # chunk index -> its rank for the query pane's question
 
     # -- the DataTable surface the app and tests use ----------------------------------------
 
@@ -294,8 +300,16 @@ class ChunkTable(ScrollView, can_focus=True):
         `column_sizes`, made by the worker (measured here when not given)."""
         self.chunkset, self.budget, self._cursor = chunkset, budget, 0
         self._sizes = sizes if sizes is not None else column_sizes(chunkset.chunks if chunkset is not None else ())
+        self.ranks = {}
         self._measure()
         self.scroll_to(0, 0, animate=False)
+
+    def set_ranks(self, ranks: dict[int, int]) -> None:
+        """Mark the chunks the query pane's question retrieves: `★rank` before the label, in the accent colour."""
+        if ranks != self.ranks:
+            self.ranks = ranks
+            self._cache.clear()
+            self.refresh()
 
     def _measure(self) -> None:
         """Column widths from the chunking's column sizes and the pane's width, and the scroll size."""
@@ -332,7 +346,7 @@ class ChunkTable(ScrollView, can_focus=True):
         reactive asks for the layout that places it."""
         if size != self.virtual_size:
             self.set_reactive(Widget.virtual_size, size)
-            self._scroll_update(size)
+            update_scrollbars(self, size)
 
     # -- cursor -----------------------------------------------------------------------------
 
@@ -387,6 +401,8 @@ class ChunkTable(ScrollView, can_focus=True):
     def _cells(self, chunk) -> tuple[str, str, str, str, str, str]:
         marks = _marks(chunk)
         chunks, i = self.chunkset.chunks, chunk.index
+        if i in self.ranks:
+            marks = f"★{self.ranks[i]} " + marks
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
@@ -430,6 +446,8 @@ class ChunkTable(ScrollView, can_focus=True):
                     for name, width in zip(COLUMNS, self._widths) if width]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
+        if row in self.ranks:
+            style += style_of("chunk-table--ranked", partial=True)
         over = None
         if row == self._cursor:
             style += style_of("chunk-table--cursor")

@@ -75,6 +75,9 @@ class DocumentView(ScrollView, can_focus=True):
         self._number_width = 1
         self._text_width = 0
         self._quiet_cursor = False
+        self.ranks: dict[int, int] = {}  # chunk index -> its rank for the question in the query pane
+        self._marks: list[tuple[int, int, bool]] = []  # reference spans: (start, end, retrieved)
+        self._mark_starts: list[int] = []
 
     # -- data -------------------------------------------------------------------------------
 
@@ -84,6 +87,7 @@ class DocumentView(ScrollView, can_focus=True):
         self.chunkset = None
         self.selected = None
         self._starts, self._max_end, self._gap_starts = [], [], []
+        self.ranks, self._marks, self._mark_starts = {}, [], []
         # a PDF's page breaks: the line each page's text starts on, marked in the gutter
         self._page_lines = {document.line_of(at): n for n, at in enumerate(getattr(document, "page_starts", ()), 1)
                             if n > 1}
@@ -112,8 +116,20 @@ class DocumentView(ScrollView, can_focus=True):
             starts, max_ends = [c.start for c in chunks], list(accumulate((c.end for c in chunks), max))
         self._starts, self._max_end = starts, max_ends
         self._gap_starts = [g.start for g in chunkset.gaps]
+        self.ranks = {}  # positions in the old chunking; the reference marks stay until the new ones come
         if self.selected is not None and self.selected >= len(chunks):
             self.selected = None
+        self._cache.clear()
+        self.refresh()
+
+    def set_retrieval(self, ranks: dict[int, int], marks: list[tuple[int, int, bool]]) -> None:
+        """Draw the query pane's results: `ranks` badges the retrieved chunks in the gutter, and
+        `marks` (sorted, disjoint) colours the questions' reference text green where the
+        current chunking retrieves it and red where it misses."""
+        if ranks == self.ranks and marks == self._marks:
+            return
+        self.ranks, self._marks = ranks, marks
+        self._mark_starts = [m[0] for m in marks]
         self._cache.clear()
         self.refresh()
 
@@ -282,14 +298,33 @@ class DocumentView(ScrollView, can_focus=True):
                 cuts.add(c.start)
             if start < c.end < shown_end:
                 cuts.add(c.end)
+        marks = self._marks_on(start, shown_end)
+        for m_start, m_end, _ in marks:
+            cuts.update(p for p in (m_start, m_end) if start < p < shown_end)
         points = sorted(cuts)
         segments = []
         for a, b in zip(points, points[1:]):
-            segments.append(Segment(display_text(text[a:b]), self._style_at(a, on_line)))
+            style = self._style_at(a, on_line)
+            mark = next((m for m in marks if m[0] <= a < m[1]), None)
+            if mark is not None:
+                style += tints.reference_hit if mark[2] else tints.reference_missed
+            segments.append(Segment(display_text(text[a:b]), style))
         newline_at = end - 1 if end > start and text[end - 1] == "\n" else None
         tail = self._style_at(newline_at, on_line) if newline_at is not None else (
             segments[-1].style if segments else tints.plain)
         return segments, tail
+
+    def _marks_on(self, start: int, end: int) -> list[tuple[int, int, bool]]:
+        """Reference marks intersecting [start, end), by bisect on their starts."""
+        if not self._marks:
+            return []
+        i = max(0, bisect_right(self._mark_starts, start) - 1)
+        found = []
+        while i < len(self._marks) and self._marks[i][0] < end:
+            if self._marks[i][1] > start:
+                found.append(self._marks[i])
+            i += 1
+        return found
 
     def _style_at(self, offset: int, on_line: list[int]) -> Style:
         chunks, tints = self.chunkset.chunks, self.tints
@@ -312,10 +347,13 @@ class DocumentView(ScrollView, can_focus=True):
             first = chunks[starting[0]]
             more = f"+{len(starting) - 1}" if len(starting) > 1 else ""
             label = first.boundary_label or first.boundary_type
-            text = f"#{first.index + 1}{more} {label}"
+            rank = self.ranks.get(first.index)
+            text = f"#{first.index + 1}{more} {f'★{rank} ' if rank else ''}{label}"
             style = tints.marker(first.index)
             if first.index == self.selected:
                 style = tints.for_chunk(first.index, True) + Style(bold=True)
+            elif rank:
+                style = tints.ranked
             return [Segment(_fit(text, MARK_WIDTH), style), Segment(" ", tints.gutter)]
         covering = [i for i in on_line if chunks[i].start <= start < chunks[i].end]
         if not covering:
@@ -330,6 +368,9 @@ class DocumentView(ScrollView, can_focus=True):
             bar = f"{bar}─ page {self._page_lines[line]}"
         style = Style(color=tints.overlap_selected.bgcolor, bold=True) + tints.gutter if len(covering) > 1 \
             else tints.marker(covering[-1])
+        rank = min((self.ranks[i] for i in covering if i in self.ranks), default=None)
+        if rank is not None and line not in self._page_lines:
+            bar, style = f"{bar} ★{rank}", tints.ranked
         return [Segment(_fit(bar, MARK_WIDTH), style), Segment(" ", tints.gutter)]
 
 

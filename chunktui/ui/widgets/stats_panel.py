@@ -58,8 +58,29 @@ class StatsPanel(Static):
     repaints the panel instead of relaying out the whole screen (40-55 ms per result at 1 MB).
     """
 
+    stats_shown: Text | None = None
+    retrieval: Text | None = None  # the line of recall and IoU, when questions are loaded
+
     def show(self, stats: Stats | None) -> None:
-        self.update(stats_text(stats) if stats is not None else Text("no chunks yet", "dim"), layout=False)
+        self.stats_shown = stats_text(stats) if stats is not None else Text("no chunks yet", "dim")
+        self._draw()
+
+    def show_retrieval(self, line: Text | None) -> None:
+        """The retrieval line under the stats (None: no questions loaded). The panel is one line
+        taller while it shows (the `-retrieval` class), a relayout only when questions come or go."""
+        if line is None and self.retrieval is None:
+            return
+        if (line is None) != (self.retrieval is None):
+            self.set_class(line is not None, "-retrieval")
+        self.retrieval = line
+        self._draw()
+
+    def _draw(self) -> None:
+        text = (self.stats_shown or Text("no chunks yet", "dim")).copy()
+        if self.retrieval is not None:
+            text.append("\n")
+            text.append_text(self.retrieval)
+        self.update(text, layout=False)
 
     def progress(self, fraction: float | None, running: bool = True) -> None:
         """`chunking ▰▰▰▱▱▱▱▱▱▱ 30%` in the panel's top border while a re-chunk runs (a border title
@@ -68,5 +89,6 @@ class StatsPanel(Static):
 
     @property
     def plain(self) -> str:
-        content = self.content
+        """The stats as drawn, without the retrieval line (see `retrieval`)."""
+        content = self.stats_shown if self.stats_shown is not None else self.content
         return content.plain if isinstance(content, Text) else str(content)

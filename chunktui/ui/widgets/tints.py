@@ -11,6 +11,8 @@ from textual.color import Color
 CHUNK_HUES = ("#3b82f6", "#f59e0b", "#10b981")
 OVERLAP_HUE = "#e11d48"
 GAP_HUE = "#808080"
+HIT_HUE = "#22c55e"  # reference text the current chunking retrieves (query pane)
+MISSED_HUE = "#ef4444"  # reference text it misses
 TINT = 0.20
 SELECTED_TINT = 0.42
 OVERLAP_TINT = 0.45
@@ -31,6 +33,9 @@ class Tints:
     cursor_number: Style
     gutter: Style
     more: Style
+    reference_hit: Style
+    reference_missed: Style
+    ranked: Style
 
     def for_chunk(self, index: int, selected: bool) -> Style:
         return (self.chunk_selected if selected else self.chunk)[index % len(self.chunk)]
@@ -62,4 +67,11 @@ def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
         cursor_number=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
         gutter=Style(bgcolor=background.rich_color),
         more=Style(color=dim_fg.rich_color, bgcolor=background.rich_color, italic=True),
+        # drawn over the chunk tint: the text's colour (blended toward the foreground so it reads on
+        # the tint), bold and underlined, so a monochrome terminal still shows where a reference lies
+        reference_hit=Style(color=foreground.blend(Color.parse(HIT_HUE), 0.8).rich_color, bold=True,
+                            underline=True),
+        reference_missed=Style(color=foreground.blend(Color.parse(MISSED_HUE), 0.8).rich_color, bold=True,
+                               underline=True, italic=True),
+        ranked=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ...readers.documents import Document
+from ..readers.documents import Document
 from .languages import Grammar, load_grammar
 
 

@@ -18,9 +18,9 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate, starmap
 
-from ...core.derived import derived
-from ...core.model import Span
-from .. import Proposal
+from ..core.derived import derived
+from ..core.model import Span
+from ..strategies import Proposal
 from .entities import Entity, extract
 from .languages import COMMENT_LIKE, MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
 from .parse import ParsedFile, last_row, parse

@@ -13,7 +13,7 @@ from chunktui.engine import chunk_document, load_document
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.widgets.stats_panel import stats_text
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_docs"
 SIZE = (160, 48)
 FAST = 0.01  # debounce in tests: the same timer path, shorter
 

@@ -1,11 +1,13 @@
 """`code` and `code-toplevel`: chunks cut at syntax boundaries of a tree-sitter parse.
 
-The package holds the code chunker they share (languages, parse, entities, scope, chunker);
-the semantic strategy, `auto` and the quality flags read its languages and parser too."""
+The package holds the code chunker they share (languages, parse, entities, scope, chunker) and
+registers both strategies, so one module is named "code" in the engine; the strategy registry
+imports it with the modules of strategies/. The semantic strategy, `auto` and the quality flags
+read its languages and parser too."""
 
 from __future__ import annotations
 
-from .. import Param, Strategy, register
+from ..strategies import Param, Strategy, register
 from .languages import LANGUAGE_NAMES
 
 LANGUAGE = Param("language", "choice", "auto", "Grammar to parse with; auto picks it from the file extension.",

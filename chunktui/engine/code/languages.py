@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from ...core.errors import ChunkingError
+from ..core.errors import ChunkingError
 
 
 class UnsupportedLanguageError(ChunkingError):
