@@ -98,3 +98,35 @@ def test_extraction_holds_the_offset_contract(tmp_path_factory, paragraphs, stra
         assert doc.text[c.start:c.end] == c.text
         assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
         assert c.metadata["paragraph_start"] <= c.metadata["paragraph_end"] <= len(paragraphs)
+
+
+LO_NOTES = DOCS / "lo-notes.docx"  # written by LibreOffice 7.4 (see fixtures/docs/README.md)
+
+
+def test_a_docx_written_by_libreoffice_reads_as_markdown():
+    doc = load_document(LO_NOTES)
+    assert doc.text == (
+        "# Release notes\n\n"
+        "This release moves the configuration to one file. Upgrades keep every setting.\n\n"
+        "## Changed defaults\n\n"
+        "The timeout is now 30 seconds.\n\n"
+        "| Setting | Value |\n| --- | --- |\n| timeout | 30 s |\n| retries | 3 |\n\n"
+        "## Removed\n\n"
+        "- The legacy sync command.\n- The XML export.\n\n"
+        "> [footnote 2] The old files are read once and then renamed.\n\n"
+        "> [comment 0] Check the timeout figure before release.\n")
+    cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
+    table = next(c for c in cs.chunks if "| timeout |" in c.text)
+    assert table.metadata["header_path"] == ["Release notes", "Changed defaults"]
+    # body blocks: 1 heading, 2 paragraph, 3 heading, 4 paragraph, 5 table
+    assert table.metadata["paragraph_end"] == 5
+
+
+def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
+    doc = load_document(DOCS / "lo-users-and-groups.docx")
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings[0] == "# Users and Groups in the Debian System"
+    assert {"# Chapter 1. Introduction", "# Chapter 2. Users and Groups"} <= set(headings)
+    cs = chunk_document(doc, "markdown", {})
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text and c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]

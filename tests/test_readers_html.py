@@ -117,3 +117,35 @@ def test_whole_page_extraction_holds_the_offset_contract(tmp_path_factory, block
         assert doc.text[c.start:c.end] == c.text
         assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
     assert "var x" not in doc.text
+
+
+def test_main_content_of_debian_manuals_keeps_their_headings():
+    """trafilatura leaves out the h1-h3 of DocBook and Texinfo manuals; they are put back, so the
+    main content has header paths as the whole page does."""
+    manual = load_document(MANUAL)
+    assert manual.extraction.mode == "main"
+    headings = [line for line in manual.text.splitlines() if line.startswith("#")]
+    assert headings[0] == "# Users and Groups in the Debian System"
+    assert {"# Chapter 1. Introduction", "# Chapter 2. Users and Groups"} <= set(headings)
+    assert "### 2.1 The Basics" in load_document(TEXINFO).text.splitlines()
+    cs = chunk_document(manual, "markdown", {})
+    chapter = next(c for c in cs.chunks if c.metadata["header_path"] == ["Chapter 2. Users and Groups"])
+    assert chapter.metadata["anchor_start"] == "#ENTRIES"
+    # nothing but the headings was added: the rest is trafilatura's text as it gave it
+    whole_words = set(load_document(MANUAL, reader_options={"html": "whole"}).text.split())
+    assert set(" ".join(headings).replace("#", " ").split()) <= whole_words
+
+
+def test_each_chunk_names_the_elements_it_starts_and_ends_in():
+    doc = load_document(NEWS)
+    cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    by_start = {c.text.split("\n")[0]: c for c in cs.chunks}
+    cost = by_start["## What it will cost"]
+    assert cost.metadata["element_start"] == "body > main > article > h2#cost"
+    assert cost.metadata["element_end"] == "body > main > article > p"
+    whole = load_document(NEWS, reader_options={"html": "whole"})
+    starts = {r.fields.get("element") for r in whole.extraction.regions}
+    # the banner (id), the navigation's items, the ad (class): each block names where it sits
+    assert {"body > div#consent", "body > header > nav > ul > li", "body > aside.ad"} <= starts
+    for c in chunk_document(whole, "recursive", {"size": 300, "overlap": 0}).chunks:
+        assert c.metadata["element_start"].startswith("body") and whole.text[c.start:c.end] == c.text

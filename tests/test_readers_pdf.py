@@ -186,3 +186,28 @@ def test_the_open_command_lets_a_pdf_past_its_binary_check(tmp_path):
     image.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     with pytest.raises(DocumentError, match="binary file"):
         check_text_file(image)
+
+
+def test_a_pdf_written_by_libreoffice_has_its_outline_as_headings():
+    """LibreOffice 7.4 exports the headings as the outline (see fixtures/docs/README.md)."""
+    doc = load_document(DOCS / "lo-notes.pdf")
+    assert doc.extraction.page_count == 1
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings == ["# Release notes", "## Changed defaults", "## Removed"]
+    assert "1 The old files are read once and then renamed." in doc.text  # the footnote, at the page's foot
+    cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
+    assert {tuple(c.metadata["header_path"]) for c in cs.chunks} >= {("Release notes", "Changed defaults")}
+    assert all(c.metadata["page_start"] == c.metadata["page_end"] == 1 for c in cs.chunks)
+
+
+def test_a_sweep_in_worker_processes_reads_a_pdf_as_one_process_does(monkeypatch):
+    """The workers get the extraction with the text: without it a page with no text layer was
+    chunked as text (`[page 3: no text layer]` in a chunk) and every cell's counts and score
+    differed from the same sweep in one process."""
+    import chunktui.engine.analysis.sweep as sweep_module
+
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)  # a pool even for this small document
+    doc = load_document(COLUMNS)
+    grid = (doc, ["recursive", "fixed", "lines"], [100, 200], [0])
+    one, pool = (sweep_module.sweep(*grid, workers=n).cells for n in (1, 2))
+    assert [c.to_dict() for c in pool] == [c.to_dict() for c in one]

@@ -12,7 +12,7 @@ from chunktui.engine.analysis.retrieval import BM25Index, auto_queries, evaluate
 from chunktui.engine.analysis.sweep import sweep
 from chunktui.ui.query_pane import retrieval_line
 from chunktui.ui.screens.sweep import SweepScreen
-from test_ui_support import SAMPLES, opened, run, settle
+from support.ui import SAMPLES, opened, run, settle
 
 GUIDE = SAMPLES / "guide.md"
 QUERIES = SAMPLES / "queries" / "guide.jsonl"

@@ -26,6 +26,9 @@ CONTEXT_HEADER = click.option(
     help="Put in front of each chunk's embedded text (what exports give to embed, and what budgets count): "
          "none, title (the file name) or path (the file name > header path, scope chain, page or subject). "
          "[default: the profile's, else none]")
+HTML_MODE = click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
+                         help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
+PASSWORD = click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -231,10 +234,13 @@ def cli():
               help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.")
 @click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
               help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).")
-def open_command(path, profile, queries_path, auto_n):
+@HTML_MODE
+@PASSWORD
+def open_command(path, profile, queries_path, auto_n, html_mode, password):
     """Open the app on PATH (a document or a chunks.yaml); without PATH, a file picker.
 
-    The default command: `chunktui PATH` is `chunktui open PATH`.
+    The default command: `chunktui PATH` is `chunktui open PATH`. --html and --password apply
+    to every file the app reads (a review reads its source with the mode it was saved with).
     """
     if path is not None and not path.exists():
         raise DocumentError(path, "no such file")
@@ -244,18 +250,23 @@ def open_command(path, profile, queries_path, auto_n):
         from chunktui.engine.readers.documents import check_text_file
 
         check_text_file(path)  # a binary file is refused here, before the screen takes over
+        from chunktui.formats.store import check_source_password
+
+        check_source_password(path, password)  # as is a missing or wrong password, which only the worker would meet
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 
         load_profile(profile)  # a bad profile is reported here, before the screen takes over
     questions = {}
+    reader_options = {"html": html_mode, "password": password}
     if queries_path is not None or auto_n is not None:
-        check_questions(path, queries_path, auto_n)
+        check_questions(path, queries_path, auto_n, reader_options)
         questions = {"queries": queries_path, "auto_queries": auto_n}
-    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None, **questions)
+    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None,
+                   reader_options=reader_options, **questions)
 
 
-def check_questions(path, queries_path, auto_n) -> None:
+def check_questions(path, queries_path, auto_n, reader_options: dict | None = None) -> None:
     """The app's questions are read here, so that a bad queries file is one line before the screen
     takes over: they belong to one document (a folder or a saved chunks.yaml has none)."""
     from chunktui.engine import load_document
@@ -266,7 +277,7 @@ def check_questions(path, queries_path, auto_n) -> None:
         raise ChunktuiError("--queries: give a queries file or --auto-queries N, not both")
     if path is None or not path.is_file() or path.name == "chunks.yaml":
         raise ChunktuiError(f"{flag}: the questions are about one document; give its path")
-    doc = load_document(path)
+    doc = load_document(path, reader_options=reader_options)
     if queries_path is not None:
         load_queries(queries_path, doc.text)
     elif not auto_queries(doc.text, 1):
@@ -302,9 +313,8 @@ def demo():
 @click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
               help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
                    "Files named on the command line are always chunked.")
-@click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
-              help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
-@click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
+@HTML_MODE
+@PASSWORD
 @click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
               help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
 @click.option("--resume", is_flag=True,
@@ -596,9 +606,11 @@ def _param_facts(p) -> str:
 @click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default=None,
               help="What ranks the cells, best first. [default: recall with --queries (what retrieves leads; "
                    "the score and flags explain), else the score in grid order]")
+@HTML_MODE
+@PASSWORD
 @CONTEXT_HEADER
 def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
-          retrieve_tokens, rank_by, context_header, **flags):
+          retrieve_tokens, rank_by, html_mode, password, context_header, **flags):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -623,7 +635,8 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
                               min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
-                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none")
+                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none",
+                              reader_options={"html": html_mode, "password": password})
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
@@ -638,12 +651,15 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 @click.option("--b", "profile_b", required=True, type=click.Path(path_type=Path), help="Profile of configuration B.")
 @click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Machine-readable: both sides' stats, flags and every boundary.")
+@HTML_MODE
+@PASSWORD
 @CONTEXT_HEADER
-def compare(file, profile_a, profile_b, budget, as_json, context_header):
+def compare(file, profile_a, profile_b, budget, as_json, html_mode, password, context_header):
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
     from chunktui.cli.reports import compare_lines
 
-    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header)))
+    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header,
+                                       reader_options={"html": html_mode, "password": password})))
 
 
 from chunktui.cli.eval import eval_command  # imported last: it builds on the names above

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import click
 
-from chunktui.cli.commands import CONTEXT_HEADER, TOKENIZERS, StrategyParamsCommand, resolve_configuration, warn_line
+from chunktui.cli.commands import (CONTEXT_HEADER, HTML_MODE, PASSWORD, TOKENIZERS, StrategyParamsCommand,
+                                   resolve_configuration, warn_line)
 from chunktui.engine.core.errors import ChunktuiError
 
 EMBEDS = "over each chunk's embedded text"
@@ -81,9 +82,11 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
 @click.option("--model", "model_path", type=click.Path(path_type=Path), metavar="FOLDER",
               help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).")
 @click.option("--json", "as_json", is_flag=True, help="Per-query results: retrieved chunks, spans, scores, references.")
+@HTML_MODE
+@PASSWORD
 @CONTEXT_HEADER
 def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, model_path,
-                 as_json, context_header, **flags):
+                 as_json, html_mode, password, context_header, **flags):
     """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
     from chunktui.engine import chunk_document, load_document
     from chunktui.engine.analysis.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
@@ -92,7 +95,7 @@ def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, token
     strategy, params, tokenizer, context_header = resolve_config(strategy_name, profile, tokenizer, flags,
                                                                  context_header)
     model = load_model(model_path) if model_path is not None else None  # a bad model fails before any work
-    doc = load_document(file)
+    doc = load_document(file, reader_options={"html": html_mode, "password": password})
     queries = load_questions(doc, queries_path, auto_n, seed)
     cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header)
     tokens = embedded_tokens(cs.chunks)

@@ -74,7 +74,8 @@ def inspect_file(path) -> Inspection:
 def _from_store(path: Path) -> Inspection:
     loaded = load_chunkset(path)
     cs = loaded.chunkset
-    status = ("found, unchanged" if loaded.source_matches else
+    status = ("found, unchanged" if loaded.source_matches else f"found, not checked ({loaded.source_locked})"
+              if loaded.source_locked else
               "found, CHANGED since the chunks were saved" if loaded.source_found else "not found")
     chunks = [ChunkInfo(c.id, c.start_line, c.end_line, c.chars, c.tokens, c.sha256, c.boundary_type,
                         c.boundary_label, c.text) for c in cs.chunks]

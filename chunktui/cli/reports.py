@@ -43,15 +43,16 @@ def parse_strategies(values) -> list[str]:
 
 
 def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
-              progress=None, queries=(None, 1000), context_header="none"):
-    """Load the document, check the grid and run it; bad input raises a ChunktuiError. With
-    `queries` = (a queries file, retrieve tokens), each cell also gets recall and IoU."""
+              progress=None, queries=(None, 1000), context_header="none", reader_options=None):
+    """Load the document (a PDF, HTML or DOCX file with `reader_options`), check the grid and run
+    it; bad input raises a ChunktuiError. With `queries` = (a queries file, retrieve tokens), each
+    cell also gets recall and IoU."""
     from chunktui.engine import get_strategy, load_document
     from chunktui.engine.analysis.sweep import parse_range, resolve_strategies, sweep
 
     sizes = parse_range(size_spec, "size") if size_spec else [None]
     overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
-    doc = load_document(path)
+    doc = load_document(path, reader_options=reader_options)
     queries_path, retrieve_tokens = queries
     if queries_path is not None:
         from chunktui.engine.analysis.retrieval import load_queries
@@ -149,16 +150,17 @@ def _num(v) -> str:
 
 
 def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False,
-                  context_header: str | None = None) -> list[str]:
-    """Run both profiles on the document and describe where their boundaries differ;
-    `context_header`, when given, is both runs' (else each profile's)."""
+                  context_header: str | None = None, reader_options: dict | None = None) -> list[str]:
+    """Run both profiles on the document (a PDF, HTML or DOCX file with `reader_options`) and
+    describe where their boundaries differ; `context_header`, when given, is both runs' (else
+    each profile's)."""
     from chunktui.engine import chunk_document, load_document
     from chunktui.engine.analysis.compare import compare
     from chunktui.engine.analysis.quality import FLAG_NAMES
     from chunktui.formats.profiles import load_profile
 
     pa, pb = load_profile(profile_a), load_profile(profile_b)
-    doc = load_document(path)
+    doc = load_document(path, reader_options=reader_options)
     a = chunk_document(doc, pa.strategy, pa.params, tokenizer=pa.tokenizer,
                        context_header=context_header or pa.context_header)
     b = chunk_document(doc, pb.strategy, pb.params, tokenizer=pb.tokenizer,

@@ -16,7 +16,7 @@ from types import MappingProxyType
 
 import chunktui
 from chunktui.engine.readers.documents import Document, load_document
-from chunktui.engine.core.errors import ChunktuiError, DocumentError
+from chunktui.engine.core.errors import ChunktuiError, DocumentError, PasswordError
 from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
 from chunktui.engine.readers import extraction_fields, same_extraction
 from chunktui.engine.core.tokens import get_counter
@@ -35,6 +35,7 @@ class LoadedChunkSet:
     source_path: Path | None
     source_found: bool
     source_matches: bool
+    source_locked: str | None = None  # why an encrypted source could not be checked (no password given)
 
 
 def store_data(cs: ChunkSet, base: Path) -> dict:
@@ -84,20 +85,22 @@ def save_chunkset(cs: ChunkSet, path) -> Path:
     return path
 
 
-def load_chunkset(path) -> LoadedChunkSet:
+def load_chunkset(path, password: str | None = None) -> LoadedChunkSet:
     """Rebuild the ChunkSet saved in `path`; says whether its source is found and unchanged.
 
     Every field is checked for its type and range before it is used (`chunks[3].tokens: expected
-    a whole number, got 'x'`), ids must be unique and offsets inside the source.
+    a whole number, got 'x'`), ids must be unique and offsets inside the source. `password` opens
+    an encrypted PDF source: a wrong one fails (PasswordError), and without one the source is
+    neither matched nor called changed but `source_locked`.
     """
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
         raise DocumentError(path, "not a chunks.yaml (needs 'source' and 'chunks')")
-    return _reload(data, path)
+    return _reload(data, path, password)
 
 
-def _reload(data: dict, path: Path) -> LoadedChunkSet:
+def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkSet:
     """The ChunkSet of chunks.yaml's content `data` (or a chunks.json or manifest read as one),
     read from `path`, every field typed and checked first."""
     top = _Fields(data, "", path)
@@ -116,12 +119,17 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
     _refuse_duplicate_ids(records, path)
     source_path = _resolve_source(source["path"], path.parent)
     doc = None
+    locked = None
     found = source_path is not None
     if found:
         try:
             mode = source["extraction"].get("mode")
             candidate = load_document(source_path, kind=source["kind"], language=source["language"],
-                                      reader_options={"html": mode} if mode else None)
+                                      reader_options={"html": mode or "main", "password": password})
+        except PasswordError as exc:
+            if password:
+                raise
+            candidate, locked = None, exc.problem
         except DocumentError:
             candidate = None
         # an extracted source must also give the same text again (another extractor version may not)
@@ -139,7 +147,7 @@ def _reload(data: dict, path: Path) -> LoadedChunkSet:
                                       f"source ({len(doc.text)} chars)")
     cs = ChunkSet(document=doc, chunks=chunks, **run,
                   gaps=[Gap(g["start_char"], g["end_char"], g["start_line"], g["end_line"], g["reason"]) for g in gaps])
-    return LoadedChunkSet(cs, source_path, found, matches)
+    return LoadedChunkSet(cs, source_path, found, matches, locked)
 
 
 def load_saved(path) -> ChunkSet:
@@ -312,6 +320,38 @@ def _stored_path(source, base: Path) -> str:
     if src.is_relative_to(cwd) and base.is_relative_to(cwd):
         return printable_path(Path(os.path.relpath(src, base)).as_posix())
     return printable_path(src.as_posix())
+
+
+def is_chunk_store(path: Path) -> bool:
+    """A saved chunks.yaml (by name, or a YAML file that declares the chunktui schema)."""
+    path = Path(path)
+    if path.name == "chunks.yaml":
+        return True
+    if path.suffix.lower() not in (".yaml", ".yml") or not path.is_file():
+        return False  # a FIFO named x.yaml would block the open below forever
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return "chunktui.chunks/" in head
+
+
+def check_source_password(path: Path, password: str | None) -> None:
+    """Raise PasswordError when `path` (a PDF, or a chunks.yaml whose source is one) is encrypted
+    and `password` is missing or wrong; a review without any password is let through (it shows the
+    stored chunks and says the source is not checked)."""
+    from chunktui.engine.readers.pdf import check_password
+
+    path = Path(path)
+    if is_chunk_store(path):
+        data = read_yaml(path)
+        stored = data.get("source") if isinstance(data, dict) else None
+        source = _resolve_source(stored.get("path"), path.parent) if isinstance(stored, dict) else None
+        if source is not None and password:
+            check_password(source, password)
+    else:
+        check_password(path, password)
 
 
 def _resolve_source(stored, base: Path) -> Path | None:

@@ -23,6 +23,8 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
+from chunktui.engine.readers import reader_for
+from chunktui.formats.store import is_chunk_store
 from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
 from .compat import release_work
@@ -35,7 +37,7 @@ from .widgets.controls import ControlsPane
 from .widgets.corpus import CorpusPane, CorpusTotals, corpus_totals
 from .widgets.document_view import DocumentView
 from .widgets.histogram import SizeHistogram
-from .widgets.stats_panel import StatsPanel
+from .widgets.stats_panel import StatsPanel, progress_bar
 from .quality_actions import QUALITY_BINDINGS, QualityCommands, QualityMixin
 from .query_pane import QUERY_BINDINGS, QueryCommands, QueryMixin, QueryPane
 from .widgets.flag_histogram import FlaggedHistogram
@@ -63,20 +65,6 @@ def default_strategy(doc: Document | None) -> str:
     return "semantic" if "semantic" in names else "lines"
 
 
-def is_chunk_store(path: Path) -> bool:
-    """A saved chunks.yaml (by name, or a YAML file that declares the chunktui schema)."""
-    if path.name == "chunks.yaml":
-        return True
-    if path.suffix.lower() not in (".yaml", ".yml") or not path.is_file():
-        return False  # a FIFO named x.yaml would block the open below forever
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = fh.read(512)
-    except OSError:
-        return False
-    return "chunktui.chunks/" in head
-
-
 class ChunksReady(Message):
     def __init__(self, generation: int, chunkset: ChunkSet, prepared: Prepared | None = None) -> None:
         super().__init__()
@@ -90,6 +78,26 @@ class ChunkingFailed(Message):
 
 
 class ChunkingProgress(Message):
+    def __init__(self, generation: int, fraction: float) -> None:
+        super().__init__()
+        self.generation, self.fraction = generation, fraction
+
+
+class DocumentRead(Message):
+    """A PDF, HTML or DOCX file read by the reading worker, and what to do with it."""
+
+    def __init__(self, generation: int, document: Document, then) -> None:
+        super().__init__()
+        self.generation, self.document, self.then = generation, document, then
+
+
+class ReadingFailed(Message):
+    def __init__(self, generation: int, error: str) -> None:
+        super().__init__()
+        self.generation, self.error = generation, error
+
+
+class ReadingProgress(Message):
     def __init__(self, generation: int, fraction: float) -> None:
         super().__init__()
         self.generation, self.fraction = generation, fraction
@@ -142,13 +150,15 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
                  *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
                  budget: int | None = None, debounce: float = DEBOUNCE_SECONDS, queries: str | Path | None = None,
-                 auto_queries: int | None = None) -> None:
+                 auto_queries: int | None = None, reader_options: dict | None = None) -> None:
         """`queries` (a queries file) or `auto_queries` (N synthetic questions) are loaded against
-        the first document opened, for the query pane and the stats' recall line."""
+        the first document opened, for the query pane and the stats' recall line; `reader_options`
+        (--html, --password) read every PDF, HTML and DOCX file the app opens."""
         super().__init__()
         if queries is not None or auto_queries is not None:
             self.pending_questions = str(queries) if queries is not None else str(auto_queries)
         self.start_path = Path(path) if path else None
+        self.reader_options = dict(reader_options or {})  # --html and --password, for every file the app reads
         self.demo = demo
         self.budget = budget or DEFAULT_BUDGET  # else the profile's, when it saved one
         self.debounce = debounce
@@ -173,6 +183,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.review = None
         self.generation = 0
         self.done_generation = 0
+        self.reading_generation = 0  # one per file read in the reading worker: a newer open drops an older read
+        self.reading: tuple[str, float | None] | None = None  # (file name, share read) while a read runs
         self.selected: int | None = None
         self.unit = "tokens"
         self.demo_dir: Path | None = None
@@ -275,14 +287,84 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
                 await self.open_folder(Path(path))
             elif is_chunk_store(path):
                 await self.open_review(path)
+            elif reader_for(path) is not None:
+                self.read_document(Path(path), self.open_document)
             else:
                 await self.open_document(load_document(path))
         except ChunktuiError as exc:
-            self.notify(str(exc), title="Cannot open", severity="error", timeout=8)
-            if self.doc is None:
-                self.action_open_picker()
+            self._cannot_open(str(exc))
             return False
         return True
+
+    def _cannot_open(self, error: str) -> None:
+        self.notify(error, title="Cannot open", severity="error", timeout=8)
+        if self.doc is None:
+            self.action_open_picker()
+
+    # -- reading PDF, HTML and DOCX in a worker -------------------------------------------------
+
+    def read_document(self, path: Path, then) -> None:
+        """Extract a PDF, HTML or DOCX file in the reading worker, with its progress in the status
+        line, then `await then(document)`; the screen stays live meanwhile (a 500-page PDF takes
+        seconds). Opening anything else before it is read drops this read."""
+        self._drop_reading()
+        self._idle.clear()
+        self.reading = (path.name, None)
+        self._update_status()
+        self.read_worker(path, dict(self.reader_options), self.reading_generation, then)
+
+    def _drop_reading(self) -> None:
+        """Make a pending read stale: its worker stops at its next page and its result is dropped."""
+        self.reading_generation += 1
+        if self.reading is not None:
+            self.reading = None
+            self.workers.cancel_group(self, "reading")
+            self._update_status()
+
+    @work(thread=True, exclusive=True, group="reading", exit_on_error=False)
+    def read_worker(self, path: Path, options: dict, generation: int, then) -> None:
+        from ..engine.readers import Watch
+
+        worker = get_current_worker()
+        last = [0.0]
+
+        def progress(fraction: float) -> None:
+            now = time.monotonic()  # at most ten repaints a second, as for chunking
+            if now - last[0] >= 0.1:
+                last[0] = now
+                self.post_message(ReadingProgress(generation, fraction))
+
+        watch = Watch(progress, lambda: worker.is_cancelled or generation != self.reading_generation)
+        try:
+            doc = load_document(path, reader_options=options, watch=watch)
+        except Cancelled:
+            return
+        except ChunktuiError as exc:
+            self.post_message(ReadingFailed(generation, str(exc)))
+            return
+        except Exception as exc:  # a reader bug must not take the app down with it
+            self.post_message(ReadingFailed(generation, f"{path}: internal error while reading: {exc!r}"))
+            return
+        self.post_message(DocumentRead(generation, doc, then))
+
+    def on_reading_progress(self, message: ReadingProgress) -> None:
+        if message.generation == self.reading_generation and self.reading is not None and self.is_running:
+            self.reading = (self.reading[0], message.fraction)
+            self._update_status()
+
+    async def on_document_read(self, message: DocumentRead) -> None:
+        if message.generation != self.reading_generation or not self.is_running:
+            return  # another file was opened meanwhile
+        self.reading = None
+        await message.then(message.document)
+
+    def on_reading_failed(self, message: ReadingFailed) -> None:
+        if message.generation != self.reading_generation or not self.is_running:
+            return
+        self.reading = None
+        self._update_status()
+        self._cannot_open(message.error)
+        self._settle()
 
     async def open_folder(self, root: Path) -> None:
         """A folder of .eml files is one mailbox; any other folder is a corpus: its files in a
@@ -310,14 +392,19 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         from chunktui.formats.discover import load_source
 
         request = self.current_request() if self.doc is not None else None
-        doc = load_source(path)
+        if reader_for(path) is not None:
+            self.read_document(path, lambda doc: self._open_in_corpus(doc, request))
+        else:
+            await self._open_in_corpus(load_source(path, self.reader_options), request)
+
+    async def _open_in_corpus(self, doc: Document, request: tuple | None) -> None:
         if request is None:
             await self.open_document(doc)
             return
         name, values, tokenizer, _ = request
         strategy = get_strategy(name)
         if strategy.kinds and doc.kind not in strategy.kinds:
-            self.notify(f"{name} is for {', '.join(strategy.kinds)} files: {path.name} opens with auto",
+            self.notify(f"{name} is for {', '.join(strategy.kinds)} files: {doc.name} opens with auto",
                         title="Strategy", timeout=6)
             await self.open_document(doc, strategy="auto", tokenizer=tokenizer)
         else:
@@ -350,7 +437,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
                 self.call_from_thread(self.corpus.show_totals, totals, done)
 
         totals = corpus_totals(self.corpus.files, strategy, values, tokenizer, header, budget,
-                               lambda: worker.is_cancelled or generation != self.generation, show)
+                               lambda: worker.is_cancelled or generation != self.generation, show,
+                               self.reader_options)
         if not worker.is_cancelled and generation == self.generation:
             show(totals, done=True)
             self._corpus_done = key
@@ -358,6 +446,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
                             tokenizer: str | None = None) -> None:
+        self._drop_reading()
         self._idle.clear()  # the fields about to be built ask for a first run
         self.gc_pacer.unfreeze()
         self.doc = doc
@@ -398,7 +487,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     async def open_review(self, path: Path) -> None:
         from chunktui.formats.store import load_chunkset
 
-        loaded = load_chunkset(path)
+        loaded = load_chunkset(path, self.reader_options.get("password"))
+        self._drop_reading()
         cs = loaded.chunkset
         self.gc_pacer.unfreeze()
         self.review, self.mode = loaded, "review"
@@ -416,6 +506,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         if loaded.source_matches:
             note = (f"Reviewing {path.name}: {len(cs.chunks)} chunks as saved by {cs.strategy}. "
                     f"{source} is unchanged: ctrl+t tunes from these parameters.")
+        elif loaded.source_locked:
+            note = (f"Reviewing {path.name}: {source} is not checked ({loaded.source_locked}); "
+                    "showing the chunks exactly as stored.")
         elif loaded.source_found:
             note = (f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
                     "showing the chunks exactly as stored.")
@@ -615,7 +708,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def _settle(self) -> None:
         """Mark the app idle once nothing is pending and the latest run is done and drawn."""
         if self._timer is None and self.done_generation == self.generation and self._drawing is None \
-                and self.is_running:
+                and self.reading is None and self.is_running:
             self.query_one("#stats", StatsPanel).progress(None, running=False)
             self.gc_pacer.freeze("chunks")
             self._idle.set()
@@ -681,7 +774,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         screen costs 40+ ms, and it was asked for three times per re-chunk.
         """
         doc, cs = self.doc, self.chunkset
-        if doc is None:
+        if self.reading is not None:
+            name, fraction = self.reading
+            text = f"reading [b]{name}[/b] {progress_bar(fraction)}"
+            if doc is not None:
+                text += f" [dim](showing {doc.name} until then)[/]"
+        elif doc is None:
             text = "no document"
         else:
             kind = f"{doc.kind}/{doc.language}" if doc.language else doc.kind
@@ -943,11 +1041,18 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             return
         cs = loaded.chunkset
         try:
-            doc = load_document(loaded.source_path)
+            doc = load_document(loaded.source_path, reader_options=self.review_reader_options(cs.document))
         except ChunktuiError as exc:
             self.notify(str(exc), severity="error")
             return
         await self.open_document(doc, strategy=cs.strategy, params=dict(cs.params), tokenizer=cs.tokenizer)
+
+
+    def review_reader_options(self, reviewed: Document) -> dict:
+        """The reader options that gave the reviewed text: the stored HTML mode, and --password."""
+        extraction = getattr(reviewed, "extraction", None)
+        mode = {"html": extraction.mode} if extraction is not None and extraction.mode else {}
+        return {**self.reader_options, **mode}
 
 
 def run_app(path=None, profile=None, demo: bool = False, **options) -> None:

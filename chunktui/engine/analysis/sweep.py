@@ -201,8 +201,16 @@ _worker: dict = {}
 
 
 def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens,
-                 context_header):
-    doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+                 context_header, extraction=None):
+    """The document again in the worker; a PDF, HTML or DOCX one with its extraction, whose pages
+    and gaps (a page without a text layer) every chunking there needs as much as the text."""
+    if extraction is None:
+        doc = Document(text=text, path=path, kind=kind, language=language, sha256=sha256)
+    else:
+        from ..readers import ExtractedDocument
+
+        doc = ExtractedDocument(text=text, path=path, kind=kind, language=language, sha256=sha256,
+                                extraction=extraction)
     _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)
 
 
@@ -272,7 +280,7 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
         pool = ProcessPoolExecutor(
             max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
             initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
-                      queries, retrieve_tokens, context_header))
+                      queries, retrieve_tokens, context_header, getattr(doc, "extraction", None)))
         cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}

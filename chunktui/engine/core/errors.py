@@ -14,6 +14,11 @@ class DocumentError(ChunktuiError):
         super().__init__(f"{self.path}: {problem}")
 
 
+class PasswordError(DocumentError):
+    """An encrypted file read without its password, or with a wrong one: unlike other unreadable
+    sources, a review must say so rather than call the source changed."""
+
+
 class ParamError(ChunktuiError):
     """A strategy parameter is missing, of the wrong type or out of range."""
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 from bisect import bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .documents import Document
@@ -75,6 +76,24 @@ class ExtractedDocument(Document):
         return [r.start for r in self.extraction.regions if "page" in r.fields] if self.extraction else []
 
 
+@dataclass
+class Watch:
+    """What a caller that reads in a thread (the app) gives a reader: `progress` hears the share
+    done, from 0 to 1, and `is_cancelled` is asked between pages, so a read nobody waits for any
+    more stops (raising Cancelled) instead of running to its end."""
+
+    progress: Callable[[float], None] | None = None
+    is_cancelled: Callable[[], bool] | None = None
+
+    def report(self, fraction: float) -> None:
+        if self.is_cancelled is not None and self.is_cancelled():
+            from ..core.errors import Cancelled
+
+            raise Cancelled
+        if self.progress is not None:
+            self.progress(fraction)
+
+
 _cache: OrderedDict[tuple, Extraction] = OrderedDict()
 
 
@@ -85,8 +104,10 @@ def reader_for(path) -> str | None:
     return READERS.get(Path(path).suffix.lower())
 
 
-def extract(path: str, data: bytes, digest: str, options: dict | None = None) -> Extraction:
-    """The file's extraction, from the cache when this content was read with these options."""
+def extract(path: str, data: bytes, digest: str, options: dict | None = None, watch: Watch | None = None) -> Extraction:
+    """The file's extraction, from the cache when this content was read with these options.
+    `watch` hears of the reader's progress and may stop it (a PDF reports page by page; the
+    other formats are read in one call and report only its end)."""
     options = dict(options or {})
     fmt = reader_for(path)
     key = (digest, fmt, options.get("html", "main") if fmt == "html" else "", options.get("password") or "")
@@ -96,7 +117,7 @@ def extract(path: str, data: bytes, digest: str, options: dict | None = None) ->
         return hit
     if fmt == "pdf":
         from .pdf import read_pdf
-        result = read_pdf(path, data, options.get("password"))
+        result = read_pdf(path, data, options.get("password"), watch)
     elif fmt == "docx":
         from .docx import read_docx
         result = read_docx(path, data)
@@ -106,13 +127,15 @@ def extract(path: str, data: bytes, digest: str, options: dict | None = None) ->
     _cache[key] = result
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
+    if watch is not None:
+        watch.report(1.0)
     return result
 
 
 def extracted_document(path: str, data: bytes, digest: str, options: dict | None = None,
-                       language: str | None = None) -> ExtractedDocument:
+                       language: str | None = None, watch: Watch | None = None) -> ExtractedDocument:
     """An ExtractedDocument of the file's bytes, read as markdown."""
-    result = extract(path, data, digest, options)
+    result = extract(path, data, digest, options, watch)
     return ExtractedDocument(text=result.text, path=path, kind="markdown", language=language, sha256=digest,
                              encoding="utf-8", warnings=[f"{path}: {w}" for w in result.warnings],
                              extraction=result)

@@ -279,17 +279,18 @@ def check_text_file(path) -> None:
 
 
 def load_document(path, kind: str | None = None, language: str | None = None, *,
-                  reader_options: dict | None = None) -> Document:
+                  reader_options: dict | None = None, watch=None) -> Document:
     """Read a file into a Document; bad input raises DocumentError naming the file.
 
     PDF, HTML and DOCX files become their extracted text (see `readers`); `reader_options`
-    are those readers' options (`html`: "main" or "whole", `password` for a PDF)."""
+    are those readers' options (`html`: "main" or "whole", `password` for a PDF), and `watch`
+    (a readers.Watch) hears their progress and may stop them."""
     p = Path(path)
     data = read_file_bytes(p)
     from . import extracted_document, reader_for
 
     if reader_for(p) is not None and kind in (None, "markdown"):
-        return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language)
+        return extracted_document(str(p), data, hashlib.sha256(data).hexdigest(), reader_options, language, watch)
     text, encoding, warnings = decode_bytes(data, str(p))
     digest = hashlib.sha256(data).hexdigest()
     del data  # the bytes go before the line index is built: peak memory is the larger of the two, not both

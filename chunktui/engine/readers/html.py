@@ -4,12 +4,21 @@ Main content leaves out navigation, banners, footers and scripts as trafilatura 
 `--html whole` converts every element of the body instead, with these rules: scripts, styles
 and templates are dropped, h1-h6 become `#` headings, lists `-`/`1.` items, tables pipe tables,
 pre blocks fences, links `[text](url)`. Each chunk gets the anchor of the heading above it
-(the heading's id, else its text as a slug).
+(the heading's id, else its text as a slug) and the element path of the blocks it starts and
+ends in (`body > div#content > div.section > p`).
+
+Each block of the text (a paragraph, an item, a table) is matched to the element it came from
+by its first words, walking the page and the text in step. Trafilatura leaves out or flattens
+the headings of many manuals (DocBook's, Texinfo's and gtk-doc's in /usr/share/doc): in main
+mode, a block matched to an h1-h6 element becomes a `#` heading, and a heading element left out
+between two matched blocks is put back before the second, unless it sits in navigation, a
+header, a footer or an aside, or shares no container below the body with that block.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from itertools import pairwise
 
 from ..core.errors import DocumentError
@@ -59,41 +68,238 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             text = None
             extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
             mode = "whole"
-    if text is None:
-        text = _Converter().markdown(root)
-    text = _tidy(text)
-    return Extraction(text=text, extractor=extractor, mode=mode, regions=_anchors(text, root), warnings=warnings)
+    if text is None:  # the whole page: its blocks know their elements
+        units = _Converter().units(root)
+    else:  # trafilatura's text: its blocks are matched to the page's elements
+        blocks = _blocks(root)
+        units = _restore_headings(_match(_units(_tidy(text)), blocks), blocks)
+    text, regions = _assemble(units, root)
+    return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+
+
+def _lines(text: str) -> list[str]:
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _tidy(text: str) -> str:
-    lines = [line.rstrip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    lines = [line.rstrip() for line in _lines(text)]
     out = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip("\n")
     return out + "\n" if out else ""
 
 
-def _anchors(text: str, root) -> list[Region]:
-    """A region per heading of the text, named by the id of the element with that heading's
-    text (else a slug of it); text before the first heading has none."""
-    ids: dict[str, str] = {}
-    for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
-        key = _words(el.text_content())
-        anchor = el.get("id") or next((a.get("id") or a.get("name") for a in el.iter("a") if a.get("id") or
-                                       a.get("name")), None) or (el.getparent().get("id") if el.getparent()
-                                                                 is not None else None)
-        if key and anchor and key not in ids:
-            ids[key] = anchor
-    regions = [Region(0, 0, {})]
-    pos = 0
-    for line in text.split("\n"):
-        m = _HEADING.match(line)
+# the elements a block of the text is matched to: the whole-page rules' blocks, headings, code and tables
+_BLOCK_TAGS = (_BLOCK - {"body", "html", "hr"}) | {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "td", "th",
+                                                    "caption"}
+_ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back
+_KEY_WORDS = 8  # a block is matched to an element by this many first words
+_KEY_CHARS = 400  # read from its first this many characters
+_LOOKAHEAD = 2_000  # a block matches an element at most this far past the last match (not a far repeat)
+_ITEM = re.compile(r"\s*(?:[-*+]|\d+\.)\s")
+_MARKER = re.compile(r"^(?:#{1,6}|[-*+]|\d+\.|>)\s+")
+_LINK_URL = re.compile(r"\]\([^)]*\)")
+_WORD = re.compile(r"\w+")
+_PATH_DEPTH = 8  # deeper paths keep their first two and last five steps around an ellipsis
+
+
+class _Unit:
+    """A block of the text (a paragraph, heading, item or table) and the page element it came from."""
+
+    __slots__ = ("text", "separator", "element", "index")
+
+    def __init__(self, text: str, separator: str) -> None:
+        self.text, self.separator = text, separator
+        self.element, self.index = None, None  # the element, and its place among the page's blocks when matched
+
+
+def _units(text: str) -> list[_Unit]:
+    """The text's blocks: split at blank lines, before each list item (outside a table) and
+    around each heading line (trafilatura writes a heading right under a code fence at times).
+    A code line that looks like an item or a heading splits its block too, which matters only
+    to the matching: the text is put back together as it was."""
+    units: list[_Unit] = []
+    for k, block in enumerate(text.strip("\n").split("\n\n")):
+        separator, current = "\n\n" if k else "", []
+        for line in block.split("\n"):
+            if current and (_HEADING.match(line) or _HEADING.match(current[-1]) or
+                            _ITEM.match(line) and not current[0].startswith("|")):
+                units.append(_Unit("\n".join(current), separator))
+                current, separator = [], "\n"
+            current.append(line)
+        units.append(_Unit("\n".join(current), separator))
+    return [u for u in units if u.text]
+
+
+def _key(text: str, markdown: bool = True) -> tuple[str, ...]:
+    """The first words of a block of the text (without its markdown marker and its links' URLs),
+    or with `markdown` false, of an element's text."""
+    text = text[:_KEY_CHARS]
+    if markdown:
+        text = _LINK_URL.sub("]", _MARKER.sub("", text.lstrip()))
+    return tuple(_WORD.findall(text.casefold())[:_KEY_WORDS])
+
+
+def _element_key(el) -> tuple[str, ...]:
+    """The first words of an element's text, read only as far as they go."""
+    seen, size = [], 0
+    for piece in el.itertext():
+        seen.append(piece)
+        size += len(piece)
+        if size >= _KEY_CHARS:
+            break
+    return _key("".join(seen), markdown=False)
+
+
+def _blocks(root) -> list:
+    """The page's block elements in document order, once the skipped elements (scripts, buttons)
+    are taken out of the tree, their tails left in place: the text never holds what they hold."""
+    import lxml.etree
+
+    lxml.etree.strip_elements(root, *_SKIP, with_tail=False)
+    body = root.find("body")
+    return list((body if body is not None else root).iter(*_BLOCK_TAGS))
+
+
+def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
+    """Give each unit the deepest element whose text starts as the unit does (a heading: the first
+    heading element that does), walking forward; a unit that matches none (a code block's second
+    half) continues the element before it."""
+    keys = [_element_key(b) for b in blocks]
+    where: dict[tuple, list[int]] = {}  # a key -> the places of the elements with it, rising
+    headings: dict[tuple, list[int]] = {}
+    for i, (key, el) in enumerate(zip(keys, blocks)):
+        where.setdefault(key, []).append(i)
+        if _level(el):
+            headings.setdefault(key, []).append(i)
+    cursor, previous = 0, None
+    for unit in units:
+        want = _key(unit.text)
+        # a heading is matched to a heading element (not to its entry in a table of contents)
+        places = (headings if _HEADING.match(unit.text) else where).get(want, []) if want else []
+        k = bisect_left(places, cursor)
+        if k == len(places) or places[k] >= cursor + _LOOKAHEAD:
+            unit.element = previous
+            continue
+        found = places[k]
+        while found + 1 < len(blocks) and keys[found + 1] == want and \
+                blocks[found] in blocks[found + 1].iterancestors():
+            found += 1  # a container starting with the same words: its inner element is the block
+        unit.element = previous = blocks[found]
+        unit.index = found
+        cursor = found + 1
+    return units
+
+
+def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
+    """Headings trafilatura flattened into paragraphs or left out, put back (see the docstring)."""
+    out: list[_Unit] = []
+    last = -1
+    for unit in units:
+        if unit.index is not None:
+            for h in blocks[last + 1:unit.index]:
+                title = " ".join(h.text_content().replace("¶", " ").split())
+                if _level(h) and title and _shares_container(h, unit.element) and not _in_aside(h):
+                    restored = _Unit(f"{'#' * _level(h)} {title}", "\n\n")
+                    restored.element = h
+                    out.append(restored)
+            last = unit.index
+            if _level(unit.element) and not unit.text.startswith("#"):
+                unit.text = f"{'#' * _level(unit.element)} {' '.join(unit.text.split())}"
+        out.append(unit)
+    if out:
+        out[0].separator = ""
+        for unit in out[1:]:
+            unit.separator = unit.separator or "\n\n"
+    return out
+
+
+def _level(el) -> int:
+    """1-6 for a heading element, else 0 (None too)."""
+    tag = el.tag if el is not None and isinstance(el.tag, str) else ""
+    return int(tag[1]) if re.fullmatch(r"h[1-6]", tag) else 0
+
+
+def _in_aside(el) -> bool:
+    return any(a.tag in _ASIDE for a in el.iterancestors() if isinstance(a.tag, str))
+
+
+def _shares_container(a, b) -> bool:
+    """Whether two elements have a common ancestor below the body (a section, a content div)."""
+    above_b = set(b.iterancestors())
+    for anc in a.iterancestors():
+        if anc in above_b:
+            return anc.tag not in ("body", "html")
+    return False
+
+
+def _assemble(units: list[_Unit], root) -> tuple[str, list[Region]]:
+    """The text of the units, and a region per unit with its section's anchor and its element path.
+    A region runs to the next one's start, so the blank lines between blocks belong to one."""
+    ids = _heading_ids(root)
+    paths: dict = {}
+    parts, regions, pos, anchor = [], [], 0, None
+    for unit in units:
+        pos += len(unit.separator)
+        m = _HEADING.match(unit.text)
         if m:
             title = _words(m.group(2))
-            regions.append(Region(pos, pos, {"anchor": "#" + (ids.get(title) or _slug(title))}))
-        pos += len(line) + 1
+            own = _anchor_of(unit.element) if _level(unit.element) else None
+            anchor = "#" + (own or ids.get(title) or _slug(title))
+        fields = {"anchor": anchor} if anchor else {}
+        if unit.element is not None:
+            fields["element"] = _element_path(unit.element, paths)
+        regions.append(Region(pos, pos + len(unit.text), fields))
+        parts += [unit.separator, unit.text]
+        pos += len(unit.text)
+    text = "".join(parts) + ("\n" if parts else "")
     for here, after in pairwise(regions):
         here.end = after.start
-    regions[-1].end = len(text)
-    return [r for r in regions if r.end > r.start or r is regions[-1]]
+    if regions:
+        regions[0].start = 0
+        regions[-1].end = len(text)
+    return text, regions
+
+
+def _heading_ids(root) -> dict[str, str]:
+    """Each heading's words -> its anchor, for headings the text names without their element."""
+    ids: dict[str, str] = {}
+    for el in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        key, anchor = _words(el.text_content()), _anchor_of(el)
+        if key and anchor and key not in ids:
+            ids[key] = anchor
+    return ids
+
+
+def _anchor_of(el) -> str | None:
+    """A heading's id, else that of a named link in it, else its parent's (DocBook puts it there)."""
+    return el.get("id") or next((a.get("id") or a.get("name") for a in el.iter("a") if a.get("id") or a.get("name")),
+                                None) or (el.getparent().get("id") if el.getparent() is not None else None)
+
+
+def _element_path(el, paths: dict) -> str:
+    """`body > div#content > div.section > p`: each step's tag with its id, else its first class.
+    `paths` keeps the steps of each element seen, so a block's path costs one step, not its depth."""
+    steps = _steps(el, paths)
+    if len(steps) > _PATH_DEPTH:
+        steps = (*steps[:2], "…", *steps[-5:])
+    return " > ".join(steps)
+
+
+def _steps(el, paths: dict) -> tuple[str, ...]:
+    chain = []
+    node = el
+    while node is not None and node.tag != "html" and node not in paths:
+        chain.append(node)
+        node = node.getparent()
+    steps = paths.get(node, ()) if node is not None else ()
+    for node in reversed(chain):
+        step = node.tag
+        if node.get("id"):
+            step += "#" + node.get("id")
+        elif node.get("class"):
+            step += "." + node.get("class").split()[0]
+        steps = (*steps, step) if len(steps) < 2 * _PATH_DEPTH else (*steps[:2], *steps[3:], step)
+        paths[node] = steps
+    return steps
 
 
 def _words(text: str) -> str:
@@ -109,20 +315,29 @@ class _Converter:
 
     def __init__(self):
         self.out: list[str] = []
+        self.origins: list = []  # the element each block of `out` came from
         self.items: set[int] = set()  # indexes in `out` of list items, which follow each other without a blank line
         self.buf: list[str] = []
         self.prefix = ""
+        self.open: list = []  # the block elements being read, innermost last: where flushed text comes from
 
-    def markdown(self, root) -> str:
+    def units(self, root) -> list[_Unit]:
+        """The page's blocks, each with the element it came from and the separator before it."""
         body = root.find("body")
         self.visit(body if body is not None else root, 0)
         self.flush()
-        parts = []
-        for k, block in enumerate(self.out):
-            if k:
-                parts.append("\n" if k in self.items and k - 1 in self.items else "\n\n")
-            parts.append(block)
-        return "".join(parts)
+        units = []
+        for k, (block, origin) in enumerate(zip(self.out, self.origins)):
+            separator = "" if not k else "\n" if k in self.items and k - 1 in self.items else "\n\n"
+            lines = [line.rstrip() for line in _lines(block)]  # as _tidy leaves them
+            unit = _Unit(re.sub(r"\n{3,}", "\n\n", "\n".join(lines)), separator)
+            unit.element = origin
+            units.append(unit)
+        return units
+
+    def add(self, block: str, origin) -> None:
+        self.out.append(block)
+        self.origins.append(origin)
 
     def flush(self) -> None:
         text = " ".join("".join(self.buf).split())
@@ -130,7 +345,7 @@ class _Converter:
         if text:
             if self.prefix:
                 self.items.add(len(self.out))
-            self.out.append(self.prefix + text)
+            self.add(self.prefix + text, self.open[-1] if self.open else None)
 
     def visit(self, el, depth: int) -> None:
         tag = el.tag if isinstance(el.tag, str) else ""
@@ -143,17 +358,17 @@ class _Converter:
             self.flush()
             title = " ".join(el.text_content().split())
             if title:
-                self.out.append(f"{'#' * int(tag[1])} {title}")
+                self.add(f"{'#' * int(tag[1])} {title}", el)
         elif tag == "pre":
             self.flush()
             code = el.text_content().strip("\n")
             if code.strip():
-                self.out.append(f"```\n{code}\n```")
+                self.add(f"```\n{code}\n```", el)
         elif tag == "table":
             self.flush()
             table = _table(el)
             if table:
-                self.out.append(table)
+                self.add(table, el)
         elif tag in ("ul", "ol"):
             self.flush()
             n = 0
@@ -163,8 +378,10 @@ class _Converter:
                 n += 1
                 outer = self.prefix
                 self.prefix = " " * len(outer) + (f"{n}. " if tag == "ol" else "- ")
+                self.open.append(item)
                 self._children(item, depth)
                 self.flush()
+                self.open.pop()
                 self.prefix = outer
         elif tag == "a" and el.get("href") and not el.get("href").startswith(("#", "javascript:")):
             label = " ".join(el.text_content().split())
@@ -173,8 +390,10 @@ class _Converter:
             self.flush()
         elif tag in _BLOCK:
             self.flush()
+            self.open.append(el)
             self._children(el, depth)
             self.flush()
+            self.open.pop()
         else:
             self._children(el, depth)
         if el.tail:

@@ -25,12 +25,21 @@ from textual.widget import Widget
 from chunktui.engine import ChunkSet
 from chunktui.ui.compat import update_scrollbars
 
-COLUMNS = ("#", "lines", "chars", "tokens", "type", "label")
+COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
+DRAWN = ("#", "lines", "pages", "chars", "tokens", "type", "label")  # left to right; pages only for a PDF
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
 ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells, then the lines column
 NARROW_DROPS = ("type", "lines")
 NUMERIC = ("#", "chars", "tokens")
+
+
+def page_cell(chunk) -> str:
+    """The pages column: `3`, or `3-4` for a chunk across a page break; empty for a source without pages."""
+    first, last = chunk.metadata.get("page_start"), chunk.metadata.get("page_end")
+    if first is None:
+        return ""
+    return str(first) if first == last else f"{first}-{last}"
 
 
 def token_cell(chunk) -> str:
@@ -138,9 +147,10 @@ def shared_root(chunks) -> int:
 class ColumnSizes:
     """What the column widths are made from, from one pass over the chunks (`column_sizes`)."""
 
-    widest: tuple[int, ...]  # the widest text of the #, lines, chars, tokens and type columns
+    widest: tuple[int, ...]  # the widest text of each column but the label, in DRAWN order
     label: int  # the widest boundary label with its ⚠/✂ marks, in cells
     paths: bool  # some row's label is a path (cut to the room the pane leaves it)
+    pages: bool  # some chunk has pages (a PDF's): else there is no pages column
 
     def label_width(self, room: int) -> int:
         """Label column width: a path is cut to `room`; a boundary label shows up to LABEL_WIDTH
@@ -162,14 +172,16 @@ def column_sizes(chunks) -> ColumnSizes:
                 + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
             if n > longest:
                 longest = n
+    last_page = max((c.metadata.get("page_end") or 0 for c in chunks), default=0)  # ints, no page cells
     widest = (
         len(str(len(chunks))),
         2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
+        2 * len(str(last_page)) + 1,
         len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
         max(map(len, map(token_cell, chunks)), default=1),
         max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
     )
-    return ColumnSizes(widest, longest, paths)
+    return ColumnSizes(widest, longest, paths, bool(last_page))
 
 
 def _marks(chunk) -> str:
@@ -177,8 +189,8 @@ def _marks(chunk) -> str:
 
 
 class ChunkTable(ScrollView, can_focus=True):
-    """#, line range, chars, tokens (red over budget; underlined on the cursor row), boundary type, label
-    (scope chain / header path).
+    """#, line range, page range (a PDF's), chars, tokens (red over budget; underlined on the cursor
+    row), boundary type, label (scope chain / header path).
 
     Row 0 of the view is the sticky header; the rows below it scroll. Keys move a row cursor,
     enter or a click selects the row; both post messages the app turns into a chunk selection.
@@ -258,7 +270,7 @@ class ChunkTable(ScrollView, can_focus=True):
         self.chunkset: ChunkSet | None = None
         self.budget = 0
         self._cursor = 0
-        self._widths = [len(name) + 1 for name in COLUMNS]  # each column: one space before its text
+        self._widths = [len(name) + 1 for name in DRAWN]  # each column (in DRAWN order): one space before its text
         self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
         self._cache: dict[tuple, Strip] = {}
         self._sizes = column_sizes(())
@@ -330,13 +342,15 @@ class ChunkTable(ScrollView, can_focus=True):
     def _fit(self, width: int) -> None:
         """Column widths in `width` cells: the label gets what the fixed columns leave, and in a narrow
         pane the type column, then the lines column (both in the detail pane), give it their cells."""
-        fixed = [max(len(name), w) + 1 for name, w in zip(COLUMNS, self._sizes.widest)]
+        fixed = [max(len(name), w) + 1 for name, w in zip(DRAWN, self._sizes.widest)]
+        if not self._sizes.pages:  # a source without pages has no pages column
+            fixed[DRAWN.index("pages")] = 0
         room = width - sum(fixed) - 1
         for name in NARROW_DROPS:
             if room >= ROOMY_LABEL:
                 break
-            room += fixed[COLUMNS.index(name)]
-            fixed[COLUMNS.index(name)] = 0
+            room += fixed[DRAWN.index(name)]
+            fixed[DRAWN.index(name)] = 0
         self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
         self._widths = fixed + [1 + self._sizes.label_width(self._room)]
 
@@ -398,7 +412,8 @@ class ChunkTable(ScrollView, can_focus=True):
         self._parts[index] = part
         return part
 
-    def _cells(self, chunk) -> tuple[str, str, str, str, str, str]:
+    def _cells(self, chunk) -> tuple[str, ...]:
+        """The row's cells, in COLUMNS order."""
         marks = _marks(chunk)
         chunks, i = self.chunkset.chunks, chunk.index
         if i in self.ranks:
@@ -406,11 +421,13 @@ class ChunkTable(ScrollView, can_focus=True):
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
         return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
-                token_cell(chunk), chunk.boundary_type, label)
+                token_cell(chunk), chunk.boundary_type, label, page_cell(chunk))
 
     def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
         segments = []
-        for name, text, width in zip(COLUMNS, cells, self._widths):
+        by_name = dict(zip(COLUMNS, cells))
+        for name, width in zip(DRAWN, self._widths):
+            text = by_name[name]
             if not width:
                 continue
             if name == "tokens" and over is not None:  # the padding stays plain, only the number is red
@@ -443,7 +460,7 @@ class ChunkTable(ScrollView, can_focus=True):
         if row < 0:
             header = base + style_of("chunk-table--header")
             return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
-                    for name, width in zip(COLUMNS, self._widths) if width]
+                    for name, width in zip(DRAWN, self._widths) if width]
         chunk = self.chunkset.chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
         if row in self.ranks:

@@ -80,8 +80,9 @@ class CorpusPane(Vertical):
 
 
 def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, context_header: str,
-                  budget: int, is_cancelled, progress) -> CorpusTotals:
-    """Chunk every file within the limits with one configuration; `progress(totals)` after each."""
+                  budget: int, is_cancelled, progress, reader_options: dict | None = None) -> CorpusTotals:
+    """Chunk every file within the limits with one configuration (PDF, HTML and DOCX files read
+    with `reader_options`); `progress(totals)` after each."""
     from chunktui.engine import chunk_document
     from chunktui.engine.core.errors import ChunktuiError
     from chunktui.engine.strategies import get_strategy
@@ -98,7 +99,7 @@ def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str
             continue
         used += size
         try:
-            doc = load_source(path)
+            doc = load_source(path, reader_options)
             name = strategy if not strat.kinds or doc.kind in strat.kinds else "auto"
             cs = chunk_document(doc, name, params if name == strategy else None, tokenizer=tokenizer,
                                 context_header=context_header)
