@@ -3,7 +3,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: run test test-fast lint fuzz bench venv clean snapshots chromium
+.PHONY: run test test-fast lint typecheck fuzz bench venv clean snapshots chromium
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -30,6 +30,11 @@ test: lint chromium
 lint: $(STAMP)
 	$(BIN)/ruff check chunktui tests bench
 	$(BIN)/lint-imports
+
+# mypy with the settings in pyproject.toml; it joins `lint` (after ruff, before lint-imports) once it
+# reports nothing: issue 17 counts what it still finds
+typecheck: $(STAMP)
+	$(BIN)/mypy
 
 # tests/test_ui_browser.py drives a real Chromium (Playwright never downloads one here): as root on a
 # Debian-like machine without it, install Debian's; elsewhere the test uses CHUNKTUI_CHROMIUM or PATH.

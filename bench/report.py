@@ -255,10 +255,11 @@ def render_tokens(rows: list[dict]) -> list[str]:
 def write_benchmarks(data) -> None:
     """BENCHMARKS.md: the engine modes rendered from results.json, then the sections kept by hand
     (why the missed targets miss, how many code chunks fit, whole processes against scripted peers,
-    the app, retrieval against the peers, retrieval and context header speed, long runs without spaces)."""
+    the app, retrieval against the peers, retrieval and context header speed, long runs without spaces,
+    document readers, corpus runs on every core)."""
     text = render(data)
     for name in ("MISSED.md", "CODE_FIT.md", "CLI_BENCHMARKS.md", "CLI_NOTES.md", "APP_BENCHMARKS.md",
-                 "RETRIEVAL_BENCHMARKS.md", "RETRIEVAL_SPEED.md", "LONG_RUNS.md", "READERS.md"):
+                 "RETRIEVAL_BENCHMARKS.md", "RETRIEVAL_SPEED.md", "LONG_RUNS.md", "READERS.md", "PARALLEL_RUNS.md"):
         kept = ROOT / "bench" / name
         if kept.exists():
             text += "\n" + kept.read_text()

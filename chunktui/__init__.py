@@ -19,7 +19,7 @@ import os
 TYPE_CHECKING = False  # what typing.TYPE_CHECKING is, without importing typing (5 ms) at run time
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
-    from typing import Any
+    from typing import Any, TypeAlias
 
     from chunktui.engine import Chunk, ChunkSet, Document, Gap, Strategy
     from chunktui.engine.core.errors import (
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
         UnknownStrategyError,
     )
 
-    Source = str | os.PathLike | Document
+    Source: TypeAlias = str | os.PathLike | Document
 
 __version__ = "0.1.0"
 

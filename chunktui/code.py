@@ -7,8 +7,11 @@ wrapper of `chunktui.Chunker` for code held in memory, named by its path.
 
 Options are the `code` strategy's parameters (max_chunk_size, unit, overlap_lines,
 sibling_detail, filter_imports, context_mode, language) plus `tokenizer` and
-`strategy` ("code" or "code-toplevel"). The language comes from the path unless
-`language` names it. Chunks are `chunktui.Chunk`s.
+`strategy` ("code" or "code-toplevel"; another strategy is refused with a ParamError). The
+language comes from the path unless `language` names it. Chunks are `chunktui.Chunk`s: the same
+as `chunktui.chunk(Document(text=code, path=path, kind="code"), "code", ...)` returns, made by the
+same `chunktui.Chunker`; this module adds only the in-memory source named by its path and the
+batch with per-file errors.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from chunktui.engine import Chunk, ChunkSet, Document
 from chunktui.engine.code.languages import UnsupportedLanguageError, detect_language
 from chunktui.engine.core.derived import forget
 from chunktui.engine.readers.documents import decode_bytes, read_file_bytes
-from chunktui.engine.core.errors import ChunkingError
+from chunktui.engine.strategies import get_strategy
+from chunktui.engine.core.errors import ChunkingError, ParamError
 
 __all__ = ["BatchResult", "Chunker", "ChunkingError", "UnsupportedLanguageError", "chunk", "chunk_batch"]
 
@@ -45,6 +49,8 @@ class Chunker:
 
     def __init__(self, strategy: str = "code", tokenizer: str | None = None, **options):
         self.chunker = chunktui.Chunker(strategy, tokenizer=tokenizer, **options)
+        if get_strategy(self.chunker.strategy).kinds != ("code",):  # markdown would cut code at '#' lines
+            raise ParamError("strategy", f"{strategy!r} is not a strategy for code alone (code, code-toplevel)")
         self.strategy, self.tokenizer, self.options = self.chunker.strategy, self.chunker.tokenizer, self.chunker.params
 
     def chunk_set(self, path, code: str) -> ChunkSet:

@@ -374,6 +374,9 @@ def test_undecodable_utf8_is_read_as_latin1_with_a_warning(name, work):
     assert code == 0 and "chunktui: warning:" in err and "not valid UTF-8" in err
 
 
+DEFAULT_READING = {"html": "main", "password": None}  # what `chunktui FILE` passes the app without --html/--password
+
+
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_cli_open_refuses_binary_before_the_app_starts(case, work, monkeypatch):
     """`chunktui FILE` refuses a binary file with one line; text (even undecodable) reaches the app,
@@ -387,7 +390,7 @@ def test_cli_open_refuses_binary_before_the_app_starts(case, work, monkeypatch):
         assert_clean_error(code, out, err, path)
         assert not started
     else:
-        assert code == 0 and started == [{"path": str(path), "profile": None}], err
+        assert code == 0 and started == [{"path": str(path), "profile": None, "reader_options": DEFAULT_READING}], err
 
 
 @pytest.mark.parametrize("name", ["vtt-cr-newlines", "srt-cr-newlines"])

@@ -226,7 +226,9 @@ def test_default_command_and_demo_open_the_app(work, monkeypatch):
     assert run("doc.md", "--profile", "p.yaml")[0] == 0
     assert run("demo")[0] == 0
     assert run()[0] == 0
-    assert calls == [{"path": "doc.md", "profile": "p.yaml"}, {"demo": True}, {"path": None, "profile": None}]
+    reading = {"html": "main", "password": None}  # no --html or --password given
+    assert calls == [{"path": "doc.md", "profile": "p.yaml", "reader_options": reading}, {"demo": True},
+                     {"path": None, "profile": None, "reader_options": reading}]
     code, _, err = run("missing.md")
     assert_one_line_error(code, err, "missing.md")
     assert len(calls) == 3

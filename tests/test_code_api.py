@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+import chunktui
 from chunktui.code import BatchResult, Chunker, ChunkingError, UnsupportedLanguageError, chunk, chunk_batch
 from chunktui.engine import Document, chunk_document, load_document
 from chunktui.engine.core.errors import ParamError
@@ -35,6 +37,23 @@ def test_errors_are_chunking_errors():
         Chunker(max_chunk_size="big")
     with pytest.raises(ParamError, match="not a parameter"):
         Chunker(maxChunkSize=10)
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "recursive", "auto"])
+def test_a_strategy_not_made_for_code_is_refused(strategy):
+    # before: Chunker("markdown") cut textwrap.py at its '#' comment lines into header_path chunks
+    with pytest.raises(ParamError, match="not a strategy for code alone"):
+        Chunker(strategy)
+
+
+def test_the_code_api_is_the_generic_api_on_a_code_document():
+    path = Path(textwrap.__file__)
+    source = path.read_text()
+    ours = chunk(path, source, max_chunk_size=800)
+    generic = chunktui.chunk(Document(text=source, path=str(path), kind="code", language="python"),
+                             "code", max_chunk_size=800).chunks
+    assert type(ours[0]) is chunktui.Chunk
+    assert [c.to_dict() for c in ours] == [c.to_dict() for c in generic]
 
 
 def test_reusable_chunker_and_toplevel_strategy():

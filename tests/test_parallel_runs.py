@@ -169,3 +169,49 @@ def test_a_killed_worker_costs_no_file(corpus, tmp_path):
     assert "a worker process died" in err and "Traceback" not in err
     total = len(list(corpus.rglob("*.*")))
     assert out.startswith(f"Split {total:,} files") and len(list(out_dir.rglob("manifest.json"))) == total
+
+
+def test_resume_without_jobs_runs_one_process_a_core_it_may_use(corpus, tmp_path):
+    """The default counts the cores this process may run on (a container's or taskset's limit),
+    not the machine's: pinned to one core, one process, and the same outputs."""
+    import os
+
+    allowed = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {min(allowed)})
+    try:
+        code, out, err = run("chunk", corpus, "-o", tmp_path / "pinned", "-f", "jsonl", "--resume")
+    finally:
+        os.sched_setaffinity(0, allowed)
+    assert code == 0, err
+    assert "with 1 process." in out
+    assert run("chunk", corpus, "-o", tmp_path / "all", "-f", "jsonl", "--jobs", "2")[0] == 0
+    assert without_times(outputs(tmp_path / "pinned")) == without_times(outputs(tmp_path / "all"))
+
+
+def test_a_parquet_folder_run_writes_one_verified_dataset(corpus, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    out_dir = tmp_path / "out"
+    code, out, err = run("chunk", corpus, "-o", out_dir, "-f", "parquet", "--jobs", "2")
+    assert code == 0, err
+    index = json.loads((out_dir / "index.json").read_text())["files"]
+    parts = [pq.read_table(Path(e["output"]) / "chunks.parquet") for _, e in sorted(index.items())]
+    dataset = pq.read_table(out_dir / "corpus.parquet")
+    assert dataset.to_pylist() == [row for part in parts for row in part.to_pylist()]
+    assert dataset.num_rows == sum(e["chunks"] for e in index.values()) > 50
+    sources = json.loads(dataset.schema.metadata[b"chunktui.sources"])
+    assert [s["source"] for s in sources] == sorted(index)
+    assert f"Dataset: {out_dir}/corpus.parquet ({dataset.num_rows:,} chunks)" in out
+    # a file --resume skips whose chunks.parquet was edited since: its text no longer has its sha256
+    part = Path(index[str(corpus / "guide.md")]["output"]) / "chunks.parquet"
+    table = pq.read_table(part)
+    texts = table.column("text").to_pylist()
+    texts[0] = texts[0].replace("e", "3")
+    pq.write_table(table.set_column(table.column_names.index("text"), "text", pa.array(texts)), part)
+    before = (out_dir / "corpus.parquet").read_bytes()
+    code, out, err = run("chunk", corpus, "-o", out_dir, "-f", "parquet", "--resume")
+    assert code == 2 and "Dataset:" not in out
+    assert err.splitlines() == [f"chunktui: error: {out_dir}/corpus.parquet: chunk-0001 of {corpus}/guide.md "
+                                "read back does not match its sha256; nothing written"]
+    assert (out_dir / "corpus.parquet").read_bytes() == before and not list(out_dir.glob(".*tmp"))

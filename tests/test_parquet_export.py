@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import chunktui
 from chunktui.cli.commands import cli
 from chunktui.engine.analysis.retrieval import embedded_text
-from chunktui.formats.parquet import _read_back
+from chunktui.formats.export import verify_export
 
 CODE = "sample_docs/inventory.py"
 FLAGS = ("-s", "code", "--max-chunk-size", "400")
@@ -51,9 +51,23 @@ def test_rows_are_the_chunks_with_chunks_dbs_columns(tmp_path):
 def test_read_back_finds_a_changed_text(tmp_path):
     path = export(tmp_path / "pq", "parquet") / "chunks.parquet"
     cs = chunktui.chunk(Path(CODE), "code", max_chunk_size=400)
-    assert _read_back(path, cs.chunks) is None
+    names = ["chunks.parquet"] * len(cs.chunks)
+    assert verify_export(path.parent, "parquet", names) is None
     table = pq.read_table(path)
     texts = table.column("text").to_pylist()
     texts[2] += " "
     pq.write_table(table.set_column(table.column_names.index("text"), "text", pa.array(texts)), path)
-    assert _read_back(path, cs.chunks) == "chunk-0003 read back does not match its sha256"
+    assert verify_export(path.parent, "parquet", names) == "chunk-0003 in chunks.parquet does not match its sha256"
+
+
+def test_without_pyarrow_parquet_is_one_line(tmp_path, monkeypatch):
+    """pyarrow is the `parquet` extra: a missing one is said before anything is written."""
+    import sys
+
+    for name in [m for m in sys.modules if m == "pyarrow" or m.startswith("pyarrow.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # what `import pyarrow` finds when it is not installed
+    result = CliRunner().invoke(cli, ["chunk", "sample_docs", "-f", "parquet", "-o", str(tmp_path / "out"), "-j", "2"])
+    assert (result.exit_code, result.stdout) == (2, "")
+    assert result.stderr == "chunktui: error: --format: parquet needs pyarrow: pip install 'chunktui[parquet]'\n"
+    assert not (tmp_path / "out").exists()

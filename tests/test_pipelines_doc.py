@@ -23,7 +23,7 @@ def work(tmp_path, monkeypatch):
     return tmp_path
 
 
-@pytest.mark.parametrize("block", PYTHON, ids=["langchain", "llamaindex"])
+@pytest.mark.parametrize("block", PYTHON, ids=["langchain", "llamaindex", "dask"])
 def test_python_examples_run(work, block, capsys):
     exec(compile(block, "docs/pipelines.md", "exec"), {})
     printed = capsys.readouterr().out.splitlines()

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 import chunktui
 from chunktui.cli.commands import cli
 from chunktui.engine.analysis.retrieval import BM25Index, embedded_text
-from chunktui.formats.sqlite import _read_back
+from chunktui.formats.export import verify_export
 
 GUIDE, CODE = "sample_docs/guide.md", "sample_docs/inventory.py"
 
@@ -94,12 +94,41 @@ def test_search_bad_input_is_one_line(tmp_path):
     assert code == 0 and out == "no chunk holds a word of 'xylophone'\n"
 
 
+def check(db: Path) -> str | None:
+    """What the export's verification says of the export folder holding `db`."""
+    count = len(json.loads((db.parent / "manifest.json").read_text())["chunks"])
+    return verify_export(db.parent, "sqlite", ["chunks.db"] * count)
+
+
 def test_read_back_finds_a_changed_text(tmp_path):
     db = export(tmp_path, GUIDE, "-s", "recursive", "--size", "400", "--overlap", "0")
-    cs = chunktui.chunk(Path(GUIDE), "recursive", size=400, overlap=0)
-    assert _read_back(db, cs.chunks) is None
+    assert check(db) is None
     con = sqlite3.connect(db)
     with con:
         con.execute("UPDATE chunks SET text = text || ' ' WHERE rowid = 3")
     con.close()
-    assert _read_back(db, cs.chunks) == "chunk-0003 read back does not match its sha256"
+    assert check(db) == "chunk-0003 in chunks.db does not match its sha256"
+
+
+def test_read_back_refuses_a_full_text_index_out_of_step(tmp_path):
+    """An embedded text changed without its index entry (as a writer that skips the FTS
+    'rebuild' leaves it): a search would find the old words. SQLite's own integrity_check and a
+    row count of the FTS table (which reads the chunks table) both pass it; FTS5's check does not."""
+    db = export(tmp_path, GUIDE, "-s", "recursive", "--size", "400", "--overlap", "0")
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("UPDATE chunks SET embed_text = 'rollback canary deploy' WHERE rowid = 2")
+    assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    assert con.execute("SELECT count(*) FROM chunks_fts").fetchone()[0] == len(rows(db, "SELECT id FROM chunks"))
+    con.close()
+    assert check(db).startswith("chunks.db cannot be read back (the full-text index does not match the chunks (")
+
+
+def test_read_back_refuses_a_damaged_full_text_index(tmp_path):
+    db = export(tmp_path, GUIDE, "-s", "recursive", "--size", "400", "--overlap", "0")
+    con = sqlite3.connect(db)
+    with con:
+        con.execute("DELETE FROM chunks_fts_data WHERE id > 10")  # the index's segments, its averages kept
+    con.close()
+    assert check(db).startswith("chunks.db cannot be read back (the full-text index does not match the chunks (")
+

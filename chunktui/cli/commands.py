@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -19,6 +20,10 @@ from chunktui import __version__
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
 from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
+
+if TYPE_CHECKING:
+    from chunktui.formats.discover import Skipped
+    from chunktui.formats.profiles import Profile
 
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
@@ -316,13 +321,18 @@ def demo():
 @HTML_MODE
 @PASSWORD
 @click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs.")
+              help="Chunk the files in N processes (default with --resume or --executor: one a core), "
+                   "with one progress bar and index.json beside the outputs.")
+@click.option("--executor", type=click.Choice(("local", "dask")), default="local", show_default=True,
+              help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).")
+@click.option("--scheduler", default=None, metavar="ADDRESS",
+              help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.")
 @click.option("--resume", is_flag=True,
               help="Skip files index.json records with the same sha256 and settings; chunk the others over "
                    "their earlier output (implies --jobs).")
 @CONTEXT_HEADER
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, workers, resume, context_header, **flags):
+          max_file_size, html_mode, password, workers, resume, executor, scheduler, context_header, **flags):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`--size 100 --overlap 10`); a flag the
@@ -333,6 +343,10 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
 
     if not has_writer(fmt):
         raise click.BadParameter(f"{fmt!r} is not one of {', '.join(writer_names())}", param_hint="'--format'")
+    if fmt == "parquet":
+        from chunktui.formats.parquet import require_pyarrow
+
+        require_pyarrow()
     strategy, params, tokenizer, prof = resolve_configuration(strategy_name, profile, tokenizer, flags)
     budget = budget or (prof.budget if prof and prof.budget else DEFAULT_BUDGET)
     context_header = context_header or (prof.context_header if prof else "none")
@@ -340,7 +354,7 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         limit = parse_size(max_file_size)
     except ParamError as exc:
         raise click.BadParameter(exc.problem, param_hint="'--max-file-size'") from None
-    skipped = []
+    skipped: list[Skipped] = []
     jobs = plan_jobs(paths, output, limit, skipped)
     for s in skipped:
         warn_line(f"skipped {s.path}: {s.reason}")
@@ -349,13 +363,17 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         from chunktui.engine.analysis.facts import load_phrases
 
         facts = load_phrases(facts_path)
-    if workers is not None or resume:
+    if scheduler is not None and executor != "dask":
+        raise ChunktuiError("--scheduler: only with --executor dask")
+    if workers is not None or resume or executor == "dask":
         from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:
-            raise ChunktuiError(f"{'--jobs' if workers else '--resume'}: not with --dry-run or --facts")
+            flag = "--jobs" if workers else "--resume" if resume else "--executor"
+            raise ChunktuiError(f"{flag}: not with --dry-run or --facts")
         return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
-                            reader_options={"html": html_mode, "password": password}, context_header=context_header)
+                            reader_options={"html": html_mode, "password": password}, context_header=context_header,
+                            executor=executor, scheduler=scheduler)
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
@@ -403,7 +421,7 @@ def progress_bar():
                     console=console, transient=True, disable=not console.is_terminal)
 
 
-def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, object]:
+def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, Profile | None]:
     """Strategy, params and tokenizer from flags over a profile over the defaults, and the profile
     (or None): one reading for every command that takes strategy flags and `--profile`. Bad flags
     fail here, before any file is read (auto's depend on each file's type)."""

@@ -34,12 +34,13 @@ EXIT_INTERRUPTED = 130
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
                  workers: int | None, resume: bool, reader_options: dict | None = None,
-                 context_header: str = "none") -> int:
-    """Chunk and export `jobs` in `workers` processes (default: one a core); index.json beside their outputs."""
+                 context_header: str = "none", executor: str = "local", scheduler: str | None = None) -> int:
+    """Chunk and export `jobs` in `workers` processes (default: one a core) or on a Dask cluster
+    (`executor` "dask", at `scheduler` or a LocalCluster); index.json beside their outputs."""
     from chunktui.formats.export import check_target, recover_interrupted
     from chunktui.formats.records import display_path, to_plain
 
-    workers = workers or os.cpu_count() or 1
+    workers = workers or cores()
     root = index_root([j.out_dir for j in jobs])
     settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt,
                 "context_header": context_header}
@@ -58,11 +59,38 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     skipped = len(jobs) - len(todo)
     started = time.perf_counter()
     done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
-                                 force or resume,
-                                 budget, workers)
+                                 force or resume, budget, workers, executor, scheduler)
     write_index(root / INDEX_NAME, settings, files)
+    dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
-    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, workers)
+    where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {workers} process{'es' * (workers != 1)}"
+    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, where, dataset)
+
+
+def corpus_dataset(root: Path, files: dict) -> str | bool:
+    """`corpus.parquet` beside index.json: every written file's chunks.parquet in one dataset, as
+    the summary names it; False (after one error line) when it cannot be made."""
+    from chunktui.formats.parquet import CORPUS_NAME, PARQUET_NAME, write_corpus
+    from chunktui.formats.records import folder_display
+
+    parts = [Path(entry["output"]) / PARQUET_NAME for _, entry in sorted(files.items()) if "error" not in entry]
+    try:
+        rows = write_corpus(parts, root)
+    except ChunktuiError as exc:
+        click.echo(f"chunktui: error: {exc}", err=True)
+        return False
+    return f"{folder_display(root)}{CORPUS_NAME} ({rows:,} chunks)"
+
+
+def cores() -> int:
+    """The cores this process may run on (its affinity), which a container or taskset may limit."""
+    count = getattr(os, "process_cpu_count", None)  # Python 3.13
+    if count is not None:
+        return count() or 1
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except AttributeError:  # no affinity on macOS and Windows
+        return os.cpu_count() or 1
 
 
 def index_root(out_dirs) -> Path:
@@ -111,7 +139,8 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
     os.replace(tmp, path)
 
 
-def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int) -> tuple[int, bool]:
+def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int, executor: str = "local",
+             scheduler: str | None = None) -> tuple[int, bool]:
     """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
@@ -145,6 +174,11 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
     queue, alone, interrupted, again = list(jobs), [], False, False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
+        if executor == "dask":
+            from chunktui.cli.distributed import run_dask
+
+            interrupted = run_dask(todo, how, budget, workers, scheduler, finish, progress.console)
+            return tally["done"], interrupted
         try:
             while queue or alone:
                 if alone:
@@ -239,8 +273,9 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
 
 
 def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
-            seconds: float, workers: int) -> int:
-    """The run's last lines and exit code: 2 when a file failed, 130 when Ctrl-C stopped it."""
+            seconds: float, where: str, dataset: str | bool | None = None) -> int:
+    """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
+    Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
     from chunktui.formats.records import folder_display
 
@@ -251,8 +286,10 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     if over:
         warn_line(f"{plural(over, 'chunk')} over the {budget:,}-token budget (see --budget)")
     line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
-            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
+            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s {where}"
             f". Output: {folder_display(root)} (one folder per file). Index: {folder_display(root)}{INDEX_NAME}")
+    if dataset:
+        line += f". Dataset: {dataset}"
     if skipped:
         line += f". Unchanged, skipped (--resume): {plural(skipped, 'file')}"
     if failed:
@@ -263,4 +300,4 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
         click.echo(f"chunktui: interrupted: {plural(missing, 'file')} not chunked; "
                    f"run again with --resume to finish", err=True)
         return EXIT_INTERRUPTED
-    return EXIT_BAD_INPUT if failed else EXIT_OK
+    return EXIT_BAD_INPUT if failed or dataset is False else EXIT_OK

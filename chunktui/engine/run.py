@@ -41,6 +41,7 @@ def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none") -
         if proposal.params is None:
             proposal.params = values
     ctx.check()
+    assert proposal.params is not None  # set above, or by `delegate` to the picked strategy's values
     locate(doc, proposal)
     return build_chunkset(
         doc,

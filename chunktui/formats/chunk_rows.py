@@ -26,23 +26,15 @@ def source_name(cs) -> str | None:
 
 def chunk_rows(cs) -> list[tuple]:
     """One tuple per chunk in CHUNK_COLUMNS order. `embed_text` is what an embedding model
-    receives (the chunk's text, or its context text where the strategy gives one) and
-    `embed_tokens` its exact count; the chunk's own `embed_text`/`embed_tokens` win when it has them."""
-    from chunktui.engine.analysis.retrieval import embedded_text  # here: every `chunktui chunk` imports this module
-    from chunktui.engine.core.tokens import get_counter
-
+    receives (the chunk's text, or its context text where the strategy gives one, after the
+    run's context header) and `embed_tokens` its exact count."""
     source = source_name(cs)
-    count = get_counter(cs.tokenizer).count
     rows = []
     for c in cs.chunks:
-        embed = getattr(c, "embed_text", None) or embedded_text(c)
-        embed_tokens = getattr(c, "embed_tokens", None)
-        if embed_tokens is None:
-            embed_tokens = c.tokens if embed == c.text else count(embed)
         pages = [c.metadata.get(key) for key in ("page_start", "page_end")]  # a PDF's chunks have them
         rows.append((c.id, source, c.index, c.start, c.end, c.start_byte, c.end_byte, c.start_line, c.end_line,
-                     *(p if isinstance(p, int) else None for p in pages), c.tokens, embed_tokens,
-                     c.sha256, c.boundary_type, c.text, embed,
+                     *(p if isinstance(p, int) else None for p in pages), c.tokens, c.embed_tokens,
+                     c.sha256, c.boundary_type, c.text, c.embed_text,
                      json.dumps(to_plain(c.metadata), ensure_ascii=False, sort_keys=True)))
     return rows
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Set
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -80,13 +81,13 @@ def _is_export(folder: Path) -> bool:
     return False
 
 
-def _skip_dir(path: Path, skip: set[Path]) -> bool:
+def _skip_dir(path: Path, skip: Set[Path]) -> bool:
     name = path.name
     return (name.startswith(".") or name in SKIP_DIRS or (path / "pyvenv.cfg").exists()
             or path.resolve() in skip or _is_export(path))
 
 
-def walk_folder(root: Path, skip: set[Path] = frozenset(), max_size: int | None = None,
+def walk_folder(root: Path, skip: Set[Path] = frozenset(), max_size: int | None = None,
                 skipped: list[Skipped] | None = None) -> list[Path]:
     """Every supported, non-hidden file below `root`, in a stable order.
 

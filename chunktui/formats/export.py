@@ -56,6 +56,7 @@ PAUSE_ENV = "CHUNKTUI_EXPORT_PAUSE"  # tests: "<point>:<folder>" stops the expor
 
 Writer = Callable[..., list]
 WRITERS: dict[str, Writer] = {}
+READ_BACKS: dict[str, Callable[[Path], dict]] = {}
 
 
 class ExportInterrupted(KeyboardInterrupt):
@@ -108,11 +109,16 @@ class ExportResult:
     files: list[Path]
 
 
-def register_writer(name: str):
-    """Decorator adding a writer under `name` (a `--format` choice and an export dialog option)."""
+def register_writer(name: str, read_back: Callable[[Path], dict] | None = None):
+    """Decorator adding a writer under `name` (a `--format` choice and an export dialog option).
+    `read_back(path)` gives {chunk id: text} of a file the writer wrote, for `verify_export` to
+    hash (the text formats' are built in); it raises ValueError or ChunktuiError when the file
+    is not whole."""
 
     def add(fn: Writer) -> Writer:
         WRITERS[name] = fn
+        if read_back is not None:
+            READ_BACKS[name] = read_back
         return fn
 
     return add
@@ -655,6 +661,8 @@ def _stored_texts(path: Path, fmt: str) -> dict | None:
     if fmt == "text":
         with open(path, encoding="utf-8", newline="") as fh:
             return {None: fh.read()}
+    if fmt in READ_BACKS:
+        return READ_BACKS[fmt](path)
     path.stat()  # must exist
     return None
 

@@ -3,13 +3,13 @@
 Tables: `chunks` (chunk_rows.CHUNK_COLUMNS, one row per chunk, rowid in order), `sources`
 (how each source was chunked) and `chunks_fts`, an FTS5 index over `embed_text` (Porter
 stemming, Unicode words, as the retrieval evaluation's BM25) that `chunktui search` ranks with
-`bm25()`. Written with the standard library's sqlite3 into the export's working folder, read
-back and sha256-checked before the export moves it into place.
+`bm25()`. Written with the standard library's sqlite3 into the export's working folder; before
+the export moves it into place, `verify_export` reads it back (`stored_texts`: SQLite's
+integrity check, FTS5's check of the index against the chunks, then each text's sha256).
 """
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from pathlib import Path
 
@@ -22,7 +22,26 @@ DB_NAME = "chunks.db"
 FTS_TABLE = "chunks_fts"
 
 
-@register_writer("sqlite")
+def stored_texts(path: Path) -> dict[str, str]:
+    """{chunk id: text} of a chunks.db, once SQLite finds the file whole and FTS5 its index
+    holding exactly the chunks' embedded texts (its 'integrity-check' with rank 1 compares the
+    index with the `chunks` table it indexes; it writes nothing, but needs a writable connection)."""
+    db = sqlite3.connect(path)
+    try:
+        if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
+            raise ChunktuiError("the file is corrupt")
+        try:
+            db.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}, rank) VALUES ('integrity-check', 1)")
+        except sqlite3.DatabaseError as exc:
+            raise ChunktuiError(f"the full-text index does not match the chunks ({exc})") from None
+        return dict(db.execute("SELECT id, text FROM chunks ORDER BY rowid").fetchall())
+    except sqlite3.DatabaseError as exc:
+        raise ChunktuiError(f"not a chunktui SQLite export ({exc})") from None
+    finally:
+        db.close()
+
+
+@register_writer("sqlite", read_back=stored_texts)
 def write_sqlite(cs, folder: Path) -> list[str]:
     """`chunks.db` holding every chunk, its source and the full-text index over the embedded texts."""
     path = folder / DB_NAME
@@ -35,9 +54,6 @@ def write_sqlite(cs, folder: Path) -> list[str]:
             db.execute(f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')")
     finally:
         db.close()
-    problem = _read_back(path, cs.chunks)
-    if problem:
-        raise ChunktuiError(f"{DB_NAME}: {problem}; nothing written")
     return [DB_NAME] * len(cs.chunks)
 
 
@@ -54,25 +70,6 @@ def _create(db: sqlite3.Connection) -> None:
 def _insert(table: str, columns) -> str:
     names = [name for name, _ in columns]
     return f"INSERT INTO {table} ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})"
-
-
-def _read_back(path: Path, chunks) -> str | None:
-    """The first way the file differs from `chunks` (integrity, count, a text and its sha256), or None."""
-    db = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-    try:
-        if db.execute("PRAGMA integrity_check").fetchone()[0] != "ok":
-            return "read back corrupt"
-        rows = db.execute("SELECT id, text, sha256 FROM chunks ORDER BY rowid").fetchall()
-        if db.execute(f"SELECT count(*) FROM {FTS_TABLE}").fetchone()[0] != len(chunks):
-            return "the full-text index does not hold every chunk"
-    finally:
-        db.close()
-    if len(rows) != len(chunks):
-        return f"read back {len(rows)} chunks of {len(chunks)}"
-    for (chunk_id, text, digest), c in zip(rows, chunks):
-        if digest != c.sha256 or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
-            return f"{chunk_id} read back does not match its sha256"
-    return None
 
 
 def search_db(path, query: str, k: int) -> list[dict]:

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 import chunktui
 from chunktui.engine.readers.documents import Document, load_document
@@ -105,13 +106,13 @@ def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkS
     read from `path`, every field typed and checked first."""
     top = _Fields(data, "", path)
     src = top.fields("source")
-    source = {"path": src.text("path", None), "sha256": src.text("sha256", None), "kind": src.text("kind", None),
+    source: dict[str, Any] = {"path": src.text("path", None), "sha256": src.text("sha256", None), "kind": src.text("kind", None),
               "language": src.text("language", None), "encoding": src.text("encoding", None),
               "lines": src.whole("lines", 0), "chars": src.whole("chars", 0),
               "extraction": src.mapping("extraction")}
     records = [_chunk_fields(r) for r in top.records("chunks")]
     gaps = [_gap_fields(g) for g in top.records("gaps", optional=True)]
-    run = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
+    run: dict[str, Any] = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
            "tokenizer": top.text("tokenizer", "cl100k_base"), "warnings": top.texts("warnings"),
            "notes": top.texts("notes"), "context_header": top.text("context_header", "none")}
     if run["context_header"] not in CONTEXT_HEADERS:

@@ -37,7 +37,7 @@ def _yaml():
 
     safe_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
-    class Loader(safe_loader):
+    class Loader(safe_loader):  # type: ignore[valid-type,misc]  # the C loader when built with libyaml
         """Safe loading where a whole number is only what chunktui writes: ASCII digits, optional sign.
 
         YAML 1.1 also reads `1_000`, `0x1F`, `017` (octal 15) and `1:30` (sexagesimal 90) as numbers;

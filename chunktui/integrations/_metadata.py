@@ -3,8 +3,6 @@ LlamaIndex node of the same chunk say the same about it."""
 
 from __future__ import annotations
 
-from chunktui.engine.analysis.retrieval import embedded_text
-from chunktui.engine.core.tokens import get_counter
 from chunktui.formats.records import to_plain
 
 
@@ -27,11 +25,9 @@ def chunk_metadata(chunk, chunkset) -> dict:
     for key in ("header_path", "scope_chain", "page_start", "page_end"):
         if meta.get(key) is not None:
             out[key] = to_plain(meta[key])
-    embed = getattr(chunk, "embed_text", None) or embedded_text(chunk)
-    if embed != chunk.text:
-        out["embed_text"] = embed
-        tokens = getattr(chunk, "embed_tokens", None)
-        out["embed_tokens"] = get_counter(chunkset.tokenizer).count(embed) if tokens is None else tokens
+    if chunk.embed_text != chunk.text:
+        out["embed_text"] = chunk.embed_text
+        out["embed_tokens"] = chunk.embed_tokens
     return out
 
 

@@ -17,6 +17,7 @@ from chunktui.engine import ChunkSet
 from chunktui.engine.analysis.facts import check_facts
 from chunktui.engine.analysis.quality import Quality, assess, scan_structure
 from .commands import ActionCommands
+from .host import AppHost
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.histogram import HistogramData, histogram_data
 from .widgets.flags import FlagsPanel
@@ -56,8 +57,8 @@ class QualityCommands(ActionCommands):
     actions = ACTIONS
 
 
-class QualityMixin:
-    """Mixed into ChunktuiApp; expects its chunkset, selected, budget, doc, controls, queries and select_chunk."""
+class QualityMixin(AppHost):
+    """Mixed into ChunktuiApp; reads and calls what `AppHost` declares."""
 
     quality: Quality | None = None
     fact_phrases: tuple[str, ...] = ()

@@ -35,6 +35,8 @@ from chunktui.engine import ChunkSet, ChunktuiError, Document
 from chunktui.engine.analysis.retrieval import (BM25Index, RetrievalReport, auto_queries, embedded_tokens,
                                                 evaluate_retrieval, load_queries, merge)
 from .commands import ActionCommands
+from .host import AppHost
+from .widgets.stats_panel import StatsPanel
 
 DEFAULT_K = 5
 MAX_K = 100
@@ -92,7 +94,8 @@ def _split(start: int, end: int, got) -> list[tuple[int, int, bool]]:
 
 def _flatten(pieces) -> list[tuple[int, int, bool]]:
     """Overlapping (start, end, retrieved) pieces as disjoint ranges, missed over retrieved."""
-    hits, misses = defaultdict(int), defaultdict(int)
+    hits: defaultdict[int, int] = defaultdict(int)
+    misses: defaultdict[int, int] = defaultdict(int)
     for s, e, retrieved in pieces:
         counts = hits if retrieved else misses
         counts[s] += 1
@@ -295,8 +298,8 @@ def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index, is_cancelled) -> 
     return report
 
 
-class QueryMixin:
-    """Mixed into ChunktuiApp; expects its chunkset, doc, view, table, select_chunk and action_goto_line.
+class QueryMixin(AppHost):
+    """Mixed into ChunktuiApp; reads and calls what `AppHost` declares.
     Hooks: `retrieve_for(cs)` when a chunking is shown, `questions_for(doc)` when a document opens."""
 
     queries: tuple = ()
@@ -382,7 +385,7 @@ class QueryMixin:
         self.view.set_retrieval(ranks, self._marks_shown)
         self.table.set_ranks(ranks)
         synthetic = bool(self.queries) and self.queries[0].synthetic
-        stats = self.query_one("#stats")
+        stats = self.query_one("#stats", StatsPanel)
         stats.show_retrieval(retrieval_line(self.query_report, k, synthetic) if self.queries else None)
         self._draw_pane()
 
@@ -469,7 +472,7 @@ class QueryMixin:
 
     def on_query_pane_query_chosen(self, message: QueryPane.QueryChosen) -> None:
         """A loaded question: ask it (its top chunks get their stars) and go to its first reference."""
-        if not 0 <= message.index < len(self.queries):
+        if not 0 <= message.index < len(self.queries) or self.doc is None:
             return
         query = self.queries[message.index]
         self.query_pane.question_input.value = query.question  # posts QuestionChanged: the search follows

@@ -172,7 +172,7 @@ def _reference(path: Path, where: str, ref, text: str) -> Reference:
     start, end = ref.get("start_index"), ref.get("end_index")
     if start is None and end is None:
         return _locate(path, where, content, text)
-    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+    if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
         raise QueryFileError(path, f"{where}: start_index and end_index must both be whole numbers")
     if not 0 <= start < end <= len(text):
         raise QueryFileError(path, f"{where}: offsets {start}..{end} lie outside the file "
@@ -409,7 +409,7 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | None = None,
+def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | DenseIndex | None = None,
                        tokens: list[int] | None = None) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
@@ -430,7 +430,8 @@ def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, ind
 
 def _ranked(hits, tokens, k_max: int, budget: int) -> list[tuple[int, float]]:
     """The head of the ranking the metrics need: k_max chunks, and on until the budget is spent."""
-    out, used = [], 0
+    out: list[tuple[int, float]] = []
+    used = 0
     for pos, score in hits:
         if len(out) >= k_max and used + tokens[pos] > budget:
             break

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import threading
+from collections.abc import Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -96,7 +97,7 @@ def parse_range(spec: str, name: str = "size") -> list[int]:
             step = parts[2] if len(parts) == 3 else max(1, (hi - lo) // 9 or 1)
             if step <= 0 or hi < lo:
                 raise ParamError(name, f"range {spec!r} needs start <= stop and a positive step")
-            values = range(lo, hi + 1, step)
+            values: Sequence[int] = range(lo, hi + 1, step)
         else:
             values = [parse_int(p) for p in spec.split(",") if p]
     except ValueError:

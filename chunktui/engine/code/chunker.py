@@ -175,7 +175,8 @@ class _Atomizer:
         """A group too big for a chunk (from row `head`: a header waiting for it included), its
         nodes replaced by their parts: (the nodes, did any open, does what opened leave a header
         ahead of its body)."""
-        opened, changed, header = [], False, False
+        opened: list = []
+        changed, header = False, False
         fits, i = self.fits, 0
         while i < len(g):
             n = g[i]
@@ -285,7 +286,9 @@ def _runs(atoms: list[tuple], filter_imports: bool):
     """Contiguous runs of atoms to chunk, and the import ranges left out as declared gaps."""
     if not filter_imports:
         return ([atoms] if atoms else []), []
-    runs, gaps, cur = [], [], []
+    runs: list[list] = []
+    gaps: list[tuple[int, int, str]] = []
+    cur: list = []
     for a in atoms:
         start, end, _, blank, imports_only, _ = a
         if imports_only:
@@ -344,7 +347,8 @@ def _parsed(doc, language: str) -> tuple[ParsedFile, list, list]:
 def _without_imports(text: str, s: int, e: int, imports: list) -> str:
     """text[s:e] with the parts of `imports` (sorted by start) inside it blanked (same length):
     an import does not "use" the names it binds."""
-    parts, pos = [], s
+    parts: list[str] = []
+    pos = s
     for imp in imports:
         a, b = max(imp.start, pos), min(imp.end, e)
         if b > a:
@@ -628,7 +632,7 @@ def run_code(doc, params: dict, ctx, *, toplevel: bool = False) -> Proposal:
     ck = CodeChunker(doc, params, ctx)
     ctx.progress(0.2)
     if toplevel:
-        cores, gaps = ck.toplevel_cores(), []
+        cores, gaps = ck.toplevel_cores(), list[tuple[int, int, str]]()
         spans = ck.spans(cores)
     else:
         cores, gaps = ck.sized_cores()

@@ -48,7 +48,8 @@ class Entity:
 
     @property
     def chain(self) -> list[str]:
-        out, e = [], self
+        out: list[str] = []
+        e: Entity | None = self
         while e is not None:
             out.append(e.name)
             if e.parent is None and e.owner:

@@ -11,8 +11,12 @@ import re
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.errors import ChunkingError
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Query
 
 
 class UnsupportedLanguageError(ChunkingError):
@@ -208,9 +212,9 @@ class Grammar:
     """A loaded grammar with its spec and the compiled entity/import queries."""
 
     spec: LanguageSpec
-    language: object
-    query: object  # captures @entity and @import in one pass over the tree
-    error_query: object
+    language: Language
+    query: Query  # captures @entity and @import in one pass over the tree
+    error_query: Query
     known: set = field(default_factory=set)
     # node kind ids (cheaper to read than a type name: that makes a string) of comments and what
     # binds like one (decorators, Rust attributes), and of import statements

@@ -8,21 +8,25 @@ one line are ever decoded, and pure-ASCII lines need no decoding at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..readers.documents import Document
 from .languages import Grammar, load_grammar
+
+if TYPE_CHECKING:
+    from tree_sitter import Node, Tree
 
 
 @dataclass
 class ParsedFile:
     doc: Document
     grammar: Grammar
-    tree: object
+    tree: Tree
     source: bytes
     row_starts: list[int] = field(init=False, repr=False)  # where each row starts, then the text's end
     # one root node object: a node keeps the list of children it made, so the walk for entities
     # and the one for atoms share the top level's (tens of thousands of nodes in a big file)
-    root: object = field(init=False, repr=False)
+    root: Node = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.row_starts = self.doc.line_starts + [len(self.doc.text)]

@@ -53,7 +53,7 @@ class SpanTable(Sequence):
     `metadata` is one mapping per span, or None when no span has any."""
 
     def __init__(self, starts: list[int], ends: list[int], boundary_types: list[str],
-                 boundary_labels: list[str], metadata: list[Mapping[str, Any]] | None = None):
+                 boundary_labels: list[str], metadata: Sequence[Mapping[str, Any]] | None = None):
         self.starts, self.ends, self.metadata = starts, ends, metadata
         self.boundary_types, self.boundary_labels = boundary_types, boundary_labels
 
@@ -241,7 +241,8 @@ class _Source:
     __slots__ = ("doc", "chunkset", "done", "__weakref__")
 
     def __init__(self, doc: Document):
-        self.doc, self.chunkset, self.done = doc, None, set()
+        self.doc, self.done = doc, set[object]()
+        self.chunkset: weakref.ref[ChunkSet] | None = None
 
     def fill(self, fill) -> None:
         """`fill` for every chunk of this build its ChunkSet still holds, once."""
@@ -388,9 +389,9 @@ def build_chunkset(
     strategy: str,
     params: dict,
     tokenizer: str,
-    declared_gaps: list[tuple[int, int, str]] = (),
-    warnings: list[str] = (),
-    notes: list[str] = (),
+    declared_gaps: Sequence[tuple[int, int, str]] = (),
+    warnings: Sequence[str] = (),
+    notes: Sequence[str] = (),
     counter=None,
     context_header: str = "none",
 ) -> ChunkSet:
@@ -402,6 +403,7 @@ def build_chunkset(
     from .tokens import get_counter
 
     text = doc.text
+    metadata: Any  # the table's column, or made here from the spans: a lazy map, then a list or a repeat
     if isinstance(spans, SpanTable) and all(map(lt, spans.starts, spans.ends)) \
             and all(map(lt, spans.starts, spans.starts[1:])):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels

@@ -240,10 +240,10 @@ def read_file_bytes(path, limit: int | None = None, what: str = "this file") -> 
     except OSError as exc:
         problem = NOT_REGULAR if exc.errno == errno.ENXIO else f"cannot read ({exc.strerror or exc})"  # ENXIO: a socket
         raise DocumentError(p, problem) from None
-    problem = _refusal(os.fstat(fd), limit, what)
-    if problem:
+    refusal = _refusal(os.fstat(fd), limit, what)
+    if refusal:
         os.close(fd)
-        raise DocumentError(p, problem)
+        raise DocumentError(p, refusal)
     with os.fdopen(fd, "rb") as fh:
         try:
             data = fh.read() if limit is None else fh.read(limit + 1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
+from typing import Any
 from datetime import datetime
 from pathlib import Path
 
@@ -264,7 +265,7 @@ def build_threads(messages: list[Message]) -> list[Message]:
     thread (the first message its References name, else its In-Reply-To; for a reply
     naming none, its subject), so replies to one missing message are siblings.
     """
-    by_id = {}
+    by_id: dict[str, Any] = {}
     for m in messages:
         by_id.setdefault(m.message_id, m)
     ordered = sorted(messages, key=_sort_key)

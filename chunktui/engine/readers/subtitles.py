@@ -91,6 +91,7 @@ def _srt_time(doc, line_no: int, value: str) -> Timestamp:
 def _cue(doc, index, ident, timing_line, text_lines, start, end, parse_time) -> Cue:
     line_no, _, _, line = timing_line
     m = _TIMING.match(line)
+    assert m is not None  # the line was picked as a timing line by this pattern
     t0 = parse_time(doc, line_no, m.group(1))
     t1 = parse_time(doc, line_no, m.group(2))
     if t1.in_milliseconds() < t0.in_milliseconds():

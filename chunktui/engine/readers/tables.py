@@ -81,7 +81,7 @@ def read_table(doc: Document, ctx=None) -> Table:
             yield chunk.lstrip("\ufeff") if pulled == 1 else chunk
 
     reader = csv.reader(lines(), dialect)
-    header, rows = None, []
+    header, rows = None, list[Row]()
     while True:
         first = pulled + 1
         try:

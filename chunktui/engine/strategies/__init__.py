@@ -11,10 +11,36 @@ import math
 import pkgutil
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from collections.abc import Callable
 
 from ..core.errors import Cancelled, ParamError, UnknownStrategyError
+
+if TYPE_CHECKING:
+    from ..core.model import Span, SpanTable
+    from ..core.tokens import Counter
+    from ..readers.documents import Document
+
+
+@runtime_checkable
+class RunContext(Protocol):
+    """What a running strategy may ask of its caller (`Context` is the engine's)."""
+
+    tokenizer: str
+
+    def counter(self, unit: str) -> Counter: ...
+
+    def check(self) -> None: ...
+
+    def progress(self, fraction: float) -> None: ...
+
+
+class StrategyRun(Protocol):
+    """The strategy contract: a module's `run(doc, params, ctx)` proposes spans for one document
+    from its validated parameters, and never changes the document."""
+
+    def __call__(self, doc: Document, params: dict[str, Any], ctx: RunContext, /) -> Proposal: ...
+
 
 _TRUE = {"1", "true", "yes", "on", "y"}
 _FALSE = {"0", "false", "no", "off", "n"}
@@ -137,7 +163,7 @@ class Order:
 class Proposal:
     """What a strategy returns: spans, declared gaps with reasons, warnings, notes."""
 
-    spans: list
+    spans: list[Span] | SpanTable
     gaps: list[tuple[int, int, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
@@ -154,7 +180,7 @@ class Context:
         self._is_cancelled = is_cancelled
         self._progress = progress
 
-    def counter(self, unit: str):
+    def counter(self, unit: str) -> Counter:
         """The size measure for `unit`: chars, bytes, lines, or tokens (the run's tokenizer)."""
         from ..core.tokens import get_counter
 
@@ -178,11 +204,11 @@ class Strategy:
     name: str
     summary: str
     params: tuple[Param, ...]
-    run: Callable[..., Proposal]
+    run: StrategyRun
     kinds: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     constraints: tuple[Order, ...] = ()  # checked by validate(), after each value's own type and range
-    validate_extra: Callable[[dict], None] | None = None  # any other check (a delimiter set, not all zero)
+    validate_extra: Callable[[dict], object] | None = None  # any other check (a delimiter set, not all zero)
     covering: bool = True  # False for sampling strategies whose gaps are by design
     size_param: str | None = "size"  # what the app's [ / ] keys change
     overlap_param: str | None = "overlap"  # what the app's { / } keys change

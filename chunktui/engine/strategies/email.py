@@ -151,7 +151,7 @@ def windows(sizes: list[int], max_emails: int, max_chars: int, overlap: int):
 
 def _runs(msgs):
     """Maximal runs of messages adjacent in the file; an attachment ends a run (it is no chunk's text)."""
-    runs = []
+    runs: list[list] = []
     for m in sorted(msgs, key=lambda m: m.index):
         if runs and runs[-1][-1].index == m.index - 1 and not runs[-1][-1].attachments:
             runs[-1].append(m)

@@ -136,6 +136,7 @@ def run(doc, params, ctx) -> Proposal:
     text, n = doc.text, len(doc.text)
     size, unit, overlap, prefix = params["size"], params["unit"], params["overlap"], params["prefix"]
     delimiters = decode_delimiters("delimiters", params["delimiters"])
+    walker: _Tokens | _Bytes | _Chars
     if unit == "tokens":
         walker = _Tokens(text, ctx.counter("tokens"))
     elif unit == "bytes":

@@ -59,7 +59,7 @@ def run(doc, params, ctx) -> Proposal:
     total = doc.line_count
     spans = []
     sampled = 0
-    pattern = start_pattern(doc) if total else None
+    pattern = start_pattern(doc)
     parts = sections(total, params["head_lines"], params["middle_lines"], params["tail_lines"])
     for k, (name, first, last) in enumerate(parts):
         ctx.check()

@@ -40,7 +40,9 @@ def _units(doc, keep_boilerplate):
     """Units tiling the text outside boilerplate, and the boilerplate gaps."""
     blocks = parse_blocks(doc)
     boiler = {} if keep_boilerplate else find_boilerplate(doc, blocks)
-    units, gaps, path = [], [], []
+    units: list[_Unit] = []
+    gaps: list[tuple[int, int, str]] = []
+    path: list[tuple[int, str]] = []
     for i, b in enumerate(blocks):
         start = 0 if i == 0 else b.start
         end = blocks[i + 1].start if i + 1 < len(blocks) else len(doc.text)
@@ -58,7 +60,7 @@ def _units(doc, keep_boilerplate):
 
 def _regions(units):
     """Runs of units that touch: a chunk can never span a boilerplate gap."""
-    run = []
+    run: list[_Unit] = []
     for u in units:
         if run and run[-1].end != u.start:
             yield run
@@ -183,7 +185,7 @@ def run(doc, params, ctx) -> Proposal:
 
     def fit(group, at_end=False):
         """Split off what must open the next chunk: trailing headings, and units past max_tokens."""
-        carry = []
+        carry: list[_Unit] = []
         while not at_end and len(group) > 1 and group[-1].kind == "heading":
             carry.insert(0, group.pop())
         # token counts of joined units can exceed their sum: confirm before closing
@@ -193,7 +195,8 @@ def run(doc, params, ctx) -> Proposal:
 
     for region in _regions(units):
         ctx.check()
-        group, acc = [], 0
+        group: list[_Unit] = []
+        acc = 0
         for u in region:
             cut_here = u.kind == "heading" and u.level <= 2 and acc >= lo
             if group and not all(g.kind == "heading" for g in group) and (cut_here or acc + u.tokens > hi):
@@ -205,7 +208,7 @@ def run(doc, params, ctx) -> Proposal:
             # a heading alone in a chunk (orphaned) is worse than a cut between sentences
             if u.tokens > hi or (headings_only and acc + u.tokens > hi
                                  and count(group[0].start, u.end) > hi):
-                heads = []
+                heads: list[_Unit] = []
                 while group and group[-1].kind == "heading":
                     heads.insert(0, group.pop())
                 while group:
@@ -230,7 +233,7 @@ def run(doc, params, ctx) -> Proposal:
             joinable = (not group and last is not None and last.end == done[0].start
                         and not last.metadata.get("split_paragraph")
                         and sum(u.tokens for u in done) < lo and count(last.start, done[-1].end) <= hi)
-            if joinable:  # a short tail joins the chunk before it
+            if joinable and last is not None:  # a short tail joins the chunk before it
                 paragraphs = last.metadata["paragraphs"] + sum(u.kind != "heading" for u in done)
                 spans[-1] = replace(last, end=done[-1].end, metadata={**last.metadata, "paragraphs": paragraphs})
             else:

@@ -202,7 +202,7 @@ class _Splitter:
             self.starts.append(bounds[a])
             self.ends.append(bounds[b])
             return
-        firsts, lasts = [a], []
+        firsts, lasts = [a], list[int]()
         add_first, add_last, hi = firsts.append, lasts.append, b + 1
         first = a
         while first < b:

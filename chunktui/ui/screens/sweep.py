@@ -10,6 +10,7 @@ query pane, each cell also gets recall and IoU at the token budget (as `chunktui
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual import work
@@ -23,6 +24,9 @@ from textual.worker import get_current_worker
 
 from chunktui.engine import Cancelled, ChunktuiError, Document, get_strategy
 from chunktui.engine.analysis.quality import FLAG_NAMES
+
+if TYPE_CHECKING:
+    from chunktui.engine.analysis.sweep import Cell, SweepResult
 
 COLUMNS = ("strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score", "flags")
 RETRIEVAL_COLUMNS = ("recall", "iou")  # before the flags, with questions loaded
@@ -57,7 +61,7 @@ def score_style(score: float) -> str:
 
 
 class SweepDone(Message):
-    def __init__(self, result) -> None:
+    def __init__(self, result: SweepResult) -> None:
         super().__init__()
         self.result = result
 
@@ -110,7 +114,7 @@ class SweepScreen(ModalScreen["dict | None"]):
         self.tokenizer, self.budget, self.context_header = tokenizer, budget, context_header
         self.queries = tuple(queries)
         self.heat = "recall" if self.queries else "score"
-        self.result = None
+        self.result: SweepResult | None = None
         strat = get_strategy(resolved)
         self.sizes = suggested_sizes(strategy, self.params.get(strat.size_param))
         self.overlaps = suggested_overlaps(strategy, self.params.get(strat.overlap_param))
@@ -210,10 +214,12 @@ class SweepScreen(ModalScreen["dict | None"]):
             table.move_cursor(row=self.result.cells.index(best))
             table.focus()
 
-    def _fill_table(self):
+    def _fill_table(self) -> Cell | None:
         """The cells as rows, the heat column (score, or recall with questions) coloured red to
         green and its best starred; returns that best cell."""
         result = self.result
+        if result is None:  # no sweep has finished
+            return None
         table = self.query_one("#sweep-table", DataTable)
         cursor = table.cursor_row
         table.clear()
@@ -223,7 +229,7 @@ class SweepScreen(ModalScreen["dict | None"]):
             star = "★" if c is best else " "
             score = Text(f" {c.score:5.1f} " + (star if self.heat == "score" else " "),
                          score_style(c.score) if self.heat == "score" else "")
-            retrieval = ()
+            retrieval: tuple = ()
             if self.queries:
                 recall = Text(f" {c.recall:.3f} " + (star if self.heat == "recall" else " "),
                               score_style(100 * c.recall) if self.heat == "recall" else "")

@@ -71,7 +71,7 @@ def cue_panel(chunk: Chunk, cs: ChunkSet):
     if meta.get("speakers"):
         head.append(f"\nspeakers: {', '.join(meta['speakers'])}")
     cues = [c for c in cs.chunks if is_cue_chunk(c)]
-    parts = [head]
+    parts: list[Text | Table] = [head]
     bar = _bar(chunk, cues)
     if bar is not None:
         parts.append(bar)

@@ -82,7 +82,7 @@ def gaps_panel(chunk: Chunk, cs: ChunkSet):
     for (mark, where, *numbers), g in zip(cells, gaps[lo:hi]):  # a click on the line range goes there
         rows.add_row(Text(mark, style="bold"), Text(where, style=on_click(f"goto_line({g.start_line})")), *numbers,
                      Text(g.reason, style="dim"))
-    parts = [head]
+    parts: list[Text | Table] = [head]
     if lo:
         parts.append(Text(f"  … {lo} earlier gaps", style="dim"))
     parts.append(rows)
