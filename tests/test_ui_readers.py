@@ -102,12 +102,12 @@ async def test_a_long_pdf_is_read_in_a_worker_with_a_progress_bar_and_pages_in_t
         await settle(pilot)
         assert app.doc.extraction.page_count == 400 and "reading" not in str(app.query_one("#status").content)
         header = app.table.render_line(0).text
-        assert header.split()[:3] == ["#", "lines", "pages"], header
+        assert header.split()[:2] == ["#", "pages"], header  # at this width the line range gives its cells to the label
         pages = {app.table.get_cell_at((c.index, 6)) for c in app.chunkset.chunks}
         across = next(c for c in app.chunkset.chunks if c.metadata["page_start"] < c.metadata["page_end"])
         assert app.table.get_cell_at((across.index, 6)) == f"{across.metadata['page_start']}-{across.metadata['page_end']}"
         assert "400" in pages or any(p.endswith("-400") for p in pages)
-        assert app.table.render_line(1 + across.index).text.split()[2] == app.table.get_cell_at((across.index, 6))
+        assert app.table.render_line(1 + across.index).text.split()[1] == app.table.get_cell_at((across.index, 6))
 
 
 @run

@@ -171,6 +171,7 @@ _lead_tables: dict[str, str] = {}
 _cache: OrderedDict = OrderedDict()
 _CACHE_SIZE = 4
 _lock = threading.Lock()
+_building: dict[tuple, threading.Event] = {}  # indexes being built, by cache key
 
 
 def _lead_table(name: str, encoding) -> str:
@@ -422,14 +423,32 @@ def cached_index(text: str, name: str) -> TokenIndex | None:
 
 
 def get_index(text: str, name: str, encoding) -> TokenIndex:
-    """The TokenIndex of `text` under encoding `name`, reused across re-chunks of the same text."""
-    index = cached_index(text, name)
-    if index is None:
-        index = TokenIndex(text, name, encoding)
+    """The TokenIndex of `text` under encoding `name`, reused across re-chunks of the same text.
+
+    One build per text at a time: a thread that asks while another builds the same index waits
+    for it (the app builds a big document's index in the background, and a re-chunk asking
+    meanwhile would otherwise encode the whole text a second time, 20-35 s at 100 MB)."""
+    key = (name, len(text), hash(text))
+    while (index := cached_index(text, name)) is None:
         with _lock:
-            _cache[(name, len(text), hash(text))] = index
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+            building = _building.get(key)
+            mine = building is None
+            if mine:
+                building = _building[key] = threading.Event()
+        if not mine:
+            building.wait()  # then look again: built, or failed (and this thread tries itself)
+            continue
+        try:
+            index = TokenIndex(text, name, encoding)
+            with _lock:
+                _cache[key] = index
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+            return index
+        finally:
+            with _lock:
+                del _building[key]
+            building.set()
     return index
 
 
