@@ -201,3 +201,37 @@ def test_the_sampling_note_groups_thousands():
     text = "".join(f"2025-01-01 10:00:{i % 60:02d} INFO request {i}\n" for i in range(12_345))
     cs = chunk_document(Document.from_text(text, path="app.log"), "log", {})
     assert "of 12,345 lines" in " ".join(cs.notes)
+
+
+LOG_LINES = ["2025-01-01 10:00:00 INFO ok", "2025-01-01 10:00:01 ERROR bad", "WARNING disk at 91%",
+             "Traceback (most recent call last):", "  File 'x.py', line 1", "ValueError: x", "\tat a.b(C.java:1)",
+             "", "   ", "{\"ts\": 1}", "plain words", "1700000000 tick", "1700000000\r", "x ERRORS and an ERROR",
+             "a" * 195 + " ERROR", "a" * 196 + " WARNING", "b" * 200 + " FATAL", "[DEBUG] bracketed"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(LOG_LINES), max_size=60), st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_record_starts_are_the_lines_where_the_start_pattern_matches(lines, newline, ends_with_newline):
+    """The starts come from a search led by line feeds (fast); they are exactly the lines at whose
+    start the pattern matches, and line 0, as its `^` says."""
+    from chunktui.engine.readers.logs import record_starts, start_pattern
+
+    text = newline.join(lines) + (newline if ends_with_newline and lines else "")
+    doc = Document.from_text(text, path="gen.log")
+    pattern = start_pattern(doc)
+    expected = [i for i, at in enumerate(doc.line_starts[:doc.line_count]) if pattern.match(text, at)]
+    assert record_starts(doc) == (expected if expected[:1] == [0] else [0, *expected])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(LOG_LINES), max_size=40))
+def test_level_counts_count_each_lines_first_level_word_in_its_first_200_characters(lines):
+    from chunktui.engine.readers.logs import level_counts
+
+    expected: dict[str, int] = {}
+    for line in lines:
+        m = re.search(r"\b(TRACE|DEBUG|INFO|NOTICE|WARN|WARNING|ERROR|CRITICAL|FATAL|SEVERE)\b", line[:200])
+        if m:
+            level = "WARN" if m.group(1) == "WARNING" else m.group(1)
+            expected[level] = expected.get(level, 0) + 1
+    assert list(level_counts(lines).items()) == list(expected.items())

@@ -98,3 +98,60 @@ def test_spans_in_and_across_long_runs_match_direct_encoding(name, text, data):
     want = [len(encoding.encode_ordinary(text[a:b])) for a, b in spans]
     assert index.count_spans(spans) == want
     assert [index.count(a, b) for a, b in spans] == want
+
+
+# Runs of one punctuation character, of whitespace and of line feeds: tiktoken reads each as one
+# piece however long (digits are pieces of three, which it encodes in linear time)
+ONE_PIECE_RUNS = {"=": "=", "-": "-", ".": ".", "*": "*", "#": "#", "spaces and line feeds": " \n",
+                  "line feeds": "\n", "spaces": " "}
+# every strategy that takes plain text, in tokens where it counts in a unit, and the file name that
+# gives each what it reads
+PLAIN_TEXT = (("auto", "run.txt", None), ("auto", "run.md", None), ("auto", "run.log", None),
+              ("adaptive", "run.txt", None), ("data", "run.txt", None), ("data-rows", "run.txt", None),
+              ("fixed", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
+              ("lines", "run.txt", None), ("log", "run.log", None), ("log-records", "run.log", {"unit": "tokens"}),
+              ("markdown", "run.md", None), ("prose", "run.txt", None),
+              ("recursive", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
+              ("semantic", "run.txt", None), ("split", "run.txt", None))
+
+
+class _Recording:
+    """tiktoken's CoreBPE, noting the longest text or bytes handed to it in one call."""
+
+    def __init__(self, bpe):
+        self.bpe, self.longest = bpe, 0
+
+    def __getattr__(self, attr):
+        method = getattr(self.bpe, attr)
+
+        def call(data, *rest):
+            self.longest = max(self.longest, len(data))
+            return method(data, *rest)
+        return call
+
+
+class _Encoding:
+    def __init__(self, encoding):
+        self._core_bpe = _Recording(encoding._core_bpe)
+        self._mergeable_ranks = encoding._mergeable_ranks
+        self.encode_ordinary = self._core_bpe.encode_ordinary
+
+
+@pytest.mark.parametrize("run", ONE_PIECE_RUNS)
+def test_no_strategy_hands_tiktoken_a_huge_piece_whole(monkeypatch, run):
+    """Not timed: the work is read from what tiktoken is asked. tiktoken's BPE of one piece grows
+    faster than the piece (1 MB of DNA: 460 ns a byte, 130 at 16 KB), so no strategy may hand it a
+    long run in one call. Before, the token index encoded the whole text at once; now
+    a piece of LONG_PIECE bytes or more is encoded in windows (long_pieces.py). The runs are 150 KB,
+    past that size; the index is built once per run and kept, as a re-chunk would."""
+    from chunktui.engine.core import long_pieces, tokens
+
+    fake = _Encoding(get_encoding("cl100k_base"))
+    monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
+    monkeypatch.setattr(long_pieces, "_encoders", {})
+    text = ONE_PIECE_RUNS[run] * (150_000 // len(ONE_PIECE_RUNS[run]))
+    token_index.clear_cache()
+    for strategy, path, params in PLAIN_TEXT:
+        chunk_document(Document.from_text(text, path=path), strategy, params)
+        assert fake._core_bpe.longest < long_pieces.LONG_PIECE, (strategy, path)
+    token_index.clear_cache()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,38 @@ def test_a_text_holding_surrogate_pairs_counts_as_direct_encoding_does(name):
     index = TokenIndex(text, name, get_encoding(name))
     spans = [(a, b) for a in range(len(text)) for b in range(a, len(text) + 1)]
     assert index.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
+def test_a_thread_asking_while_another_builds_the_same_index_waits_for_it(monkeypatch):
+    """The app builds a big document's index in a background thread; a re-chunk that asks for it
+    meanwhile must wait for that build, not encode the whole text a second time."""
+    name = "cl100k_base"
+    text = real_text() + "\nthe waiting thread's own text\n"
+    builds, building, release = [], threading.Event(), threading.Event()
+
+    class HeldIndex(TokenIndex):
+        def __init__(self, *args):
+            builds.append(threading.current_thread().name)
+            building.set()
+            release.wait(10)  # the first build lasts until the second thread has asked
+            super().__init__(*args)
+
+    monkeypatch.setattr(token_index, "TokenIndex", HeldIndex)
+    got = {}
+
+    def ask(who):
+        got[who] = token_index.get_index(text, name, get_encoding(name))
+
+    first = threading.Thread(target=ask, args=("background",), name="background")
+    first.start()
+    assert building.wait(10)
+    second = threading.Thread(target=ask, args=("re-chunk",), name="re-chunk")
+    second.start()
+    second.join(0.5)  # the re-chunk has asked (before the fix it went on to a build of its own)
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert builds == ["background"]
+    assert got["re-chunk"] is got["background"] is cached_index(text, name)
+    spans = [(0, 3000), (len(text) - 5000, len(text))]
+    assert got["re-chunk"].count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]

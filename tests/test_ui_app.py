@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import gc
 import re
+import threading
+import traceback
 import weakref
 
 import pytest
@@ -14,6 +16,7 @@ from chunktui.engine import all_strategies
 from chunktui.ui import app as app_module, gc_pacing
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.compat import notifications
+from chunktui.ui.widgets.stats_panel import stats_text
 from support.ui import FAST, SAMPLES, SIZE, assert_screen_matches_engine, opened, run, set_input, settle
 
 
@@ -325,3 +328,73 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
         await asyncio.wait_for(settle(pilot), timeout=20)
         messages = [str(n.message) for n in notifications(app)]
         assert any("no grammar" in m for m in messages) and any("semantic: cannot read this" in m for m in messages)
+
+
+@run
+async def test_a_big_documents_token_index_is_built_once_in_the_background_and_reused(tmp_path, monkeypatch):
+    """`log` samples a log and counts no tokens over all of it; switching to `log-records` then paid
+    the whole-text encode (20-35 s at 100 MB). The app builds the index once the first chunks show,
+    and the switch and the size steps after it reuse it, with the engine's exact counts."""
+    from chunktui.engine.core import token_index
+    from chunktui.engine.core.tokens import INDEX_MIN_CHARS, get_encoding
+
+    text = (SAMPLES / "service.log").read_text(encoding="utf-8")
+    path = tmp_path / "service-week.log"
+    path.write_text("".join(text.replace("2025-01-14 ", f"2025-01-{13 + day} ") for day in range(1, 4)), encoding="utf-8")
+    token_index.clear_cache()
+    built = []
+    index_class = token_index.TokenIndex
+    monkeypatch.setattr(token_index, "TokenIndex", lambda *args: built.append(len(args[0])) or index_class(*args))
+    async with opened(path, strategy="log") as (app, pilot):
+        assert len(app.doc.text) >= INDEX_MIN_CHARS
+        assert built == [len(app.doc.text)]  # in the background, after the first chunks
+        assert token_index.cached_index(app.doc.text, "cl100k_base") is not None
+        app.query_one("#strategy", Select).value = "log-records"
+        await settle(pilot)
+        app.view.focus()
+        await pilot.press("left_square_bracket")
+        await settle(pilot)
+        assert app.controls.strategy_name == "log-records" and app.query_one("#param-size", Input).value == "880"
+        assert len(built) == 1
+        assert_screen_matches_engine(app)
+        direct = get_encoding("cl100k_base").encode_ordinary
+        assert [c.tokens for c in app.chunkset.chunks[:50]] == [len(direct(c.text)) for c in app.chunkset.chunks[:50]]
+
+
+class LoopWatchedChunks(list):
+    """A chunking's chunk list that notes every pass over it made on the event loop's thread."""
+
+    loop_passes: list = []
+
+    def __iter__(self):
+        if threading.current_thread() is threading.main_thread():
+            LoopWatchedChunks.loop_passes.append(traceback.format_stack(limit=2)[0])  # who made the pass
+        return super().__iter__()
+
+
+@run
+async def test_a_result_is_shown_without_a_pass_over_its_chunks_on_the_event_loop(monkeypatch):
+    """The stats, the histogram's bars, the table's column widths, the document view's lookups and
+    the scope tree are made in the workers; at 117,000 chunks each pass on the event loop was
+    40-170 ms of a stall. The loop may index the chunks it draws, never walk them all."""
+    chunk_document = app_module.chunk_document
+
+    def watched(*args, **kwargs):
+        cs = chunk_document(*args, **kwargs)
+        cs.chunks = LoopWatchedChunks(cs.chunks)
+        return cs
+
+    monkeypatch.setattr(app_module, "chunk_document", watched)
+    LoopWatchedChunks.loop_passes = []
+    async with opened(SAMPLES / "service.log", strategy="log-records", params={"size": 1}) as (app, pilot):
+        assert isinstance(app.chunkset.chunks, LoopWatchedChunks) and len(app.chunkset.chunks) > 300
+        assert app.quality is not None  # the flags are in: the histogram was redrawn with them
+        await pilot.press("left_square_bracket", "right_square_bracket")  # size 1 -> 1 (clamped) -> 21
+        await settle(pilot)
+        app.query_one("#budget", Input).value = "100"  # a new budget redraws the stats and the histogram
+        await settle(pilot)
+        await pilot.press("t")
+        await pilot.pause()
+        assert LoopWatchedChunks.loop_passes == []
+        assert app.query_one("#stats").plain == stats_text(app.chunkset.stats(100)).plain
+        assert_screen_matches_engine(app)

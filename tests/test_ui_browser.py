@@ -1,4 +1,4 @@
-"""A real browser on `chunktui serve`: headless Chromium, driven by Playwright, presses `e`, Tab and
+"""A real browser on `chunktui serve`: headless Chromium, driven by Playwright, presses `e` and
 Enter in the page and the export lands on the server's disk and in the browser's downloads.
 
 Playwright is only the remote control: the browser is the system's Chromium (Debian's `chromium`
@@ -130,7 +130,6 @@ def test_export_keys_in_the_browser_export_on_the_server_and_downloads_a_zip(tmp
                 page.locator(".xterm-helper-textarea").focus()
                 page.keyboard.press("e")
                 screen.wait_for(EXPORT_DIALOG, "the export dialog")
-                page.keyboard.press("Tab")  # from the format list to the folder, where Enter exports
                 with page.expect_download() as download_info:
                     page.keyboard.press("Enter")
                 download = download_info.value

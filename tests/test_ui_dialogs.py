@@ -131,6 +131,28 @@ async def test_export_worker_finishes_and_the_dialog_remembers_the_last_format_a
 
 
 @run
+async def test_e_then_enter_exports_to_the_offered_folder_and_typing_edits_it(tmp_path, monkeypatch):
+    """The dialog opens on the folder field: enter exports with the offered format and folder (on
+    the format list, enter opened the list instead), and what a user types goes into the folder."""
+    monkeypatch.chdir(tmp_path)  # the offered folder is chunks/<file> under the working directory
+    async with opened(SAMPLES / "guide.md") as (app, pilot):
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_one("#export-dir", Input)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not isinstance(app.screen, ExportScreen)
+        assert (tmp_path / "chunks" / "guide-md" / "manifest.json").is_file()
+        await pilot.press("e")
+        await pilot.pause()
+        await pilot.press("ctrl+u", *"again", "enter")  # clear the field, type a folder, export
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (tmp_path / "again" / "manifest.json").is_file()
+
+
+@run
 async def test_save_profile_writes_what_the_controls_show(tmp_path):
     target = tmp_path / "p.yaml"
     async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}) as (app, pilot):

@@ -26,14 +26,14 @@ def tokens_segment(table, row: int):
 @pytest.mark.parametrize("size", [(220, 50), SIZE])
 @run
 async def test_a_row_per_chunk_with_the_engines_numbers(size):
-    """Wide, every column shows; in a narrower pane the type column gives its cells to the label."""
+    """Wide, every column shows; in a narrower pane the type and lines columns give their cells to the label."""
     app = ChunktuiApp(SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         table, expected = app.table, engine_result(app).chunks
         if size == SIZE:
             header = table.render_line(0).text.split()
-            assert header == ["#", "lines", "chars", "tokens", "label"]
+            assert header == ["#", "chars", "tokens", "label"]
             return
         assert table.row_count == len(expected)
         header = table.render_line(0).text.split()
@@ -160,7 +160,7 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
         await pilot.pause()
         last = app.chunkset.chunks[5999]
         assert last.text == "event 5999\n"
-        assert row_text(table, 5999).split()[:4] == ["6000", "6000-6000", f"{last.chars}", f"{last.tokens}"]
+        assert row_text(table, 5999).split()[:3] == ["6000", f"{last.chars}", f"{last.tokens}"]
         assert len(set(labelled)) <= 2 * rows
 
 
@@ -221,3 +221,27 @@ async def test_split_pieces_of_one_section_get_distinct_labels(tmp_path):
         labels = [app.table.get_cell_at((i, 5)) for i in range(app.table.row_count)]
         assert len(set(labels)) == len(labels), labels
         assert any("1.80.0" in label and "Cargo" in label for label in labels)
+
+
+@run
+async def test_at_80_columns_the_lines_column_gives_its_cells_to_the_label():
+    """At 80x24 the table pane showed a label column of about 6 cells beside `332→397` token cells
+    (a code chunk embedded with its context): the type column, then the lines column (both in the
+    detail pane) give their cells to the label, so each row's scope is read whole without scrolling."""
+    import textwrap
+
+    app = ChunktuiApp(textwrap.__file__, strategy="code", debounce=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("greater_than_sign")  # the table pane, in place of the controls
+        await pilot.pause()
+        table = app.table
+        assert table.render_line(0).text.split() == ["#", "chars", "tokens", "label"]
+        assert "→" in table.get_cell_at((0, 3))
+        room = table.scrollable_content_region.width
+        assert room - table.render_line(0).text.index(" label") - 1 >= chunk_table.MIN_LABEL_WIDTH
+        scoped = [row for row in range(min(table.row_count, table.scrollable_content_region.height - 1))
+                  if app.chunkset.chunks[row].metadata.get("scope_chain")]
+        assert len(scoped) >= 5
+        for row in scoped:  # a scope is cut to the room left (a boundary label scrolls sideways)
+            assert row_text(table, row).rstrip().endswith(table.get_cell_at((row, 5)))

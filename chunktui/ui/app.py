@@ -26,10 +26,11 @@ from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, Param
                       chunk_document, get_strategy, load_document)
 from chunktui.engine.readers import reader_for
 from chunktui.formats.store import is_chunk_store
-from chunktui.engine.core.tokens import DEFAULT_TOKENIZER
+from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
 from .commands import ChunktuiCommands
 from .compat import release_work
 from .gc_pacing import GCPacer
+from .prepared import Prepared, prepare
 from .samples import demo_files, demo_params, find_sample_docs
 from .widgets.chunk_detail import ChunkDetail
 from .widgets.chunk_table import ChunkTable
@@ -68,9 +69,9 @@ def default_strategy(doc: Document | None) -> str:
 
 
 class ChunksReady(Message):
-    def __init__(self, generation: int, chunkset: ChunkSet) -> None:
+    def __init__(self, generation: int, chunkset: ChunkSet, prepared: Prepared | None = None) -> None:
         super().__init__()
-        self.generation, self.chunkset = generation, chunkset
+        self.generation, self.chunkset, self.prepared = generation, chunkset, prepared
 
 
 class ChunkingFailed(Message):
@@ -188,6 +189,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
                 self.budget = loaded.budget
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
+        self.prepared: Prepared | None = None  # the shown chunking's figures (stats, bars, column widths)
         self.review = None
         self.generation = 0
         self.done_generation = 0
@@ -204,6 +206,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self._idle: asyncio.Event | None = None
         self._starts_of: tuple | None = None  # (chunkset, its chunk starts) for a cursor in a gap
         self._drawing: ChunkSet | None = None  # a chunking whose parts are still being drawn, frame by frame
+        self._indexed: tuple | None = None  # (document, tokenizer) whose token index is built or being built
         self.gc_pacer = GCPacer()
 
     # -- layout -----------------------------------------------------------------------------
@@ -664,14 +667,32 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             return
         if not worker.is_cancelled:
             cs.derive_all()  # lines, bytes and hashes here, not at their first read on the event loop
-            self.post_message(ChunksReady(generation, cs))
+            self.post_message(ChunksReady(generation, cs, prepare(cs, self.budget)))
+
+    def _index_in_background(self, doc: Document, tokenizer: str) -> None:
+        """Build the document's token index once its first chunks are on screen. A strategy that
+        counts every chunk's tokens (log-records, recursive, prose...) then reuses it at once:
+        switching a 100 MB log from `log` (which samples, and never builds it) to `log-records` paid
+        the whole encode, 20-35 s, on the switch. A re-chunk that asks while it is being built waits
+        for it (token_index.get_index), and the ones after reuse it."""
+        if self._indexed is not None and self._indexed[0] is doc and self._indexed[1] == tokenizer \
+                or len(doc.text) < INDEX_MIN_CHARS:
+            return
+        if hasattr(get_counter(tokenizer), "span_index"):  # tiktoken encodings; chars, bytes and lines need none
+            self._indexed = (doc, tokenizer)
+            self.index_worker(doc, tokenizer)  # the document, not its text: a worker's name is its arguments' repr
+
+    @work(thread=True, exclusive=True, group="token-index", exit_on_error=False)
+    def index_worker(self, doc: Document, tokenizer: str) -> None:
+        get_counter(tokenizer).span_index(doc.text)  # kept by token_index for the re-chunks that follow
 
     def on_chunks_ready(self, message: ChunksReady) -> None:
         if message.generation != self.generation or self.mode != "tune" or not self.is_running \
                 or message.chunkset.document is not self.doc:
             return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
-        self._show_chunkset(message.chunkset, keep_view=True)  # settles once all of it is drawn
+        self._show_chunkset(message.chunkset, keep_view=True, prepared=message.prepared)  # settles once all is drawn
+        self._index_in_background(message.chunkset.document, message.chunkset.tokenizer)
         if self.corpus.display:
             self._start_corpus_totals()
 
@@ -699,11 +720,15 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     # -- showing results --------------------------------------------------------------------
 
-    def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False) -> None:
-        self.chunkset, self._starts_of = cs, None
+    def _show_chunkset(self, cs: ChunkSet | None, keep_view: bool = False, prepared: Prepared | None = None) -> None:
+        """Show `cs` with its figures `prepared` by the worker (made here for a chunking read from a
+        file; kept when `cs` is the one shown, as when only the budget changed)."""
+        if cs is not None and (prepared is None or prepared.chunkset is not cs):
+            kept = self.prepared
+            prepared = kept if kept is not None and kept.chunkset is cs else prepare(cs, self.budget)
+        self.chunkset, self.prepared, self._starts_of = cs, prepared, None
         self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
-        stats = cs.stats(self.budget) if cs is not None else None
-        self.query_one("#stats", StatsPanel).show(stats)
+        self.query_one("#stats", StatsPanel).show(prepared.stats_at(self.budget) if cs is not None else None)
         self.retrieve_for(cs)  # recall and IoU follow the stats as soon as they are measured
         self._update_status()
         if cs is None:
@@ -713,7 +738,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             self.table.show(None, self.budget)
             self.selected = None
             return
-        self.view.set_chunkset(cs, self.generation)
+        self.view.set_chunkset(cs, self.generation, prepared.starts, prepared.max_ends)
         # the stats (what a user watches while tuning) are drawn first, then one part of the rest a frame,
         # so that no frame holds the event loop long; the quality thread starts once nothing is left to draw
         self._in_frames(cs, self._show_views, lambda cs: self._show_selection(cs, keep_view), self.assess_chunkset)
@@ -734,8 +759,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.call_after_refresh(run, 0)
 
     def _show_views(self, cs: ChunkSet) -> None:
-        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit)
-        self.table.show(cs, self.budget)
+        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit, data=self.prepared.histogram)
+        self.table.show(cs, self.budget, self.prepared.columns)
 
     def _show_selection(self, cs: ChunkSet, keep_view: bool) -> None:
         """Select the chunk under the document cursor (or the first), in the table and the detail pane."""
@@ -957,7 +982,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.unit = "chars" if self.unit == "tokens" else "tokens"
 
     def watch_unit(self, unit: str) -> None:
-        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, unit)
+        data = self.prepared.histogram if self.prepared is not None and self.prepared.chunkset is self.chunkset else None
+        self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, unit, data=data)
 
     def action_toggle_detail(self) -> None:
         """Maximize the detail pane (its panels sit below the fold at normal size), or restore it."""

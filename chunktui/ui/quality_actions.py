@@ -18,6 +18,7 @@ from chunktui.engine.analysis.facts import check_facts
 from chunktui.engine.analysis.quality import Quality, assess, scan_structure
 from .host import HostedMixin
 from .widgets.flag_histogram import FlaggedHistogram
+from .widgets.histogram import HistogramData, histogram_data
 from .widgets.flags import FlagsPanel
 
 QUALITY_BINDINGS = [
@@ -33,9 +34,12 @@ QUALITY_BINDINGS = [
 
 
 class QualityReady(Message):
-    def __init__(self, chunkset: ChunkSet, quality: Quality, facts) -> None:
+    def __init__(self, chunkset: ChunkSet, quality: Quality, facts, flagged: list[int] | None = None,
+                 histogram: HistogramData | None = None) -> None:
         super().__init__()
         self.chunkset, self.quality, self.facts = chunkset, quality, facts
+        self.flagged = quality.flagged_indexes() if flagged is None else flagged
+        self.histogram = histogram  # the bars with the flagged chunks set apart
 
 
 class QualityMixin(HostedMixin):
@@ -72,8 +76,10 @@ class QualityMixin(HostedMixin):
             self._structure = (doc, scan_structure(doc))  # once per document, not per re-chunk
         quality = assess(cs, budget, structure=self._structure[1])
         facts = check_facts(cs, phrases) if phrases else None
+        flagged = quality.flagged_indexes()
+        bars = histogram_data(cs.chunks, flagged)  # a pass over every chunk: here, not on the event loop
         if not worker.is_cancelled:
-            self.post_message(QualityReady(cs, quality, facts))
+            self.post_message(QualityReady(cs, quality, facts, flagged, bars))
 
     def on_quality_ready(self, message: QualityReady) -> None:
         if message.chunkset is not self.chunkset or not self.is_running:
@@ -82,7 +88,7 @@ class QualityMixin(HostedMixin):
         self.query_one("#flags", FlagsPanel).show(message.quality, self.selected, message.facts)
         histogram = self.query_one("#histogram")
         if isinstance(histogram, FlaggedHistogram):
-            histogram.mark_flagged(message.chunkset, message.quality.flagged_indexes())
+            histogram.mark_flagged(message.chunkset, message.flagged, message.histogram)
 
     # -- actions ---------------------------------------------------------------------------
 

@@ -31,7 +31,7 @@ register(Strategy(
     summary="Splits source code at function, class and statement boundaries of its syntax tree, "
             "with scope chains, entities, siblings and imports per chunk.",
     params=(
-        Param("size", "int", 1500, "Largest chunk, in --unit; whole definitions that fit stay together.",
+        Param("size", "int", 1200, "Largest chunk, in --unit; whole definitions that fit stay together.",
               min=16, max=10_000_000, step=100, aliases=("max_chunk_size",)),
         Param("unit", "choice", "bytes", "What size counts: bytes, chars or tokens (the run's tokenizer).",
               choices=("bytes", "chars", "tokens")),

@@ -129,6 +129,30 @@ _ANCHOR_PATTERNS = {
 }
 _match_end = re.Match.end
 
+# Anchors that hold in the whole text: the pairs and the line feed, read with the text around them
+# as context (never the rules that hold only at a window's edge). The text's pieces are those of
+# the text before such an anchor followed by those of the text after it. A search reads at most to
+# `hi` plus a margin: a lookahead cut short there fails, so it can only miss an anchor.
+_SPLITS = {name: re.compile(rf"{_PAIRS}|{nl}") for name, nl in _LINE_FEED.items()}
+_LAST_SPLITS = {name: re.compile(rf"(?s).*(?:{_PAIRS}|{nl})") for name, nl in _LINE_FEED.items()}
+_LOOKAHEAD_MARGIN = 64
+
+
+def split_finders(name: str):
+    """(last_before, first_after) for encoding `name`: the last anchor in [lo, hi] and the first
+    in [lo, hi] of a text (see _SPLITS), or None."""
+    find, last = _SPLITS[name].search, _LAST_SPLITS[name].match
+
+    def last_before(text: str, lo: int, hi: int) -> int | None:
+        m = last(text, max(lo - 1, 0), hi + 1)  # the pairs read the character after the anchor
+        return m.end() if m and m.end() >= lo else None
+
+    def first_after(text: str, lo: int, hi: int) -> int | None:
+        m = find(text, max(lo - 1, 0), hi + _LOOKAHEAD_MARGIN)
+        return m.end() if m and m.end() <= hi else None
+
+    return last_before, first_after
+
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
 # mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
 # lowercase letter from the capital after it ("camelCase" is two pieces); or only spaces (the
@@ -147,6 +171,7 @@ _lead_tables: dict[str, str] = {}
 _cache: OrderedDict = OrderedDict()
 _CACHE_SIZE = 4
 _lock = threading.Lock()
+_building: dict[tuple, threading.Event] = {}  # indexes being built, by cache key
 
 
 def _lead_table(name: str, encoding) -> str:
@@ -201,9 +226,14 @@ class TokenIndex:
         (the whole pass costs about 0.1x of the encoding less than a list would). Slices, not one
         str: decoding and joining a 100 MB log's 25 M tokens held the GIL, and froze the app,
         for 320 ms."""
+        from .tokens import long_piece_encoder
+
         self._surrogates = False
         try:
-            data = memoryview(core_bpe(self._encoding).encode_to_tiktoken_buffer(text, set())).cast("B")
+            tokens = long_piece_encoder(self.name).encode(text)  # a text holding a huge piece
+            if tokens is None:
+                tokens = core_bpe(self._encoding).encode_to_tiktoken_buffer(text, set())
+            data = memoryview(tokens).cast("B")
         except UnicodeEncodeError:
             # surrogates: let tiktoken apply its own replacement, as `count` would
             data = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
@@ -393,14 +423,32 @@ def cached_index(text: str, name: str) -> TokenIndex | None:
 
 
 def get_index(text: str, name: str, encoding) -> TokenIndex:
-    """The TokenIndex of `text` under encoding `name`, reused across re-chunks of the same text."""
-    index = cached_index(text, name)
-    if index is None:
-        index = TokenIndex(text, name, encoding)
+    """The TokenIndex of `text` under encoding `name`, reused across re-chunks of the same text.
+
+    One build per text at a time: a thread that asks while another builds the same index waits
+    for it (the app builds a big document's index in the background, and a re-chunk asking
+    meanwhile would otherwise encode the whole text a second time, 20-35 s at 100 MB)."""
+    key = (name, len(text), hash(text))
+    while (index := cached_index(text, name)) is None:
         with _lock:
-            _cache[(name, len(text), hash(text))] = index
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+            building = _building.get(key)
+            mine = building is None
+            if mine:
+                building = _building[key] = threading.Event()
+        if not mine:
+            building.wait()  # then look again: built, or failed (and this thread tries itself)
+            continue
+        try:
+            index = TokenIndex(text, name, encoding)
+            with _lock:
+                _cache[key] = index
+                while len(_cache) > _CACHE_SIZE:
+                    _cache.popitem(last=False)
+            return index
+        finally:
+            with _lock:
+                del _building[key]
+            building.set()
     return index
 
 

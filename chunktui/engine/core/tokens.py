@@ -172,6 +172,30 @@ def get_encoding(name: str):
     return enc
 
 
+def long_piece_encoder(name: str):
+    """The encoder of `name` that splits huge pre-tokenizer pieces (long_pieces.py)."""
+    from . import long_pieces, token_index
+
+    return long_pieces.piece_encoder(name, get_encoding(name), ENCODING_SPECS[name]["pat_str"],
+                                     token_index.split_finders(name))
+
+
+def encode_ordinary(name: str, text: str):
+    """tiktoken's `encode_ordinary(text)` under encoding `name`, in time linear in the text's
+    length even when it holds a huge piece (a long run of letters, punctuation or whitespace)."""
+    from .long_pieces import MIN_CHARS
+
+    encoding = get_encoding(name)
+    if len(text) >= MIN_CHARS:
+        try:
+            tokens = long_piece_encoder(name).encode(text)
+        except UnicodeEncodeError:  # lone surrogates: tiktoken's own replacement, as below
+            tokens = None
+        if tokens is not None:
+            return tokens
+    return encoding.encode_ordinary(text)
+
+
 class Counter:
     """Counts the size of text in one unit; `count_spans` lets big inputs share work."""
 
@@ -221,7 +245,7 @@ class TiktokenCounter(Counter):
         return get_encoding(self.name)
 
     def count(self, text: str) -> int:
-        return len(self.encoding.encode_ordinary(text))
+        return len(encode_ordinary(self.name, text))
 
     def span_index(self, text: str):
         """The token index of `text` (see token_index.py): exact `count(s, e)` for any span and

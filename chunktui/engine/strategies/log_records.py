@@ -9,7 +9,7 @@ own, flagged oversized.
 from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
-from ..readers.logs import iter_lines, level_counts, line_text, record_starts
+from ..readers.logs import level_counts, line_text, record_starts
 from ..core.model import Span
 from .log import add_time_range
 
@@ -19,8 +19,11 @@ def run(doc, params, ctx) -> Proposal:
     if not n_lines:
         return Proposal([])
     starts = record_starts(doc)
-    bounds = [(doc.line_start(a + 1), doc.line_start(b + 1)) for a, b in zip(starts, starts[1:] + [n_lines])]
-    bounds[-1] = (bounds[-1][0], len(doc.text))
+    # each record's [start, end): where its first line starts and where the next record's does
+    # (offsets by C-level lookups: two Python calls per record cost 0.6 s at 10 MB)
+    line_starts = doc.line_starts
+    offsets = list(map(line_starts.__getitem__, starts)) + [len(doc.text)]
+    bounds = list(zip(offsets, offsets[1:]))
     unit, size = params["unit"], params["size"]
     sizes = ctx.counter(unit).count_spans(doc.text, bounds)
     groups: list[tuple[int, int, int]] = []  # first record, last record, size
@@ -38,9 +41,8 @@ def run(doc, params, ctx) -> Proposal:
     spans = []
     for a, b, total in groups:
         start, end = bounds[a][0], bounds[b][1]
-        first_line, last_line = starts[a] + 1, (starts[b + 1] if b + 1 < len(starts) else n_lines)
-        opening = line_text(doc, first_line)
-        meta = {"record_count": b - a + 1, "levels": level_counts(iter_lines(doc, first_line, last_line))}
+        opening = line_text(doc, starts[a] + 1)
+        meta = {"record_count": b - a + 1, "levels": level_counts(doc.text[start:end].split("\n"))}
         add_time_range(meta, opening, line_text(doc, starts[b] + 1))
         if a == b and total > size:
             meta["oversized"] = True

@@ -36,6 +36,9 @@ class ExportScreen(FormDialog):
     """Dismisses with the ExportResult on success; errors stay in the dialog."""
 
     SUBMIT_ID = "export-go"
+    # the folder, not the format list: `e` then enter exports with the offered (last used) format and
+    # folder, typing changes the folder, and shift+tab reaches the format
+    AUTO_FOCUS = "#export-dir"
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="export.cancel", tooltip="Close without exporting"),
     ]

@@ -23,6 +23,7 @@ PATH_KEYS = ("scope_chain", "header_path")
 
 DetailPanel = Callable[[Chunk, ChunkSet], "RenderableType | None"]
 _PANELS: list[tuple[str, DetailPanel]] = []
+_PREPARERS: list[Callable[[ChunkSet], None]] = []
 
 
 def on_click(action: str, style: str = "") -> Style:
@@ -30,10 +31,20 @@ def on_click(action: str, style: str = "") -> Style:
     return Style.parse(style or "none") + Style(underline=True) + Style.from_meta({"@click": f"app.{action}"})
 
 
-def register_detail_panel(title: str, panel: DetailPanel) -> DetailPanel:
-    """Add a section to the detail pane; `panel` returns a renderable, or None when it has nothing to say."""
+def register_detail_panel(title: str, panel: DetailPanel, prepare: Callable[[ChunkSet], None] | None = None
+                          ) -> DetailPanel:
+    """Add a section to the detail pane; `panel` returns a renderable, or None when it has nothing to say.
+    `prepare`, if given, does the panel's pass over a whole chunking, in the chunking's worker."""
     _PANELS.append((title, panel))
+    if prepare is not None:
+        _PREPARERS.append(prepare)
     return panel
+
+
+def prepare_panels(cs: ChunkSet) -> None:
+    """What the panels read of every chunk of `cs`, made before it is shown (see `register_detail_panel`)."""
+    for prepare in _PREPARERS:
+        prepare(cs)
 
 
 def format_meta(value: Any) -> str:

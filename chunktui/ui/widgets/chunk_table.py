@@ -1,12 +1,14 @@
 """The chunk table: one row a chunk; highlighting a row selects that chunk.
 
-A Line API view (like the document view): `show` only measures column widths with `max()`
-over ints, and a row becomes text and segments when it scrolls into view, so a 6,000-chunk
-result costs the event loop what the ~40 visible rows cost, not what every row would.
+A Line API view (like the document view): the column widths come from one pass over the
+chunks that the chunking's worker makes (`column_sizes`), and a row becomes text and segments
+when it scrolls into view, so a 117,000-chunk result costs the event loop what the ~40 visible
+rows cost, not what every row would.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import attrgetter
 
 from rich.cells import cell_len, set_cell_size
@@ -27,7 +29,8 @@ COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cel
 DRAWN = ("#", "lines", "pages", "chars", "tokens", "type", "label")  # left to right; pages only for a PDF
 LABEL_WIDTH = 60  # the label column scrolls sideways past this
 MIN_LABEL_WIDTH = 12
-ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells
+ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells, then the lines column
+NARROW_DROPS = ("type", "lines")
 NUMERIC = ("#", "chars", "tokens")
 
 
@@ -140,21 +143,45 @@ def shared_root(chunks) -> int:
     return _common(first, last) if first and last else 0
 
 
-def _label_width(chunks, room: int) -> int:
-    """Label column width without building labels: a path is cut to `room`; a boundary label shows
-    up to LABEL_WIDTH (then the column scrolls sideways); ⚠/✂ marks take up to 4 cells."""
-    longest = len("label")
+@dataclass(frozen=True)
+class ColumnSizes:
+    """What the column widths are made from, from one pass over the chunks (`column_sizes`)."""
+
+    widest: tuple[int, ...]  # the widest text of each column but the label, in DRAWN order
+    label: int  # the widest boundary label with its ⚠/✂ marks, in cells
+    paths: bool  # some row's label is a path (cut to the room the pane leaves it)
+    pages: bool  # some chunk has pages (a PDF's): else there is no pages column
+
+    def label_width(self, room: int) -> int:
+        """Label column width: a path is cut to `room`; a boundary label shows up to LABEL_WIDTH
+        (then the column scrolls sideways)."""
+        return min(LABEL_WIDTH, max(len("label"), self.label, room if self.paths else 0))
+
+
+def column_sizes(chunks) -> ColumnSizes:
+    """The widest cell of each column without building a row's text: a pass over every chunk, for
+    the chunking's worker to make (at 117,000 chunks it took 170 ms of the event loop)."""
+    longest, paths = 0, False
     for c in chunks:
         meta = c.metadata
         if meta.get("scope_chain") or meta.get("header_path"):
-            n = room
+            paths = True
         else:
             label = c.boundary_label  # in cells: wide (CJK) characters take two
             n = (len(label) if label.isascii() else cell_len(label)) \
                 + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
-        if n > longest:
-            longest = n
-    return min(LABEL_WIDTH, longest)
+            if n > longest:
+                longest = n
+    last_page = max((c.metadata.get("page_end") or 0 for c in chunks), default=0)  # ints, no page cells
+    widest = (
+        len(str(len(chunks))),
+        2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
+        2 * len(str(last_page)) + 1,
+        len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
+        max(map(len, map(token_cell, chunks)), default=1),
+        max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
+    )
+    return ColumnSizes(widest, longest, paths, bool(last_page))
 
 
 def _marks(chunk) -> str:
@@ -246,6 +273,7 @@ class ChunkTable(ScrollView, can_focus=True):
         self._widths = [len(name) + 1 for name in DRAWN]  # each column (in DRAWN order): one space before its text
         self._room = LABEL_WIDTH  # cells a path label is cut to, so its end shows without scrolling
         self._cache: dict[tuple, Strip] = {}
+        self._sizes = column_sizes(())
         self.ranks: dict[int, int] = {}  # chunk index -> its rank for the query pane's question
 
     # -- the DataTable surface the app and tests use ----------------------------------------
@@ -279,9 +307,11 @@ class ChunkTable(ScrollView, can_focus=True):
 
     # -- data -------------------------------------------------------------------------------
 
-    def show(self, chunkset: ChunkSet | None, budget: int) -> None:
-        """Show `chunkset` from its first row; rows render when they scroll into view."""
+    def show(self, chunkset: ChunkSet | None, budget: int, sizes: ColumnSizes | None = None) -> None:
+        """Show `chunkset` from its first row; rows render when they scroll into view. `sizes` are its
+        `column_sizes`, made by the worker (measured here when not given)."""
         self.chunkset, self.budget, self._cursor = chunkset, budget, 0
+        self._sizes = sizes if sizes is not None else column_sizes(chunkset.chunks if chunkset is not None else ())
         self.ranks = {}
         self._measure()
         self.scroll_to(0, 0, animate=False)
@@ -294,35 +324,35 @@ class ChunkTable(ScrollView, can_focus=True):
             self.refresh()
 
     def _measure(self) -> None:
-        """Column widths from one pass of ints over the chunks (no per-row text), and the scroll size."""
+        """Column widths from the chunking's column sizes and the pane's width, and the scroll size."""
         self._cache.clear()
         self._parts: dict[int, int] = {}
         self._root = shared_root(self.chunkset.chunks) if self.chunkset is not None else 0
-        chunks = self.chunkset.chunks if self.chunkset is not None else ()
-        last_page = max((c.metadata.get("page_end") or 0 for c in chunks), default=0)  # ints, no page cells
-        widest = [
-            len(str(len(chunks))),
-            2 * len(str(max(map(attrgetter("end_line"), chunks), default=0))) + 1,  # "start-end", at most
-            2 * len(str(last_page)) + 1,
-            len(f"{max((c.end - c.start for c in chunks), default=0):,}"),
-            max(map(len, map(token_cell, chunks)), default=1),
-            max(map(len, map(attrgetter("boundary_type"), chunks)), default=0),
-        ]
-        fixed = [max(len(name), w) + 1 for name, w in zip(DRAWN, widest)]
-        if not last_page:  # a source without pages has no pages column
-            fixed[DRAWN.index("pages")] = 0
+        rows = self.row_count
         view = self.container_size
         width = view.width or 50
-        if len(chunks) + 1 > view.height:  # the rows will need the vertical scrollbar: the label gets less room
-            width -= self.styles.scrollbar_size_vertical
-        room = width - sum(fixed) - 1
-        if room < ROOMY_LABEL:  # a narrow pane: the label tells rows apart, the type is in the detail pane
-            room += fixed[DRAWN.index("type")]
-            fixed[DRAWN.index("type")] = 0
-        self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
-        self._widths = fixed + [1 + _label_width(chunks, self._room)]
-        self._set_virtual_size(Size(sum(self._widths), len(chunks) + 1))
+        self._fit(width)
+        # the rows will need the vertical scrollbar, or the label scrolls sideways (the horizontal
+        # bar takes a row, and the view then shows the vertical one too): the label gets less room
+        if rows + 1 > view.height or sum(self._widths) > width:
+            self._fit(width - self.styles.scrollbar_size_vertical)
+        self._set_virtual_size(Size(sum(self._widths), rows + 1))
         self.refresh()
+
+    def _fit(self, width: int) -> None:
+        """Column widths in `width` cells: the label gets what the fixed columns leave, and in a narrow
+        pane the type column, then the lines column (both in the detail pane), give it their cells."""
+        fixed = [max(len(name), w) + 1 for name, w in zip(DRAWN, self._sizes.widest)]
+        if not self._sizes.pages:  # a source without pages has no pages column
+            fixed[DRAWN.index("pages")] = 0
+        room = width - sum(fixed) - 1
+        for name in NARROW_DROPS:
+            if room >= ROOMY_LABEL:
+                break
+            room += fixed[DRAWN.index(name)]
+            fixed[DRAWN.index(name)] = 0
+        self._room = max(MIN_LABEL_WIDTH, min(LABEL_WIDTH, room))
+        self._widths = fixed + [1 + self._sizes.label_width(self._room)]
 
     def _set_virtual_size(self, size: Size) -> None:
         """A new scroll size without a relayout of the whole screen (a `virtual_size` assignment asks for

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from itertools import accumulate
 
 from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
@@ -103,17 +104,17 @@ class DocumentView(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def set_chunkset(self, chunkset: ChunkSet, generation: int) -> None:
-        """Draw a new chunking of the current document; rows re-render lazily as they show."""
+    def set_chunkset(self, chunkset: ChunkSet, generation: int, starts: list[int] | None = None,
+                     max_ends: list[int] | None = None) -> None:
+        """Draw a new chunking of the current document; rows re-render lazily as they show.
+        `starts` and `max_ends` (each chunk's start, the furthest end up to it) are the lookups
+        its rows bisect: made by the chunking's worker, else here."""
         self.chunkset = chunkset
         self.generation = generation
         chunks = chunkset.chunks
-        self._starts = [c.start for c in chunks]
-        running, max_end = 0, []
-        for c in chunks:
-            running = max(running, c.end)
-            max_end.append(running)
-        self._max_end = max_end
+        if starts is None or max_ends is None:
+            starts, max_ends = [c.start for c in chunks], list(accumulate((c.end for c in chunks), max))
+        self._starts, self._max_end = starts, max_ends
         self._gap_starts = [g.start for g in chunkset.gaps]
         self.ranks = {}  # positions in the old chunking; the reference marks stay until the new ones come
         if self.selected is not None and self.selected >= len(chunks):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import ceil
+from operator import attrgetter
 
 from textual_plotext import PlotextPlot
 
@@ -38,9 +40,9 @@ def count_ticks(top: int) -> list[int]:
     return list(range(0, top + step, step))
 
 
-def budget_in_range(mark: float | None, values: list[int]) -> bool:
+def budget_in_range(mark: float | None, smallest: int, largest: int) -> bool:
     """Draw the budget line when it lands near the bars, not when it would squash them into one corner."""
-    return mark is not None and min(values) * 0.5 <= mark <= max(values) * 1.5
+    return mark is not None and smallest * 0.5 <= mark <= largest * 1.5
 
 
 def fit_title(title: str, width: int) -> str:
@@ -50,6 +52,31 @@ def fit_title(title: str, width: int) -> str:
     while len(parts) > 1 and len(" · ".join(parts)) > width:
         parts.pop()
     return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class HistogramData:
+    """A chunking's sizes in both units and their bars, made off the event loop (`histogram_data`)."""
+
+    values: dict[str, list[int]]  # "tokens" (embedded) and "chars", one per chunk
+    bars: dict[str, tuple]  # per unit: `binned` (centres, clean and flagged counts, bin width)
+    extent: dict[str, tuple[int, int]]  # per unit: the smallest and largest size
+    chars_per_token: float | None
+    flagged: bool  # some chunk is flagged (its share of each bar is drawn orange)
+
+
+def histogram_data(chunks, flagged=()) -> HistogramData:
+    """Every chunk's size in tokens and chars, binned with the `flagged` indexes set apart: a pass
+    over all chunks, for a worker thread to make."""
+    values = {"tokens": list(map(attrgetter("embed_tokens"), chunks)), "chars": list(map(attrgetter("chars"), chunks))}
+    marked = [False] * len(chunks)
+    for i in flagged:
+        marked[i] = True
+    bins = min(MAX_BINS, max(5, len(chunks) // 2))
+    tokens = sum(values["tokens"])
+    return HistogramData(values, {unit: binned(v, marked, bins) if v else () for unit, v in values.items()},
+                         {unit: (min(v), max(v)) if v else (0, 0) for unit, v in values.items()},
+                         sum(values["chars"]) / tokens if tokens else None, any(marked))
 
 
 class SizeHistogram(PlotextPlot):
@@ -65,25 +92,22 @@ class SizeHistogram(PlotextPlot):
         self.flagged: set[int] = set()
         self.budget_mark: float | None = None
 
-    def budget_for(self, chunks, budget: int, unit: str) -> float | None:
-        """The budget in `unit`: tokens as given; chars at this document's chars per token."""
-        if unit == "tokens":
-            return float(budget)
-        tokens = sum(c.embed_tokens for c in chunks)
-        return budget * sum(c.chars for c in chunks) / tokens if tokens else None
-
-    def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None) -> None:
+    def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None,
+             data: HistogramData | None = None) -> None:
+        """Draw `chunkset`'s sizes in `unit`: from `data` when a worker made it, else from its chunks."""
         self.unit = unit
-        chunks = chunkset.chunks if chunkset is not None else []
-        self.values = [c.embed_tokens if unit == "tokens" else c.chars for c in chunks]
-        self.budget_mark = self.budget_for(chunks, budget, unit)
+        if data is None:
+            data = histogram_data(chunkset.chunks if chunkset is not None else [], flagged or ())
+        self.values = data.values[unit]
+        flagged = data.flagged
+        self.budget_mark = float(budget) if unit == "tokens" else (
+            budget * data.chars_per_token if data.chars_per_token is not None else None)
         plt = self.plt
         plt.clear_figure()
         sign = "=" if unit == "tokens" else "≈"
         title = f"chunk sizes in {unit}"
         if self.values:
-            centres, clean, bad, width = binned(self.values, [c.index in (flagged or ()) for c in chunks],
-                                                min(MAX_BINS, max(5, len(self.values) // 2)))
+            centres, clean, bad, width = data.bars[unit]
             # each bar is its total (orange: flagged) with its clean part drawn over it, over the same x
             # positions so both get the same width (plotext's stacked bars draw empty layers as lines)
             # no plotext legend: it sits in the top-left corner, where the budget's label may need to go
@@ -99,7 +123,8 @@ class SizeHistogram(PlotextPlot):
             every = max(1, ceil(len(edges) / 5))
             plt.xticks(edges[::every], [f"{e:,}" for e in edges[::every]])
             mark = self.budget_mark
-            if budget_in_range(mark, self.values):
+            smallest, largest = data.extent[unit]
+            if budget_in_range(mark, smallest, largest):
                 lo, hi = min(lo, mark), max(hi, mark)
                 room = ticks[-1] + max(1, ticks[1] // 2)  # a row above the bars for the budget's label
                 plt.ylim(0, room)
@@ -108,8 +133,8 @@ class SizeHistogram(PlotextPlot):
                          alignment="right" if mark > (lo + hi) / 2 else "left")
             else:
                 plt.ylim(0, ticks[-1])
-            if mark is not None and not budget_in_range(mark, self.values):
-                side = "all below" if mark > max(self.values) else "all above"
+            if mark is not None and not budget_in_range(mark, smallest, largest):
+                side = "all below" if mark > largest else "all above"
                 title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (f" · {FLAGGED_COLOR}: flagged" if flagged else "")
             plt.xlim(lo, hi)
         plt.title(fit_title(title, self.size.width - 2))  # no x label: the title names the unit and the plot keeps a row for its bars
