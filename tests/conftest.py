@@ -60,3 +60,16 @@ def work(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     yield tmp_path
     assert not (tmp_path / SENTINEL).exists(), "a YAML tag ran a command"
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    """A folder of the sample documents and the standard library's json package: prose, markdown,
+    code, logs (the folder runs' input, local and on a Dask cluster)."""
+    import json
+
+    folder = tmp_path / "corpus"
+    shutil.copytree(Path(__file__).parent.parent / "sample_docs", folder,
+                    ignore=shutil.ignore_patterns("queries", "*.mbox"))
+    shutil.copytree(Path(json.__file__).parent, folder / "json", ignore=shutil.ignore_patterns("__pycache__"))
+    return folder

@@ -14,31 +14,17 @@ import cloudpickle
 import dask
 import dask.bag as db
 import pytest
-from click.testing import CliRunner
 from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import chunktui
-from chunktui.cli.commands import cli
+from support.cli import run
 from chunktui.formats.chunk_rows import chunk_rows
 from chunktui.integrations.dask import COLUMNS, chunk_bag
 
 ROOT = Path(__file__).parent.parent
-STDLIB_JSON = Path(json.__file__).parent
 
 
-def run(*args):
-    result = CliRunner().invoke(cli, [str(a) for a in args])
-    return result.exit_code, result.stdout, result.stderr
-
-
-@pytest.fixture
-def corpus(tmp_path) -> Path:
-    """The sample documents and the standard library's json package: prose, markdown, code, logs."""
-    folder = tmp_path / "corpus"
-    shutil.copytree(ROOT / "sample_docs", folder, ignore=shutil.ignore_patterns("queries", "*.mbox"))
-    shutil.copytree(STDLIB_JSON, folder / "json", ignore=shutil.ignore_patterns("__pycache__"))
-    return folder
 
 
 @pytest.fixture(scope="module")

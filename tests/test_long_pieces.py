@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from support.long_runs import RecordingEncoding
 from chunktui.engine.core import long_pieces, token_index, tokens
 from chunktui.engine.core.long_pieces import LONG_PIECE, PieceEncoder
 from chunktui.engine.core.token_index import TokenIndex, split_finders
@@ -79,34 +80,12 @@ def test_the_token_index_of_a_text_with_huge_pieces_counts_exactly(name):
     assert index.count_spans(spans) == [len(direct(name, text[s:e])) for s, e in spans]
 
 
-class _Recording:
-    """tiktoken's CoreBPE, noting the longest text or bytes handed to it in one call."""
-
-    def __init__(self, bpe):
-        self.bpe, self.longest = bpe, 0
-
-    def __getattr__(self, attr):
-        method = getattr(self.bpe, attr)
-
-        def call(data, *rest):
-            self.longest = max(self.longest, len(data))
-            return method(data, *rest)
-        return call
-
-
-class _Encoding:
-    def __init__(self, encoding):
-        self._core_bpe = _Recording(encoding._core_bpe)
-        self._mergeable_ranks = encoding._mergeable_ranks
-        self.encode_ordinary = encoding.encode_ordinary
-
-
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_tiktoken_never_encodes_more_than_a_window_of_a_huge_piece_at_once(monkeypatch, name):
     """Not timed: the work is read from what tiktoken is asked. Before, the token index handed it
     the whole text (1 MB of DNA in one call, and BPE of one piece grows faster than its length);
     now no call is longer than one window and a half, and the tokens are the same."""
-    fake = _Encoding(get_encoding(name))
+    fake = RecordingEncoding(get_encoding(name))
     monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
     monkeypatch.setattr(long_pieces, "_encoders", {})
     text = huge("dna", 1_000_000)

@@ -21,7 +21,7 @@ from chunktui.engine import Document, chunk_document
 from chunktui.engine.core import token_index
 from chunktui.engine.core.token_index import TokenIndex
 from chunktui.engine.core.tokens import get_encoding
-from support.long_runs import KINDS, long_run
+from support.long_runs import KINDS, RecordingEncoding, long_run
 
 ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ("cl100k_base", "o200k_base")
@@ -115,28 +115,6 @@ PLAIN_TEXT = (("auto", "run.txt", None), ("auto", "run.md", None), ("auto", "run
               ("semantic", "run.txt", None), ("split", "run.txt", None))
 
 
-class _Recording:
-    """tiktoken's CoreBPE, noting the longest text or bytes handed to it in one call."""
-
-    def __init__(self, bpe):
-        self.bpe, self.longest = bpe, 0
-
-    def __getattr__(self, attr):
-        method = getattr(self.bpe, attr)
-
-        def call(data, *rest):
-            self.longest = max(self.longest, len(data))
-            return method(data, *rest)
-        return call
-
-
-class _Encoding:
-    def __init__(self, encoding):
-        self._core_bpe = _Recording(encoding._core_bpe)
-        self._mergeable_ranks = encoding._mergeable_ranks
-        self.encode_ordinary = self._core_bpe.encode_ordinary
-
-
 @pytest.mark.parametrize("run", ONE_PIECE_RUNS)
 def test_no_strategy_hands_tiktoken_a_huge_piece_whole(monkeypatch, run):
     """Not timed: the work is read from what tiktoken is asked. tiktoken's BPE of one piece grows
@@ -146,7 +124,7 @@ def test_no_strategy_hands_tiktoken_a_huge_piece_whole(monkeypatch, run):
     past that size; the index is built once per run and kept, as a re-chunk would."""
     from chunktui.engine.core import long_pieces, tokens
 
-    fake = _Encoding(get_encoding("cl100k_base"))
+    fake = RecordingEncoding(get_encoding("cl100k_base"))
     monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
     monkeypatch.setattr(long_pieces, "_encoders", {})
     text = ONE_PIECE_RUNS[run] * (150_000 // len(ONE_PIECE_RUNS[run]))

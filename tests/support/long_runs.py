@@ -24,3 +24,28 @@ def long_run(kind: str, n: int) -> str:
 
 
 KINDS = ("letter", "dna", "cjk", "digits", "base64", "word")
+
+
+class RecordingBPE:
+    """tiktoken's CoreBPE, noting the longest text or bytes handed to it in one call."""
+
+    def __init__(self, bpe):
+        self.bpe, self.longest = bpe, 0
+
+    def __getattr__(self, attr):
+        method = getattr(self.bpe, attr)
+
+        def call(data, *rest):
+            self.longest = max(self.longest, len(data))
+            return method(data, *rest)
+        return call
+
+
+class RecordingEncoding:
+    """A tiktoken Encoding whose every encode goes through a RecordingBPE: `_core_bpe.longest` is
+    the longest input tiktoken was given at once, the measure of work the long-run tests read."""
+
+    def __init__(self, encoding):
+        self._core_bpe = RecordingBPE(encoding._core_bpe)
+        self._mergeable_ranks = encoding._mergeable_ranks
+        self.encode_ordinary = self._core_bpe.encode_ordinary

@@ -214,7 +214,6 @@ class Grammar:
     spec: LanguageSpec
     language: Language
     query: Query  # captures @entity and @import in one pass over the tree
-    error_query: Query
     known: set = field(default_factory=set)
     # node kind ids (cheaper to read than a type name: that makes a string) of comments and what
     # binds like one (decorators, Rust attributes), and of import statements
@@ -243,7 +242,7 @@ def load_grammar(name: str) -> Grammar:
     imports = [t for t in (spec.import_items or spec.imports) if known(t)]
     if imports:
         source += "\n[" + " ".join(f"({t})" for t in imports) + "] @import"
-    grammar = Grammar(spec, lang, ts.Query(lang, source), ts.Query(lang, "(ERROR) @error"),
+    grammar = Grammar(spec, lang, ts.Query(lang, source),
                       known={t for t in (*spec.entities, *spec.blocks, *spec.wrappers) if known(t)})
     grammar.comment_ids = frozenset(i for i in range(lang.node_kind_count)
                                     if "comment" in (lang.node_kind_for_id(i) or "")) | grammar.kind_ids(COMMENT_LIKE)

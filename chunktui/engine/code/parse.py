@@ -53,11 +53,17 @@ class ParsedFile:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
 
     def error_lines(self) -> list[int]:
-        """1-based lines of ERROR nodes (syntax the grammar could not parse)."""
-        from tree_sitter import QueryCursor
-
-        nodes = QueryCursor(self.grammar.error_query).captures(self.root).get("error", [])
-        return sorted({n.start_point[0] + 1 for n in nodes})
+        """1-based lines of ERROR nodes (syntax the grammar could not parse), found by a walk that
+        enters only nodes holding an error: a query over the whole tree took time quadratic in the
+        size of a broken file's error nodes (40 KB of `-` in a .py file: 2.6 s, against 0.01 s)."""
+        lines = set()
+        stack = [self.root] if self.root.has_error else []
+        while stack:
+            node = stack.pop()
+            if node.is_error:
+                lines.add(node.start_point[0] + 1)
+            stack.extend(c for c in node.children if c.has_error)
+        return sorted(lines)
 
 
 def last_row(node) -> int:
