@@ -18,7 +18,7 @@ from distributed import Client, LocalCluster
 from distributed.diagnostics.plugin import WorkerPlugin
 
 import chunktui
-from support.cli import run
+from support.cli import interrupt_folder_run, run
 from chunktui.formats.chunk_rows import chunk_rows
 from chunktui.integrations.dask import COLUMNS, chunk_bag
 
@@ -138,27 +138,9 @@ def test_ctrl_c_stops_a_dask_run_without_tracebacks_and_resume_finishes(corpus, 
     workers (in that group) ignore it, the run stops, index.json records what it received, and
     --resume chunks the rest (files a worker finished but the run did not receive again, over
     their export)."""
-    import signal
-    import subprocess
-    import time
-
-    for n in range(3):  # enough files that the run is still going when the signal comes
-        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
-                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
     out_dir = tmp_path / "out"
-    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
-               "--executor", "dask", "--jobs", "2"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not any(out_dir.rglob("manifest.json")) and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.splitlines()[-1].endswith("not chunked; run again with --resume to finish")
+    err, missing = interrupt_folder_run(corpus, out_dir, 3, "--executor", "dask", "--jobs", "2")
     index = json.loads((out_dir / "index.json").read_text())["files"]
-    missing = int(err.splitlines()[-1].split("interrupted: ")[1].split()[0])
     total = len(list(corpus.rglob("*.*")))
     assert missing > 0 and len(index) + missing == total
     code, out, err = run("chunk", corpus, "-o", out_dir, "--executor", "dask", "--jobs", "2", "--resume")

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 
-from support.cli import run
+from support.cli import interrupt_folder_run, run
 
 ROOT = Path(__file__).parent.parent
 
@@ -82,32 +82,12 @@ def test_jobs_refuses_a_dry_run_in_one_line(corpus):
 
 def test_ctrl_c_keeps_finished_files_and_resume_finishes(corpus, tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it, once some files are written."""
-    import os
-    import signal
-    import subprocess
-    import time
-
-    for n in range(4):  # enough files that the run is still going when the signal comes
-        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
-                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
     out_dir = tmp_path / "out"
-    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
-               "--jobs", "2"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
-    deadline = time.monotonic() + 120
-    while not any(out_dir.rglob("manifest.json")) and time.monotonic() < deadline and proc.poll() is None:
-        time.sleep(0.05)
-    os.killpg(proc.pid, signal.SIGINT)
-    out, err = proc.communicate(timeout=120)
-    assert proc.returncode == 130, err
-    assert "Traceback" not in err and err.splitlines()[-1].endswith("not chunked; run again with --resume to finish")
+    err, missing = interrupt_folder_run(corpus, out_dir, 4, "--jobs", "2")
     written = {p.parent for p in out_dir.rglob("manifest.json")}
     index = json.loads((out_dir / "index.json").read_text())["files"]
     assert {Path(e["output"]) for e in index.values()} == written and 0 < len(written)
     assert not [p for p in out_dir.rglob(".*") if p.name != "index.json"]  # no half-written export left
-    missing = int(err.splitlines()[-1].split("interrupted: ")[1].split()[0])
     assert missing > 0 and len(written) + missing == len(list(corpus.rglob("*.*")))
     code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
     assert code == 0, err
