@@ -159,9 +159,7 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     g = pf.grammar
     nodes, import_nodes, ordered = find_nodes(pf)
     if not ordered:  # a query's captures: sorted, and a node two patterns match taken once
-        seen = set()
-        nodes = [n for n in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))
-                 if n.id not in seen and not seen.add(n.id)]
+        nodes = list({n.id: n for n in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))}.values())
         import_nodes = sorted(import_nodes, key=lambda n: n.start_byte)
     kinds, extra = g.spec.entities, EXTRA_KINDS
     defs = []
@@ -253,7 +251,7 @@ def _closure_name(pf: ParsedFile, node) -> str:
     """`new Observable callback`, `app.get callback`: a function passed to a call, by the call."""
     call = node.parent.parent if node.parent is not None else None
     callee = None if call is None else call.child_by_field_name("function") or call.child_by_field_name("constructor")
-    if callee is None:
+    if call is None or callee is None:
         return "<anonymous>"
     name = " ".join(pf.text(callee).split())
     if len(name) > 60:

@@ -73,7 +73,7 @@ _KINDS = tuple(re.compile(kind) for kind in (r"[^\W\d_]*", r"(?:[^\w\s]|[_\x1c-\
 def _run_of_one_kind(text: str, p: int) -> bool:
     """Whether text[p:p + SAMPLE_STEP] is all of one kind (read no further)."""
     end = p + SAMPLE_STEP
-    return any(kind.match(text, p, end).end() == end for kind in _KINDS)
+    return any((m := kind.match(text, p, end)) is not None and m.end() == end for kind in _KINDS)
 
 
 class PieceEncoder:
@@ -85,7 +85,7 @@ class PieceEncoder:
         self._pat_str = pat_str
         self._pieces = None
         self._anchors = anchors  # (last_before, first_after) in the whole text, see token_index
-        self._lengths = None
+        self._lengths: bytearray | None = None
         self.window, self.overlap = WINDOW, OVERLAP
         self.fallbacks = 0  # pieces whose seams all failed (encoded whole)
 

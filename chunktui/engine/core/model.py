@@ -16,15 +16,17 @@ from dataclasses import dataclass, field
 from functools import partial
 from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from .options import CONTEXT_HEADERS
 if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
     from ..readers.documents import Document
 
 
-_FRESH = object()  # Span's metadata default: a new dict per span, as field(default_factory=dict) gives
+# Span's metadata default, told apart by identity: a new dict per span, as field(default_factory=dict) gives
+_FRESH: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True, init=False)
@@ -158,8 +160,8 @@ class Chunk(_ChunkSlots):
     end_byte: int = 0
     metadata: Mapping[str, Any] = field(default_factory=Metadata)
     context_text: str | None = None
-    embed_text: str | None = None
-    embed_tokens: int | None = None
+    embed_text: str = None  # type: ignore[assignment]  # None: __post_init__ fills it in, so never None once made
+    embed_tokens: int = None  # type: ignore[assignment]  # likewise
 
     def __post_init__(self):
         if type(self.metadata) is not Metadata:
@@ -227,7 +229,7 @@ def _built_chunks(columns, source: _Source) -> list[Chunk]:
     given their class in one C-level pass (the layouts are the same, so nothing is copied)."""
     chunks = list(map(_ChunkSlots, *columns, repeat(source)))
     deque(map(_set_class, chunks, repeat("__class__"), repeat(Chunk)), 0)
-    return chunks
+    return chunks  # type: ignore[return-value]  # each one's class is Chunk now (set just above)
 
 
 class _Source:
@@ -404,6 +406,8 @@ def build_chunkset(
 
     text = doc.text
     metadata: Any  # the table's column, or made here from the spans: a lazy map, then a list or a repeat
+    types: Iterable[str]  # the table's columns, or lazy maps over the spans
+    labels: Iterable[str]
     if isinstance(spans, SpanTable) and all(map(lt, spans.starts, spans.ends)) \
             and all(map(lt, spans.starts, spans.starts[1:])):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels

@@ -48,6 +48,7 @@ import sys
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
+from collections.abc import Callable
 from array import array
 from functools import partial
 from itertools import accumulate, chain, compress, count, repeat
@@ -197,7 +198,8 @@ class TokenIndex:
         self.name = name
         self._encode = core_bpe(encoding).encode_ordinary
         self._encoding = encoding
-        self._anchors_in = _ANCHOR_PATTERNS[name].match
+        self._anchors_in: Callable[[str, int, int], re.Match[str]]
+        self._anchors_in = _ANCHOR_PATTERNS[name].match  # type: ignore[assignment]  # matches at every position
         self._fragments: dict[str, int] = {}
         self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
         pieces = self._token_ids(text)
@@ -357,7 +359,8 @@ class TokenIndex:
         text = self.text
         # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one,
         # or too short for the lookups to pay, is counted whole
-        a1s, a2s = [], []
+        a1s: list[int] = []
+        a2s: list[int] = []
         for i in range(0, len(starts), _MATCHES_HELD):
             matches = list(map(self._anchors_in, repeat(text), map(sub, starts[i:i + _MATCHES_HELD], repeat(1)),
                                map(add, ends[i:i + _MATCHES_HELD], repeat(1))))
@@ -433,7 +436,7 @@ def get_index(text: str, name: str, encoding) -> TokenIndex:
         with _lock:
             building = _building.get(key)
             mine = building is None
-            if mine:
+            if building is None:
                 building = _building[key] = threading.Event()
         if not mine:
             building.wait()  # then look again: built, or failed (and this thread tries itself)

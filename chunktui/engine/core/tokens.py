@@ -16,6 +16,7 @@ import os
 import threading
 from binascii import a2b_base64
 from pathlib import Path
+from typing import TypedDict
 
 from .errors import ChunktuiError
 
@@ -38,7 +39,14 @@ _O200K_PAT = "|".join([
     r"""\s+""",
 ])
 
-ENCODING_SPECS = {
+class EncodingSpec(TypedDict):
+    """What tiktoken's Encoding needs besides the ranks: the pre-tokenizer pattern, the special tokens."""
+
+    pat_str: str
+    special_tokens: dict[str, int]
+
+
+ENCODING_SPECS: dict[str, EncodingSpec] = {
     "cl100k_base": {
         "pat_str": _CL100K_PAT,
         "special_tokens": {

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from itertools import pairwise
+from typing import Any
 
 from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
@@ -108,7 +109,8 @@ class _Unit:
 
     def __init__(self, text: str, separator: str) -> None:
         self.text, self.separator = text, separator
-        self.element, self.index = None, None  # the element, and its place among the page's blocks when matched
+        self.element: Any = None  # the lxml element, and its place among the page's blocks, when matched
+        self.index: int | None = None
 
 
 def _units(text: str) -> list[_Unit]:
@@ -117,6 +119,7 @@ def _units(text: str) -> list[_Unit]:
     A code line that looks like an item or a heading splits its block too, which matters only
     to the matching: the text is put back together as it was."""
     units: list[_Unit] = []
+    current: list[str]  # the block's lines so far
     for k, block in enumerate(text.strip("\n").split("\n\n")):
         separator, current = "\n\n" if k else "", []
         for line in block.split("\n"):

@@ -12,6 +12,7 @@ import json
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from itertools import islice, repeat
 from operator import itemgetter
 
@@ -150,13 +151,21 @@ def json_object(line: str) -> dict | None:
 _WS = re.compile(r"[ \t\n\r]*")
 _SCALAR = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?|true|false|null|NaN|-?Infinity")
 _CLOSER = {"{": "}", "[": "]"}
+_scanstring: Callable[[str, int], tuple[str, int]]
+_scanstring = json.decoder.scanstring  # type: ignore[attr-defined]  # json's string reader; typeshed omits it
+
+
+def _after_ws(line: str, pos: int = 0) -> int:
+    """Where the whitespace from `pos` on ends (`_WS` matches the empty string, so always matches)."""
+    m = _WS.match(line, pos)
+    return m.end() if m else pos
 
 
 def _top_level(line: str) -> dict | None:
     """The top-level object of a JSON line, checked as json.loads checks it but without recursing:
     its scalar values are kept, its nested arrays and objects become None (only the top level is
     ever read). None when the line is not a JSON object."""
-    pos = _WS.match(line).end()
+    pos = _after_ws(line)
     if not line.startswith("{", pos):
         return None
     top: dict = {}
@@ -164,7 +173,7 @@ def _top_level(line: str) -> dict | None:
     state, first, key, pos = "key", True, None, pos + 1
     try:
         while stack:
-            pos = _WS.match(line, pos).end()
+            pos = _after_ws(line, pos)
             ch = line[pos:pos + 1]
             if ch == _CLOSER[stack[-1]] and (state == "next" or first):  # first: just after the opener
                 stack.pop()
@@ -176,7 +185,7 @@ def _top_level(line: str) -> dict | None:
             elif state == "key":
                 if ch != '"':
                     return None
-                key, pos = json.decoder.scanstring(line, pos + 1)
+                key, pos = _scanstring(line, pos + 1)
                 state, first = "colon", False
             elif state == "colon":
                 if ch != ":":
@@ -189,7 +198,7 @@ def _top_level(line: str) -> dict | None:
                 state, first, pos = ("key" if ch == "{" else "value"), True, pos + 1
             else:
                 if ch == '"':
-                    value, pos = json.decoder.scanstring(line, pos + 1)
+                    value, pos = _scanstring(line, pos + 1)
                 else:
                     m = _SCALAR.match(line, pos)
                     if not m:
@@ -200,7 +209,7 @@ def _top_level(line: str) -> dict | None:
                 state, first = "next", False
     except ValueError:  # a malformed string
         return None
-    return top if _WS.match(line, pos).end() == len(line) else None
+    return top if _after_ws(line, pos) == len(line) else None
 
 
 def line_text(doc, line: int) -> str:

@@ -340,7 +340,7 @@ def _root_of(m: Message) -> Message:
     return m
 
 
-def _is_ancestor(m: Message, other: Message) -> bool:
+def _is_ancestor(m: Message, other: Message | None) -> bool:
     """True when `m` is `other` or one of its ancestors (linking would make a cycle)."""
     seen = set()
     while other is not None and id(other) not in seen:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from functools import cached_property, lru_cache
+from collections.abc import Sequence
 from itertools import chain
 
 from . import Order, Param, Proposal, Strategy, register
@@ -164,7 +165,7 @@ def heading_label(level: int, title: str) -> str:
 class _Cuts:
     """Allowed cut positions of one section, found by searching only the window asked about."""
 
-    def __init__(self, text: str, fences: list[tuple[int, int]], max_char: int):
+    def __init__(self, text: str, fences: Sequence[tuple[int, int]], max_char: int):
         self.text = text
         self.fences = [(a, b) for a, b in fences if b - a <= max_char]  # kept whole
         self.fence_starts = [a for a, _ in self.fences]
@@ -286,7 +287,7 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
                 word = None
         if word is None and (m := _INNER_WORD(text, lo - 1, cut)) is not None:
             word = m.end()  # no line or word start within reach: a word inside a URL or path
-        if word is not None and kept_starts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
+        if word is not None and cuts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
                 and kept[k][0] < word < kept[k][1]:
             word = cuts.first(kept[k][1], cut)
         start = cut if word is None else word  # never mid-word: a shorter overlap or none
@@ -328,7 +329,7 @@ def _cutting_big(starts: list[int], ends: list[int], big, max_char: int) -> set[
 
 
 _HASHES = ("", "# ", "## ", "### ")
-_NONES = (None, (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
+_NONES: tuple[tuple[None, ...], ...] = ((), (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -340,8 +341,9 @@ def run(doc, params, ctx) -> Proposal:
     scan = scan_markdown(doc)
     fences = scan.fence_spans
     fence_starts = [a for a, _ in fences]
-    heads = [h for h in scan.heads if h[1] <= 3]
-    bounds = [h[0] for h in heads]
+    titled = [h for h in scan.heads if h[1] <= 3]
+    bounds = [h[0] for h in titled]
+    heads: list[tuple[int, int, str] | None] = list(titled)  # None: the text before the first heading
     if not bounds or bounds[0] > 0:
         bounds.insert(0, 0)
         heads.insert(0, None)
@@ -355,7 +357,7 @@ def run(doc, params, ctx) -> Proposal:
     check, progress = ctx.check, ctx.progress
     cut_at = _cut_pattern(max_char, overlap).match
     parts: dict[int, list[str]] = {}  # n -> [" (part 2/n)", ..., " (part n/n)"]: one f-string per n, not per piece
-    titles = (None, None, None)  # the title in force at each level
+    titles: tuple[str | None, ...] = (None, None, None)  # the title in force at each level
     i, n = 0, len(bounds) - 1 if bounds[-1] else 0  # an empty text has no section
     while i < n:
         check()
@@ -380,15 +382,23 @@ def run(doc, params, ctx) -> Proposal:
             label, btype = _HASHES[level] + title if title else "#" * level, "heading"
         if j > i + 1:
             fused = [label] if head is not None else []
-            for _, level, title in heads[i + 1:j]:  # only the first section can be without heading
+            for _, level, title in filter(None, heads[i + 1:j]):  # only the first section can be without heading
                 titles = titles[:level - 1] + (title,) + _NONES[level]
                 fused.append(_HASHES[level] + title if title else "#" * level)
         if j > i + 1 and end - start <= max_char:
             meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
-            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
+            starts.append(start)
+            ends.append(end)
+            types.append(btype)
+            labels.append(label)
+            metas.append(meta)
         elif end - start <= max_char:
             meta = {"header_path": path}
-            starts.append(start), ends.append(end), types.append(btype), labels.append(label), metas.append(meta)
+            starts.append(start)
+            ends.append(end)
+            types.append(btype)
+            labels.append(label)
+            metas.append(meta)
         else:
             inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
             first = len(starts)

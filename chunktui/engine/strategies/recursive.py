@@ -172,7 +172,7 @@ class _Splitter:
                 self._emit(i, i + 1)
             return
         pos = start
-        if big:
+        if big and size_of is not None:  # big is "" or None when exact
             for m in re.finditer("[" + re.escape(big) + "]", self.text[start:end]):
                 self._merge_chars(pos, start + m.start(), size_of)
                 ch = m.group()
@@ -262,9 +262,8 @@ class _Splitter:
             return
         keep = [span not in too_long for span in zip(self.out_starts, self.out_ends)]
         self.out_oversized = {j for j, i in enumerate(compress(range(len(keep)), keep)) if i in self.out_oversized}
-        self.out_starts, self.out_ends, self.out_types, self.out_labels = (
-            list(compress(column, keep))
-            for column in (self.out_starts, self.out_ends, self.out_types, self.out_labels))
+        self.out_starts, self.out_ends = list(compress(self.out_starts, keep)), list(compress(self.out_ends, keep))
+        self.out_types, self.out_labels = list(compress(self.out_types, keep)), list(compress(self.out_labels, keep))
         self.gaps = [g for g in self.gaps if (g[0], g[1]) not in too_long]
         for bounds, a, b in self.runs:
             if (bounds[a], bounds[b]) in too_long:

@@ -130,7 +130,7 @@ def _definition(stripped: str, allow_signature: bool) -> tuple[str, str] | None:
         for rx in _FUNC_RES:
             m = rx.match(stripped)
             if m:
-                return "function", (m.group(1) or m.group(m.lastindex)) + "()"
+                return "function", m.group(1) + "()"  # every pattern's one group names the function
     elif "()" in stripped:
         m = _SHELL_FUNC.match(stripped)
         if m:
@@ -312,13 +312,13 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
         else:
             cut = best_cut(cls, first, target)
         start_line = max(1, first - overlap)
-        if cls.kind[first] is not None:
-            btype, blabel = cls.kind[first], cls.label[first]
+        if (kind := cls.kind[first]) is not None:
+            btype, blabel = kind, cls.label[first]
         elif first == 1:
             btype, blabel = "start", "start"
         else:
             btype, blabel = "line", f"line {first}"
-        meta = {"core_start_line": first, "core_end_line": cut - 1}
+        meta: dict[str, object] = {"core_start_line": first, "core_end_line": cut - 1}
         context = cls.context(first)
         if context:
             meta[cls.context_key] = list(context)
