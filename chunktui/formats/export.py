@@ -39,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
+from typing import Literal
 
 import orjson
 
@@ -237,8 +238,8 @@ def not_an_export(folder: Path) -> str | None:
 def _listed_files(manifest: dict) -> set[str]:
     files = manifest.get("files")
     if not isinstance(files, list):
-        chunks = manifest.get("chunks") if isinstance(manifest.get("chunks"), list) else []
-        files = [c.get("file") for c in chunks if isinstance(c, dict)]
+        chunks = manifest.get("chunks")
+        files = [c.get("file") for c in chunks if isinstance(c, dict)] if isinstance(chunks, list) else []
     return {Path(f).name for f in files if isinstance(f, str)}
 
 
@@ -355,7 +356,7 @@ def _fill_working_folder(tmp: Path, target: Path) -> None:
     os.rmdir(tmp)
 
 
-_renameat2 = None
+_renameat2: Callable[..., int] | Literal[False] | None = None  # libc's function; False where it has none, None until looked up
 
 
 def _exchange(a: Path, b: Path) -> bool:

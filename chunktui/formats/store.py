@@ -297,7 +297,7 @@ def _chunk_fields(r: _Fields) -> dict:
 
 
 def _gap_fields(g: _Fields) -> dict:
-    out = {"where": g.where.rstrip("."), "start_char": g.whole("start_char"), "end_char": g.whole("end_char"),
+    out: dict[str, Any] = {"where": g.where.rstrip("."), "start_char": g.whole("start_char"), "end_char": g.whole("end_char"),
            "start_line": g.whole("start_line", least=1), "end_line": g.whole("end_line", least=1),
            "reason": g.text("reason", "uncovered"), "newlines": g.whole("newlines", 0)}
     for first, last in (("start_char", "end_char"), ("start_line", "end_line")):
