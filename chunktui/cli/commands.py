@@ -22,9 +22,20 @@ from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from click.decorators import FC
+
     from chunktui.formats.discover import Skipped
     from chunktui.formats.profiles import Profile
 
+    OptionDecorator = Callable[[FC], FC]  # what click.option makes
+
+# declared: eval.py imports these while this module imports it (mypy cannot infer them across the cycle)
+TOKENIZERS: tuple[str, ...]
+CONTEXT_HEADER: OptionDecorator
+HTML_MODE: OptionDecorator
+PASSWORD: OptionDecorator
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
     "--context-header", type=click.Choice(CONTEXT_HEADERS), default=None,
@@ -91,7 +102,8 @@ class ChunktuiGroup(click.Group):
             click.echo("chunktui: interrupted" + (f" ({why})" if why else ""), err=True)
             code = 130
         except click.ClickException as exc:  # usage: unknown option, bad value, missing argument
-            where = f" (see '{exc.ctx.command_path} --help')" if getattr(exc, "ctx", None) else ""
+            ctx = getattr(exc, "ctx", None)  # a UsageError's
+            where = f" (see '{ctx.command_path} --help')" if ctx else ""
             fail_line(exc.format_message() + where)
             code = EXIT_BAD_INPUT
         except ChunktuiError as exc:
@@ -125,12 +137,12 @@ class StrategyParamsCommand(click.Command):
         ctx.meta[NAMED_STRATEGIES] = named_strategies(args)  # --help is answered before -s is read
         fixed = [p for p in self.params if not p.name.startswith(PARAM_DEST)]
         if not any(arg in ("-h", "--help") for arg in args):
-            self.params = fixed + _strategy_flags(fixed, sole_strategy(ctx.meta[NAMED_STRATEGIES]))
+            self.params = [*fixed, *_strategy_flags(fixed, sole_strategy(ctx.meta[NAMED_STRATEGIES]))]
             try:
                 return super().parse_args(ctx, list(args))  # the parser consumes the list it is given
             except click.NoSuchOption:
                 pass
-        self.params = fixed + _strategy_flags(fixed, EVERY_STRATEGY)
+        self.params = [*fixed, *_strategy_flags(fixed, EVERY_STRATEGY)]
         return super().parse_args(ctx, args)
 
     def format_options(self, ctx, formatter):

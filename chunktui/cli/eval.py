@@ -53,7 +53,7 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
 
     if (queries_path is None) == (auto_n is None):
         raise ChunktuiError("--queries: give a queries file or --auto-queries N (one of the two)")
-    if queries_path is not None:
+    if auto_n is None:  # then the queries file is given
         return load_queries(queries_path, doc.text)
     found = auto_queries(doc.text, auto_n, seed)
     if not found:

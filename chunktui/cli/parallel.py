@@ -32,6 +32,10 @@ from chunktui.engine.core.errors import ChunktuiError
 EXIT_INTERRUPTED = 130
 
 
+# how each file of a folder run is chunked: strategy, params, tokenizer, format, reader options, context header
+How = tuple[str, dict, str, str, dict | None, str]
+
+
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
                  workers: int | None, resume: bool, reader_options: dict | None = None,
                  context_header: str = "none", executor: str = "local", scheduler: str | None = None) -> int:
@@ -139,7 +143,7 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
     os.replace(tmp, path)
 
 
-def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: int, executor: str = "local",
+def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int, executor: str = "local",
              scheduler: str | None = None) -> tuple[int, bool]:
     """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
@@ -157,13 +161,14 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                         TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
                         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
-    tally = {"done": 0, "chunks": 0, "started": time.perf_counter()}
+    tally = {"done": 0, "chunks": 0}
+    started = time.perf_counter()
 
     def finish(key: str, entry: dict) -> None:
         files[key] = entry
         tally["done"] += 1
         tally["chunks"] += entry.get("chunks", 0)
-        rate = tally["done"] / max(time.perf_counter() - tally["started"], 1e-9)
+        rate = tally["done"] / max(time.perf_counter() - started, 1e-9)
         progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
 
     def run_round(keys: list[str], size: int, again: bool = False) -> list[str]:
@@ -171,7 +176,8 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
         # chunked again, it replaces that export of this run (the up-front check refused any other)
         return pool_round([(k, jobs[k]) for k in keys], size, how, force or again, budget, finish, progress.console)
 
-    queue, alone, interrupted, again = list(jobs), [], False, False
+    alone: list[str] = []  # keys whose worker may have died on them, each chunked again alone
+    queue, interrupted, again = list(jobs), False, False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
         if executor == "dask":
@@ -203,7 +209,7 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
     return tally["done"], interrupted
 
 
-def pool_round(todo, size: int, how: tuple, force: bool, budget: int, finish, console) -> list[str]:
+def pool_round(todo, size: int, how: How, force: bool, budget: int, finish, console) -> list[str]:
     """One pool of `size` processes over `todo`: each file's entry to `finish` as it arrives; the
     keys of the files lost when a worker died, in the order they were given. On Ctrl-C the files
     not started are cancelled and the ones being written finish and are recorded first."""

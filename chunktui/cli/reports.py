@@ -167,9 +167,9 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
                        context_header=context_header or pb.context_header)
     cmp = compare(a, b, budget)
     if as_json:
-        side = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,
-                          "flags": s.quality.score.counts, "boundaries": s.boundaries}
-        return [json.dumps({"a": side(cmp.a), "b": side(cmp.b),
+        summary = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,
+                             "flags": s.quality.score.counts, "boundaries": s.boundaries}
+        return [json.dumps({"a": summary(cmp.a), "b": summary(cmp.b),
                             "boundaries": [{"offset": x.offset, "line": x.line, "side": x.side, "cut": x.cut}
                                            for x in cmp.boundaries]},
                            indent=2)]
