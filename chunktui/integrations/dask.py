@@ -45,7 +45,7 @@ def _chunk_partition(items, config) -> list[dict]:
     """On a worker: every text of one partition chunked, its rows in order."""
     strategy, tokenizer, context_header, params = config
     chunker = chunktui.Chunker(strategy, tokenizer=tokenizer, context_header=context_header, **params)
-    rows = []
+    rows: list[dict] = []
     for item in items:
         name, text = item if isinstance(item, tuple) else (None, item)
         chunkset = chunker.chunk(named_document(text, name))

@@ -22,7 +22,7 @@ from typing import Any
 
 from llama_index.core.node_parser import NodeParser
 from llama_index.core.node_parser.node_utils import build_nodes_from_splits
-from llama_index.core.schema import BaseNode, MetadataMode
+from llama_index.core.schema import BaseNode, MetadataMode, TextNode
 from pydantic import PrivateAttr
 
 import chunktui
@@ -72,8 +72,9 @@ class ChunktuiNodeParser(NodeParser):
     def _postprocess_parsed_nodes(self, nodes: list[BaseNode], parent_doc_map: dict) -> list[BaseNode]:
         """NodeParser's (source and PREVIOUS/NEXT relationships, the document's metadata) with
         each node's exact span put back over the offsets it finds with `str.find`."""
-        spans = [(n.start_char_idx, n.end_char_idx) for n in nodes]
+        spans = [(n.start_char_idx, n.end_char_idx) if isinstance(n, TextNode) else None for n in nodes]
         nodes = super()._postprocess_parsed_nodes(nodes, parent_doc_map)
-        for node, (start, end) in zip(nodes, spans):
-            node.start_char_idx, node.end_char_idx = start, end
+        for node, span in zip(nodes, spans):
+            if isinstance(node, TextNode) and span is not None:  # every node _parse_nodes makes is one
+                node.start_char_idx, node.end_char_idx = span
         return nodes
