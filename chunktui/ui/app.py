@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -25,8 +26,8 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
 from chunktui.engine.readers import reader_for
-from chunktui.formats.store import is_chunk_store
-from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, get_counter
+from chunktui.formats.store import LoadedChunkSet, is_chunk_store
+from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, TiktokenCounter, get_counter
 from .commands import ChunktuiCommands
 from .compat import release_work
 from .gc_pacing import GCPacer
@@ -47,6 +48,9 @@ from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
 from chunktui.engine.code.languages import UnsupportedLanguageError
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
+
+if TYPE_CHECKING:  # the export screen is imported when first opened
+    from .screens.export import ExportChoice
 
 DEBOUNCE_SECONDS = 0.15
 WIDE = 160  # columns from which both side panes show beside a document of at least half the width
@@ -190,20 +194,21 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.doc: Document | None = None
         self.chunkset: ChunkSet | None = None
         self.prepared: Prepared | None = None  # the shown chunking's figures (stats, bars, column widths)
-        self.review = None
+        self.review: LoadedChunkSet | None = None
         self.generation = 0
         self.done_generation = 0
         self.reading_generation = 0  # one per file read in the reading worker: a newer open drops an older read
         self.reading: tuple[str, float | None] | None = None  # (file name, share read) while a read runs
         self.demo_dir: Path | None = None
+        self.auto_pick: str | None
         self.auto_note, self.auto_pick = "", None  # what `auto` picked for the open document, and why
-        self.last_export = None  # the export dialog offers the last format and folder again
+        self.last_export: ExportChoice | None = None  # the export dialog offers the last format and folder again
         self._corpus_done: tuple | None = None  # the settings whose corpus totals are shown in full
         self._wide: bool | None = None  # room for both side panes (set by the first resize)
         self._timer: Timer | None = None
         self._launched: tuple | None = None
         self._remembered: dict[str, dict] = {}
-        self._idle: asyncio.Event | None = None
+        self._idle: asyncio.Event  # made in on_mount, on the app's event loop
         self._starts_of: tuple | None = None  # (chunkset, its chunk starts) for a cursor in a gap
         self._drawing: ChunkSet | None = None  # a chunking whose parts are still being drawn, frame by frame
         self._indexed: tuple | None = None  # (document, tokenizer) whose token index is built or being built
@@ -572,11 +577,11 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         try:
             values = strategy.validate(values)
         except ParamError as exc:
-            field = controls.field(exc.name)
-            if field is None:
+            named = controls.field(exc.name)
+            if named is None:
                 self.notify(str(exc), severity="error")
             else:
-                field.mark(exc.problem)
+                named.mark(exc.problem)
             return None
         return strategy.name, tuple(values.items()), controls.tokenizer, controls.context_header
 
@@ -684,7 +689,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     @work(thread=True, exclusive=True, group="token-index", exit_on_error=False)
     def index_worker(self, doc: Document, tokenizer: str) -> None:
-        get_counter(tokenizer).span_index(doc.text)  # kept by token_index for the re-chunks that follow
+        counter = get_counter(tokenizer)
+        if isinstance(counter, TiktokenCounter):  # the only kind _index_in_background asks for
+            counter.span_index(doc.text)  # kept by token_index for the re-chunks that follow
 
     def on_chunks_ready(self, message: ChunksReady) -> None:
         if message.generation != self.generation or self.mode != "tune" or not self.is_running \
@@ -728,10 +735,10 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             prepared = kept if kept is not None and kept.chunkset is cs else prepare(cs, self.budget)
         self.chunkset, self.prepared, self._starts_of = cs, prepared, None
         self.quality, self.fact_results = None, None  # the old chunking's flags; the new ones come last
-        self.query_one("#stats", StatsPanel).show(prepared.stats_at(self.budget) if cs is not None else None)
+        self.query_one("#stats", StatsPanel).show(prepared.stats_at(self.budget) if prepared is not None else None)
         self.retrieve_for(cs)  # recall and IoU follow the stats as soon as they are measured
         self._update_status()
-        if cs is None:
+        if cs is None or prepared is None:  # prepared is None only without a chunking
             self._drawing = None
             self.query_one("#histogram", SizeHistogram).show(None, self.budget, self.unit)
             self.assess_chunkset(None)
@@ -759,8 +766,10 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.call_after_refresh(run, 0)
 
     def _show_views(self, cs: ChunkSet) -> None:
-        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit, data=self.prepared.histogram)
-        self.table.show(cs, self.budget, self.prepared.columns)
+        prepared = self.prepared  # cs's, made with it (else both widgets measure cs themselves)
+        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit,
+                                                         data=prepared.histogram if prepared else None)
+        self.table.show(cs, self.budget, prepared.columns if prepared else None)
 
     def _show_selection(self, cs: ChunkSet, keep_view: bool) -> None:
         """Select the chunk under the document cursor (or the first), in the table and the detail pane."""
@@ -923,6 +932,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def _demo_sample_for(self, kinds: tuple[str, ...]) -> Path | None:
         from chunktui.engine import detect_kind
 
+        if self.demo_dir is None:
+            return None
         for path in demo_files(self.demo_dir):
             if detect_kind(str(path))[0] in kinds:
                 return path
@@ -942,13 +953,13 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     async def _demo_step(self, doc: Document, name: str) -> None:
         """Open a demo step with parameters that show its strategy cutting the sample."""
         await self.open_document(doc, strategy=name, params=demo_params(doc, name))
-        self._demo_banner()
+        self._demo_banner(doc)
 
-    def _demo_banner(self) -> None:
+    def _demo_banner(self, doc: Document) -> None:
         strategy = self.controls.strategy
         names = [s.name for s in all_strategies() if not s.delegates]
         position = names.index(strategy.name) + 1 if strategy.name in names else 0
-        self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {self.doc.name}: "
+        self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {doc.name}: "
                          f"{strategy.summary}   (s: next strategy)")
 
     def _step(self, param_name: str | None, direction: int, what: str) -> None:
@@ -1027,11 +1038,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def action_save_profile(self) -> None:
         from .screens.profile import SaveProfileScreen
 
-        if self.mode != "tune" or self.current_request() is None:
+        request = self.current_request() if self.mode == "tune" else None
+        if request is None:
             self.notify("Fix the marked parameters (or switch to tuning) before saving a profile.",
                         severity="warning")
             return
-        strategy, values, tokenizer, context_header = self.current_request()
+        strategy, values, tokenizer, context_header = request
         stem = self.doc.name.replace(".", "-") if self.doc else "chunktui"
         default = Path.cwd() / f"{stem}.{strategy}.profile.yaml"
 

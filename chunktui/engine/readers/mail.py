@@ -14,12 +14,16 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 
 from .documents import Document, decode_bytes
 from ..core.errors import DocumentError
+
+if TYPE_CHECKING:
+    from ..core.model import Chunk
 
 FOLDER_SEPARATOR = "From chunktui-eml-folder "  # + relative path: one line before each file
 _HEADER_LINE = re.compile(r"^[\x21-\x39\x3b-\x7e]+:")
@@ -385,14 +389,14 @@ def is_email_folder(path) -> bool:
     return bool(files) and all(p.suffix.lower() == ".eml" for p in files)
 
 
-def thread_outline(chunks) -> list[tuple[int, object]]:
+def thread_outline(chunks: Sequence[Chunk]) -> list[tuple[int, Chunk]]:
     """Email chunks in thread-tree order with their depth, for drawing the tree (app, inspect).
 
     Roots are chunks without a parent_chunk_id, in chunk order; children follow
     their parent, a fork's windows one level deeper than the window they fork from.
     """
     by_id = {c.metadata.get("chunk_id"): c for c in chunks if c.metadata.get("chunk_id")}
-    out: list[tuple[int, object]] = []
+    out: list[tuple[int, Chunk]] = []
     seen: set[str] = set()
 
     def walk(chunk, depth: int) -> None:

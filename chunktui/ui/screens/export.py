@@ -100,8 +100,7 @@ class ExportScreen(FormDialog):
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group != "export":
             return
-        if event.state == WorkerState.SUCCESS:
-            result = event.worker.result
+        if event.state == WorkerState.SUCCESS and (result := event.worker.result) is not None:
             self.last = ExportChoice(str(self.query_one("#export-format", Select).value), result.out_dir,
                                      self.chunkset.document.path)
             self.dismiss(result)

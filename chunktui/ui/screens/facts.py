@@ -17,7 +17,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, DataTable, Static, TextArea
 
 from chunktui.engine import ChunkSet
-from chunktui.engine.analysis.facts import check_facts, parse_phrases
+from chunktui.engine.analysis.facts import Fact, check_facts, parse_phrases
 from ..widgets.chunk_table import middle_cut
 
 MIN_PHRASE = 20  # cells a phrase keeps however narrow the table
@@ -51,7 +51,7 @@ class FactsScreen(ModalScreen[FactsResult]):
     def __init__(self, chunkset: ChunkSet, phrases: list[str]) -> None:
         super().__init__()
         self.chunkset, self.phrases = chunkset, list(phrases)
-        self.facts = []
+        self.facts: list[Fact] = []
 
     def compose(self) -> ComposeResult:
         with Vertical(id="facts-box"):
@@ -92,7 +92,7 @@ class FactsScreen(ModalScreen[FactsResult]):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        fact = self.facts[int(event.row_key.value)]
+        fact = self.facts[event.cursor_row]  # the rows are the facts, in order
         jump = int(fact.chunk_ids[0].split("-")[1]) - 1 if fact.chunk_ids else None
         self.dismiss(FactsResult(self.phrases, jump))
 

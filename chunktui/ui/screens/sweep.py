@@ -230,7 +230,7 @@ class SweepScreen(ModalScreen["dict | None"]):
             score = Text(f" {c.score:5.1f} " + (star if self.heat == "score" else " "),
                          score_style(c.score) if self.heat == "score" else "")
             retrieval: tuple = ()
-            if self.queries:
+            if self.queries and c.recall is not None:
                 recall = Text(f" {c.recall:.3f} " + (star if self.heat == "recall" else " "),
                               score_style(100 * c.recall) if self.heat == "recall" else "")
                 retrieval = (recall, f"{c.iou:.3f}")
@@ -258,7 +258,7 @@ class SweepScreen(ModalScreen["dict | None"]):
         event.stop()
         if self.result is None:
             return
-        cell = self.result.cells[int(event.row_key.value)]
+        cell = self.result.cells[event.cursor_row]  # the rows are the cells, in order
         self.dismiss(self.chosen(cell))
 
     def chosen(self, cell) -> dict:

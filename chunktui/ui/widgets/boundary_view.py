@@ -87,8 +87,9 @@ class BoundaryView(ScrollView, can_focus=True):
         shown_end = min(end, start + MAX_COLUMNS)
         i = bisect_left(self._offsets, start)
         here = []
+        boundaries = self.comparison.boundaries if self.comparison is not None else []
         while i < len(self._offsets) and self._offsets[i] < end:
-            here.append(self.comparison.boundaries[i])
+            here.append(boundaries[i])
             i += 1
         sides = {b.side for b in here}
         mark = "AB" if "both" in sides or sides == {"a", "b"} else SIDE_MARK[next(iter(sides))] if sides else "  "

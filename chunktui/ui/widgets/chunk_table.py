@@ -22,7 +22,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from chunktui.engine import ChunkSet
+from chunktui.engine import Chunk, ChunkSet
 from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
@@ -283,6 +283,11 @@ class ChunkTable(ScrollView, can_focus=True):
         return len(self.chunkset.chunks) if self.chunkset is not None else 0
 
     @property
+    def _chunks(self) -> list[Chunk]:
+        """The rows' chunks (none before the first chunking)."""
+        return self.chunkset.chunks if self.chunkset is not None else []
+
+    @property
     def cursor_row(self) -> int:
         return self._cursor
 
@@ -303,7 +308,7 @@ class ChunkTable(ScrollView, can_focus=True):
     def get_cell_at(self, coordinate: tuple[int, int]) -> str:
         """The text of a cell as drawn (without the padding space), e.g. `(4, 5)` is row 4's label."""
         row, column = coordinate
-        return self._cells(self.chunkset.chunks[row])[column]
+        return self._cells(self._chunks[row])[column]
 
     # -- data -------------------------------------------------------------------------------
 
@@ -403,7 +408,7 @@ class ChunkTable(ScrollView, can_focus=True):
 
     def _part(self, index: int) -> int:
         """Which piece of a run of rows with the same path this row is (1 for the first)."""
-        chunks = self.chunkset.chunks
+        chunks = self._chunks
         path = _path(chunks[index])
         start = index
         while start > 0 and start not in self._parts and path and _path(chunks[start - 1]) == path:
@@ -415,7 +420,7 @@ class ChunkTable(ScrollView, can_focus=True):
     def _cells(self, chunk) -> tuple[str, ...]:
         """The row's cells, in COLUMNS order."""
         marks = _marks(chunk)
-        chunks, i = self.chunkset.chunks, chunk.index
+        chunks, i = self._chunks, chunk.index
         if i in self.ranks:
             marks = f"★{self.ranks[i]} " + marks
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
@@ -461,7 +466,7 @@ class ChunkTable(ScrollView, can_focus=True):
             header = base + style_of("chunk-table--header")
             return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
                     for name, width in zip(DRAWN, self._widths) if width]
-        chunk = self.chunkset.chunks[row]
+        chunk = self._chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
         if row in self.ranks:
             style += style_of("chunk-table--ranked", partial=True)

@@ -6,7 +6,7 @@ The pane only reports raw values; the app validates them with the engine's own
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -85,12 +85,16 @@ class ParamField(Vertical):
         yield Static("", classes="param-error")
 
     @property
+    def _editor(self) -> Input | Select | Switch:
+        """The editor `compose` made for the parameter's type (query_one can only promise a Widget)."""
+        return cast("Input | Select | Switch", self.query_one(f"#param-{self.param.name}"))
+
+    @property
     def raw(self) -> Any:
-        editor = self.query_one(f"#param-{self.param.name}")
-        return editor.value
+        return self._editor.value
 
     def set_value(self, value: Any) -> None:
-        editor = self.query_one(f"#param-{self.param.name}")
+        editor = self._editor
         editor.value = format_value(self.param, value) if isinstance(editor, Input) else value
 
     def step(self, direction: int) -> None:

@@ -76,7 +76,7 @@ class CorpusPane(Vertical):
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        self.post_message(self.FileChosen(self.files[int(event.option.id)]))
+        self.post_message(self.FileChosen(self.files[event.option_index]))  # the options are the files, in order
 
 
 def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, context_header: str,

@@ -24,7 +24,7 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from chunktui.engine import ChunkSet, Document
+from chunktui.engine import Chunk, ChunkSet, Document
 from .tints import Tints, build_tints
 
 MAX_COLUMNS = 1000  # characters of one line drawn; the rest is summarised as "… +N chars"
@@ -222,7 +222,7 @@ class DocumentView(ScrollView, can_focus=True):
                width)
         strip = self._cache.get(key)
         if strip is None:
-            full = self._render_source_line(line, text_width)
+            full = self._render_source_line(doc, line, text_width)
             gutter = self.gutter_width
             body = full.crop(gutter + scroll_x, scroll_x + width)
             strip = Strip.join([full.crop(0, gutter), body]).adjust_cell_length(width, self.tints.plain)
@@ -240,11 +240,16 @@ class DocumentView(ScrollView, can_focus=True):
         chunk = self.chunkset.chunks[self.selected]
         return self.selected if chunk.start_line <= line <= chunk.end_line else None
 
+    @property
+    def _chunks(self) -> list[Chunk]:
+        """The drawn chunks (none before the first chunking)."""
+        return self.chunkset.chunks if self.chunkset is not None else []
+
     def _chunks_on(self, start: int, end: int) -> list[int]:
         """Indexes of chunks intersecting [start, end), in order, by bisect on starts."""
         j = bisect_left(self._starts, end) - 1
         found = []
-        chunks = self.chunkset.chunks
+        chunks = self._chunks
         while j >= 0 and self._max_end[j] > start:
             if chunks[j].end > start:
                 found.append(j)
@@ -254,14 +259,14 @@ class DocumentView(ScrollView, can_focus=True):
 
     def _gap_at(self, offset: int):
         i = bisect_right(self._gap_starts, offset) - 1
-        if i >= 0:
+        if i >= 0 and self.chunkset is not None:
             gap = self.chunkset.gaps[i]
             if gap.start <= offset < gap.end:
                 return gap
         return None
 
-    def _render_source_line(self, line: int, text_width: int) -> Strip:
-        doc, tints = self.document, self.tints
+    def _render_source_line(self, doc: Document, line: int, text_width: int) -> Strip:
+        tints = self.tints
         start, end = doc.line_start(line), doc.line_end(line)
         shown_end = min(end, start + MAX_COLUMNS)
         cursor = line == self.cursor_line
@@ -274,7 +279,7 @@ class DocumentView(ScrollView, can_focus=True):
         else:
             on_line = self._chunks_on(start, end)
             mark = self._mark(line, start, end, on_line)
-            segments, tail_style = self._body(start, end, shown_end, on_line)
+            segments, tail_style = self._body(doc.text, start, end, shown_end, on_line)
         if shown_end < end:
             rest = end - shown_end - len(doc.text[max(shown_end, end - 2):end]) + len(
                 doc.text[max(shown_end, end - 2):end].rstrip("\r\n"))  # no copy of a huge line
@@ -288,9 +293,9 @@ class DocumentView(ScrollView, can_focus=True):
                 body = body.extend_cell_length(text_width, tail_style)
         return Strip([number, *mark, *body])
 
-    def _body(self, start: int, end: int, shown_end: int, on_line: list[int]):
+    def _body(self, text: str, start: int, end: int, shown_end: int, on_line: list[int]):
         """Segments of the line's characters, styled by how many chunks cover each piece."""
-        tints, chunks, text = self.tints, self.chunkset.chunks, self.document.text
+        tints, chunks = self.tints, self._chunks
         cuts = {start, shown_end}
         for i in on_line:
             c = chunks[i]
@@ -327,7 +332,7 @@ class DocumentView(ScrollView, can_focus=True):
         return found
 
     def _style_at(self, offset: int, on_line: list[int]) -> Style:
-        chunks, tints = self.chunkset.chunks, self.tints
+        chunks, tints = self._chunks, self.tints
         covering = [i for i in on_line if chunks[i].start <= offset < chunks[i].end]
         if not covering:
             return tints.gap
@@ -340,7 +345,7 @@ class DocumentView(ScrollView, can_focus=True):
         """Gutter cell: '#N label' where a chunk's own text starts (after the overlap it repeats
         from the chunk before, which the bar marks), '░ reason' where a gap starts, '─ page N' where a
         PDF page starts, a bar elsewhere."""
-        tints, chunks = self.tints, self.chunkset.chunks
+        tints, chunks = self.tints, self._chunks
         starting = [i for i in on_line if start <= _core_start(chunks[i]) < end
                     or (chunks[i].start >= start and _core_start(chunks[i]) >= chunks[i].end)]
         if starting:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 from operator import attrgetter
+from typing import TypeGuard
 
 from textual_plotext import PlotextPlot
 
@@ -40,7 +41,7 @@ def count_ticks(top: int) -> list[int]:
     return list(range(0, top + step, step))
 
 
-def budget_in_range(mark: float | None, smallest: int, largest: int) -> bool:
+def budget_in_range(mark: float | None, smallest: int, largest: int) -> TypeGuard[float]:
     """Draw the budget line when it lands near the bars, not when it would squash them into one corner."""
     return mark is not None and smallest * 0.5 <= mark <= largest * 1.5
 
@@ -99,7 +100,7 @@ class SizeHistogram(PlotextPlot):
         if data is None:
             data = histogram_data(chunkset.chunks if chunkset is not None else [], flagged or ())
         self.values = data.values[unit]
-        flagged = data.flagged
+        any_flagged = data.flagged
         self.budget_mark = float(budget) if unit == "tokens" else (
             budget * data.chars_per_token if data.chars_per_token is not None else None)
         plt = self.plt
@@ -111,13 +112,13 @@ class SizeHistogram(PlotextPlot):
             # each bar is its total (orange: flagged) with its clean part drawn over it, over the same x
             # positions so both get the same width (plotext's stacked bars draw empty layers as lines)
             # no plotext legend: it sits in the top-left corner, where the budget's label may need to go
-            if flagged:
+            if any_flagged:
                 plt.bar(centres, [a + b for a, b in zip(clean, bad)], color=FLAGGED_COLOR, width=0.8)
                 title += f" · {FLAGGED_COLOR}: flagged"
             plt.bar(centres, clean, color=CLEAN_COLOR, width=0.8)
             top = max(a + b for a, b in zip(clean, bad))
             ticks = count_ticks(top)
-            plt.yticks(ticks)
+            plt.yticks(list[float](ticks))  # plotext's hint asks for a list of floats (ints are drawn as ints)
             lo, hi = centres[0] - width / 2, centres[-1] + width / 2
             edges = [round(lo + width * i) for i in range(len(centres) + 1)]
             every = max(1, ceil(len(edges) / 5))
@@ -135,7 +136,7 @@ class SizeHistogram(PlotextPlot):
                 plt.ylim(0, ticks[-1])
             if mark is not None and not budget_in_range(mark, smallest, largest):
                 side = "all below" if mark > largest else "all above"
-                title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (f" · {FLAGGED_COLOR}: flagged" if flagged else "")
+                title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (f" · {FLAGGED_COLOR}: flagged" if any_flagged else "")
             plt.xlim(lo, hi)
         plt.title(fit_title(title, self.size.width - 2))  # no x label: the title names the unit and the plot keeps a row for its bars
         self.refresh()

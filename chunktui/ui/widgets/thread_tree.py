@@ -57,10 +57,11 @@ def _sort_key(value: str):
 
 def date_range(start: str | None, end: str | None) -> str:
     """'2025-01-06 09:12 → 11:47': the end without what it shares with the start (the pane is narrow)."""
-    if not start and not end:
+    first_text, last_text = start or end, end or start  # the one given stands for both
+    if not first_text or not last_text:
         return "no dates"
     try:
-        a, b = datetime.fromisoformat(start or end), datetime.fromisoformat(end or start)
+        a, b = datetime.fromisoformat(first_text), datetime.fromisoformat(last_text)
     except ValueError:
         return f"{start or '?'} → {end or '?'}"
     first = a.strftime("%Y-%m-%d %H:%M")
