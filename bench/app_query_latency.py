@@ -33,6 +33,7 @@ from bench.corpus import SIZES, corpus
 from bench.system import store_app_results
 from chunktui.engine.analysis.retrieval import evaluate_retrieval
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.compat import send_to_driver
 from chunktui.ui.widgets.stats_panel import StatsPanel
 
 TARGET_MS = 300
@@ -90,7 +91,7 @@ async def measure(path: Path, steps: int, questions: int) -> dict:
             recall_drawn.clear()
             key = events.Key("right_square_bracket", "]")  # as the terminal driver delivers it (app_latency.py)
             key.set_sender(app)
-            app._driver.send_message(key)
+            send_to_driver(app, key)
             while app.chunkset is before or not drawn["chunks"] or not drawn["recall"] or app.query_report is None:
                 await recall_drawn.wait()
                 recall_drawn.clear()

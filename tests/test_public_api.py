@@ -142,7 +142,8 @@ def test_chunks_are_plain_values():
     with pytest.raises(TypeError):
         json.dumps(chunk)  # a chunk, not a list: the encoder asks for a default
     for twin in (copy.copy(chunk), copy.deepcopy(chunk), pickle.loads(pickle.dumps(chunk))):
-        assert twin == chunk and type(twin) is chunktui.Chunk
+        assert twin == chunk and type(twin) is chunktui.Chunk and hash(twin) == hash(chunk)
+    assert len(set(cs.chunks) | set(copy.deepcopy(cs.chunks))) == len(cs.chunks)  # hashable, as frozen values are
     with pytest.raises(TypeError):
         chunk.metadata["header_path"] = []
     with pytest.raises(dataclasses.FrozenInstanceError):

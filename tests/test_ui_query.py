@@ -12,6 +12,7 @@ from chunktui.engine.analysis.retrieval import BM25Index, auto_queries, evaluate
 from chunktui.engine.analysis.sweep import sweep
 from chunktui.ui.query_pane import retrieval_line
 from chunktui.ui.screens.sweep import SweepScreen
+from chunktui.ui.compat import notifications
 from support.ui import SAMPLES, opened, run, settle
 
 GUIDE = SAMPLES / "guide.md"
@@ -182,7 +183,7 @@ async def test_questions_load_from_the_pane_and_a_bad_file_is_one_notification(t
         await pilot.pause()
         await pilot.press("enter")
         await settle_retrieval(pilot)
-        errors = [str(n.message) for n in app._notifications if n.severity == "error"]
+        errors = [str(n.message) for n in notifications(app) if n.severity == "error"]
         assert len(errors) == 1 and "query 1" in errors[0] and "outside the file" in errors[0]
         assert app.queries == () and app.query_one("#stats").retrieval is None
         box.value = str(QUERIES)

@@ -13,6 +13,7 @@ import pytest
 from support.cli import run as cli_run
 from support.ui import FAST, SAMPLES, SIZE, opened, run, settle
 from chunktui.ui.app import ChunktuiApp
+from chunktui.ui.compat import notifications
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"
 PDF = DOCS / "columns.pdf"
@@ -142,7 +143,7 @@ async def test_the_app_reads_an_encrypted_pdf_with_the_password_and_reviews_it(t
         await app.open_path(LOCKED)
         await settle(pilot)
         assert app.doc.path == str(guide)  # the open document stays
-        assert any("wrong password for this encrypted PDF" in str(n.message) for n in app._notifications)
+        assert any("wrong password for this encrypted PDF" in str(n.message) for n in notifications(app))
     async with opened(LOCKED, reader_options={"password": "s3cret"}) as (app, pilot):
         assert app.doc.extraction.page_count == 8
     code, _, err = cli_run("chunk", LOCKED, "-s", "recursive", "-f", "yaml", "-o", tmp_path / "out",

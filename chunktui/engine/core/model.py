@@ -158,7 +158,8 @@ class Chunk(_ChunkSlots):
     overlap_next_lines: int = 0
     start_byte: int = 0
     end_byte: int = 0
-    metadata: Mapping[str, Any] = field(default_factory=Metadata)
+    # a dict, so left out of the hash (set(chunks) works; equality still compares it)
+    metadata: Mapping[str, Any] = field(default_factory=Metadata, hash=False)
     context_text: str | None = None
     embed_text: str = None  # type: ignore[assignment]  # None: __post_init__ fills it in, so never None once made
     embed_tokens: int = None  # type: ignore[assignment]  # likewise
