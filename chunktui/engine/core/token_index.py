@@ -347,9 +347,8 @@ class TokenIndex:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
         spans a Python loop per span cost as much as the counting): every span's first and last
         anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
-        the document's tokens between the anchors. A span with no anchors, or too short for them
-        to pay (most of the lines a splitter tries), is a fragment itself: with 50,000 of them, a
-        call per span cost a third of the counting."""
+        the document's tokens between the anchors; the rare span with no anchors, or too short
+        for them to pay, is counted on its own."""
         spans = list(spans)  # read twice below
         starts = [s for s, _ in spans]
         if not starts:
@@ -365,8 +364,8 @@ class TokenIndex:
             a1s += map(_match_end, matches, repeat(1))
             a2s += map(_match_end, matches)
         whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1 or e - s < DIRECT_BELOW]
-        for i in whole:  # all of it a tail, with no document tokens before: counted with the fragments
-            a1s[i] = a2s[i] = starts[i]
+        for i in whole:  # their own fragments are counted below; none here
+            a1s[i], a2s[i] = starts[i], ends[i]
         heads = list(map(text.__getitem__, map(slice, starts, a1s)))
         tails = list(map(text.__getitem__, map(slice, a2s, ends)))
         # heads and tails recur (word ends, indents): most are in the table kept across calls. This
@@ -380,6 +379,8 @@ class TokenIndex:
             counts.update(new_counts)
             self._remember(new_counts)
         own = list(map(add, map(counts.__getitem__, heads), map(counts.__getitem__, tails)))
+        for i in whole:
+            own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
         return list(map(add, own, map(sub, self._tokens_before_each(a2s), self._tokens_before_each(a1s))))
 
 
