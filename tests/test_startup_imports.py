@@ -16,9 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
          "pypdfium2", "trafilatura", "docx", "lxml", "pyarrow")
 # what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
-# renameat2 swap (ctypes, which imports subprocess), `serve` (socket)
+# renameat2 swap (ctypes, which imports subprocess), `serve` (socket), the reader of mailbox folders;
+# and for a short ASCII file, tiktoken (small_bpe counts its tokens) and the token index (for big texts)
 UNUSED_BY_CHUNK = ("sqlite3", "chunktui.formats.sqlite", "chunktui.formats.parquet", "ctypes", "subprocess",
-                   "socket")
+                   "socket", "chunktui.engine.readers.mail", "tiktoken", "chunktui.engine.core.token_index")
 # the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
 ENGINE = ("chunktui.engine.readers.documents", "chunktui.engine.core.model", "chunktui.engine.run",
           "chunktui.engine.strategies", "chunktui.engine.core.token_index", "chunktui.engine.readers.mail",

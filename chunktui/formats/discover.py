@@ -13,7 +13,6 @@ from chunktui.engine.readers.documents import CODE_LANGUAGES, KIND_BY_EXTENSION
 from chunktui.engine.readers.documents import load_document
 from chunktui.engine.readers import READERS
 from chunktui.engine.core.errors import DocumentError, ParamError
-from chunktui.engine.readers.mail import is_email_folder, load_email_folder
 
 from .export import DEFAULT_ROOT, ExportError, default_output_dir
 from .manifest import MANIFEST_NAME
@@ -140,7 +139,18 @@ def _is_special(path: Path) -> bool:
 
 def load_source(path: Path, reader_options: dict | None = None):
     """The Document for a job: a file, or a folder of .eml files read as one mailbox."""
-    return load_email_folder(path) if Path(path).is_dir() else load_document(path, reader_options=reader_options)
+    if Path(path).is_dir():
+        from chunktui.engine.readers.mail import load_email_folder  # here: a run of files has no use for it
+
+        return load_email_folder(path)
+    return load_document(path, reader_options=reader_options)
+
+
+def is_email_folder(path: Path) -> bool:
+    """mail.is_email_folder, imported when a folder is named: a run of files has no use for the mail reader."""
+    from chunktui.engine.readers.mail import is_email_folder as mailbox
+
+    return mailbox(path)
 
 
 def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,

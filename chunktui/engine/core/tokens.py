@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import marshal
 import os
+import sys
 import threading
 from binascii import a2b_base64
 from pathlib import Path
@@ -107,44 +108,78 @@ def _parse_bundled_ranks(name: str) -> dict[bytes, int]:
     return {a2b_base64(token): int(rank) for token, rank in (line.split() for line in raw.splitlines() if line)}
 
 
-# The cache file: this header line, then the ranks as a marshal payload (loads in about a third
-# of the time parsing the base64 file takes). The header names the vocabulary's published sha256
-# and the payload's own sha256, checked before the payload is read, so a truncated, corrupt or
-# foreign file is rebuilt, never trusted.
+# The cache files: a header line, then a payload. The header names the vocabulary's published
+# sha256 and the payload's own sha256, checked before the payload is read, so a truncated,
+# corrupt or foreign file is rebuilt, never trusted. Two payloads: the ranks as marshal (loads in
+# about a third of the time parsing the base64 file takes), for tiktoken's Encoding; and the
+# same ranks as small_bpe's hash table, read in place by the short texts' encoder.
 _CACHE_MAGIC = b"chunktui-ranks 1"
+_TABLE_MAGIC = b"chunktui-table 1"
 
 
 def ranks_cache_path(name: str) -> Path:
     """Where `name`'s parsed ranks are cached: the user cache folder, keyed by the vocabulary's
     sha256 and the marshal format (another Python may write another)."""
+    return _cache_folder() / f"{name}-{TIKTOKEN_EXPECTED_SHA256[name][:16]}-m{marshal.version}.ranks"
+
+
+def table_cache_path(name: str) -> Path:
+    """Where `name`'s rank table for short texts is cached (its words are in this machine's byte order)."""
+    return _cache_folder() / f"{name}-{TIKTOKEN_EXPECTED_SHA256[name][:16]}-{sys.byteorder}.table"
+
+
+def _cache_folder() -> Path:
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "chunktui" / f"{name}-{TIKTOKEN_EXPECTED_SHA256[name][:16]}-m{marshal.version}.ranks"
+    return Path(base) / "chunktui"
 
 
 def _read_cached_ranks(name: str) -> dict[bytes, int] | None:
-    try:
-        data = ranks_cache_path(name).read_bytes()
-    except OSError:
-        return None
-    header, _, payload = data.partition(b"\n")
-    if header != b" ".join([_CACHE_MAGIC, TIKTOKEN_EXPECTED_SHA256[name].encode(),
-                            hashlib.sha256(payload).hexdigest().encode()]):
-        return None
-    ranks = marshal.loads(payload)
+    payload = _read_cache(ranks_cache_path(name), _CACHE_MAGIC, name)
+    ranks = None if payload is None else marshal.loads(payload)
     return ranks if isinstance(ranks, dict) else None
 
 
+def rank_table(name: str):
+    """`name`'s ranks as small_bpe's RankTable, from the cache, which is built from `load_ranks`
+    when it lacks a sound copy."""
+    from .small_bpe import RankTable, table_payload
+
+    path = table_cache_path(name)
+    payload = _read_cache(path, _TABLE_MAGIC, name)
+    if payload is None:
+        payload = table_payload(load_ranks(name))
+        _write_cache(path, _TABLE_MAGIC, name, payload)
+    return RankTable(payload)
+
+
+def _read_cache(path: Path, magic: bytes, name: str) -> bytes | None:
+    """The payload of the cache file at `path`, or None when it is missing or its header does not
+    vouch for it (another format, another vocabulary, a payload whose sha256 differs)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header, _, payload = data.partition(b"\n")
+    if header != _cache_header(magic, name, payload):
+        return None
+    return payload
+
+
+def _cache_header(magic: bytes, name: str, payload: bytes) -> bytes:
+    return b" ".join([magic, TIKTOKEN_EXPECTED_SHA256[name].encode(), hashlib.sha256(payload).hexdigest().encode()])
+
+
 def _write_cached_ranks(name: str, ranks: dict[bytes, int]) -> None:
+    _write_cache(ranks_cache_path(name), _CACHE_MAGIC, name, marshal.dumps(ranks))
+
+
+def _write_cache(path: Path, magic: bytes, name: str, payload: bytes) -> None:
     """Write the cache whole or not at all (a temporary file renamed); an unwritable cache
-    folder only means the next run parses the bundled file again."""
-    path = ranks_cache_path(name)
-    payload = marshal.dumps(ranks)
-    header = b" ".join([_CACHE_MAGIC, TIKTOKEN_EXPECTED_SHA256[name].encode(),
-                        hashlib.sha256(payload).hexdigest().encode()])
+    folder only means the next run builds the payload again."""
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(header + b"\n" + payload)
+        tmp.write_bytes(_cache_header(magic, name, payload) + b"\n" + payload)
         os.replace(tmp, path)
     except OSError:
         try:
@@ -188,11 +223,43 @@ def long_piece_encoder(name: str):
                                      token_index.split_finders(name))
 
 
+# Characters a process may encode per encoding with small_bpe before tiktoken's encoder is built
+# instead: past this many, building it (100-165 ms) costs less than encoding on in Python.
+SMALL_TEXT_BUDGET = 64 * 1024
+_small_encoders: dict = {}
+_small_spent: dict[str, int] = {}
+
+
+def small_encoder(name: str, text: str):
+    """small_bpe's encoder of `name` when it is the one to encode `text`: tiktoken's is not built
+    yet in this process, the text is one small_bpe encodes exactly, and the process has encoded
+    fewer than SMALL_TEXT_BUDGET characters so; else None."""
+    from . import small_bpe
+
+    if name in _encodings or name not in small_bpe.PATTERNS or not small_bpe.fits(text):
+        return None
+    spent = _small_spent.get(name, 0) + len(text)
+    if spent > SMALL_TEXT_BUDGET:
+        return None
+    _small_spent[name] = spent
+    encoder = _small_encoders.get(name)
+    if encoder is None:
+        with _lock:
+            encoder = _small_encoders.get(name)
+            if encoder is None:
+                encoder = _small_encoders[name] = small_bpe.SmallEncoder(name, rank_table(name))
+    return encoder
+
+
 def encode_ordinary(name: str, text: str):
     """tiktoken's `encode_ordinary(text)` under encoding `name`, in time linear in the text's
     length even when it holds a huge piece (a long run of letters, punctuation or whitespace)."""
     from .long_pieces import MIN_CHARS
 
+    small = small_encoder(name, text)
+    tokens = None if small is None else small.encode(text)
+    if tokens is not None:
+        return tokens
     encoding = get_encoding(name)
     if len(text) >= MIN_CHARS:
         try:
@@ -272,16 +339,21 @@ class TiktokenCounter(Counter):
         document with new parameters only re-encodes the few characters around
         each span's ends.
         """
-        from . import token_index
-
         spans = list(spans)
-        index = token_index.cached_index(text, self.name) if len(text) >= INDEX_MIN_CHARS else None
-        if index is None and _worth_indexing(text, spans):
-            index = token_index.get_index(text, self.name, self.encoding)
-        if index is not None:
-            return index.count_spans(spans)
-        encode = self.encoding.encode_ordinary
-        return [len(encode(text[s:e])) for s, e in spans]
+        if len(text) >= INDEX_MIN_CHARS:
+            from . import token_index
+
+            index = token_index.cached_index(text, self.name)
+            if index is None and _worth_indexing(text, spans):
+                index = token_index.get_index(text, self.name, self.encoding)
+            if index is not None:
+                return index.count_spans(spans)
+        return [len(self._encode_span(text[s:e])) for s, e in spans]
+
+    def _encode_span(self, text: str):
+        small = small_encoder(self.name, text)
+        tokens = None if small is None else small.encode(text)
+        return tokens if tokens is not None else self.encoding.encode_ordinary(text)
 
 
 # below this many characters, encoding each span directly is cheap enough

@@ -1,0 +1,174 @@
+"""tiktoken's tokens for short ASCII texts, without building tiktoken's encoder.
+
+`tiktoken.Encoding()` builds its Rust tables from the whole rank dict (100,000 or 200,000
+entries) on every run: 100-165 ms, and loading that dict 47 ms more, against a few
+milliseconds to encode a 1 KB file. For a short run, this module does what tiktoken's
+`encode_ordinary` does, in Python, step by step as its Rust does it:
+
+* The pre-tokenizer: each encoding's pattern with its classes written out for ASCII
+  (`\\p{L}` is `[A-Za-z]`, `\\p{N}` is `[0-9]`, `\\s` is Unicode's White_Space, which in
+  ASCII is tab to carriage return and space, not the separators 0x1C-0x1F that Python's
+  `\\s` holds; `$` is `\\Z`, since Python's `$` also matches before a final line feed).
+  On a text of ASCII characters alone, these classes are the pattern's, in every Unicode
+  version; a text holding any other character is left to tiktoken (`fits`).
+* Each piece that is a token is that token; any other is merged as tiktoken's
+  `_byte_pair_merge` merges it: the adjacent pair whose bytes have the lowest rank, the
+  leftmost of equals, until no pair is a token.
+
+The ranks are read from `RankTable`, a hash table laid out in one cached file, so a lookup
+reads a few slots of it instead of a dict of the whole vocabulary being built first.
+tests/test_small_bpe.py compares the tokens with tiktoken's on generated texts for every
+encoding chunktui offers.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from zlib import crc32
+
+ASCII_SPACE = r"\t-\r "  # Unicode's White_Space in ASCII: tab, line feed, vertical tab, form feed, CR, space
+
+PATTERNS = {
+    "cl100k_base": "|".join([
+        r"'(?i:[sdmt]|ll|ve|re)",
+        r"[^\r\nA-Za-z0-9]?+[A-Za-z]++",
+        r"[0-9]{1,3}+",
+        rf" ?[^{ASCII_SPACE}A-Za-z0-9]++[\r\n]*+",
+        rf"[{ASCII_SPACE}]++\Z",
+        rf"[{ASCII_SPACE}]*[\r\n]",
+        rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
+        rf"[{ASCII_SPACE}]",
+    ]),
+    "o200k_base": "|".join([
+        r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+        r"[0-9]{1,3}",
+        rf" ?[^{ASCII_SPACE}A-Za-z0-9]+[\r\n/]*",
+        rf"[{ASCII_SPACE}]*[\r\n]+",
+        rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
+        rf"[{ASCII_SPACE}]+",
+    ]),
+}
+
+# the longest piece merged here: merging costs up to the square of a piece's length in Python steps
+MERGED_PIECE_MAX = 64
+_TABLE_FIELDS = 2  # the payload opens with the number of tokens and of slots, then the arrays
+
+
+def fits(text: str) -> bool:
+    """Whether `text` is one this module encodes exactly: ASCII alone (see the module's doc)."""
+    return text.isascii()
+
+
+def table_payload(ranks: dict[bytes, int]) -> bytes:
+    """`ranks` laid out for RankTable: counts, slots (entry + 1, or 0 for an empty slot; linear
+    probing from the key's crc32, at most half full), each entry's offset into the key bytes, its
+    rank, then the keys' bytes one after another."""
+    keys = list(ranks)
+    slots = array("I", bytes(4 * _slot_count(len(keys))))
+    mask = len(slots) - 1
+    for entry, key in enumerate(keys, 1):
+        at = crc32(key) & mask
+        while slots[at]:
+            at = (at + 1) & mask
+        slots[at] = entry
+    offsets = array("I", [0])
+    for key in keys:
+        offsets.append(offsets[-1] + len(key))
+    head = array("I", [len(keys), len(slots)])
+    return b"".join([head.tobytes(), slots.tobytes(), offsets.tobytes(), array("I", ranks.values()).tobytes(),
+                     *keys])
+
+
+def _slot_count(entries: int) -> int:
+    """The smallest power of two at least twice `entries`: linear probing stays short."""
+    size = 1
+    while size < 2 * entries:
+        size *= 2
+    return size
+
+
+class RankTable:
+    """The ranks of a vocabulary read in place from `table_payload`'s bytes: `get(key)` hashes the
+    key and reads the slots it probes, so nothing is built before the first lookup."""
+
+    def __init__(self, payload: bytes):
+        words = memoryview(payload)
+        count, size = words[:4 * _TABLE_FIELDS].cast("I")
+        at = 4 * _TABLE_FIELDS
+        self._slots = words[at:at + 4 * size].cast("I")
+        at += 4 * size
+        self._offsets = words[at:at + 4 * (count + 1)].cast("I")
+        at += 4 * (count + 1)
+        self._ranks = words[at:at + 4 * count].cast("I")
+        self._keys = payload[at + 4 * count:]
+        self._mask = size - 1
+        if len(self._keys) != self._offsets[count]:
+            raise ValueError("rank table's keys do not fill its payload")
+
+    def get(self, key: bytes) -> int | None:
+        slots, offsets, mask = self._slots, self._offsets, self._mask
+        at = crc32(key) & mask
+        while entry := slots[at]:
+            if self._keys[offsets[entry - 1]:offsets[entry]] == key:
+                return self._ranks[entry - 1]
+            at = (at + 1) & mask
+        return None
+
+
+class SmallEncoder:
+    """`encode_ordinary` of one encoding for texts that `fits` accepts."""
+
+    def __init__(self, name: str, table: RankTable):
+        self._pieces = re.compile(PATTERNS[name], re.ASCII).findall
+        self._rank = table.get
+        self._known: dict[str, list[int]] = {}  # piece -> its tokens: a text's pieces repeat
+
+    def encode(self, text: str) -> list[int] | None:
+        """The tokens of `text`, or None when a piece of it is too long to merge here (its merge
+        takes time quadratic in its length; tiktoken's long-piece encoder is the one for it)."""
+        tokens: list[int] = []
+        known = self._known
+        for piece in self._pieces(text):
+            found = known.get(piece)
+            if found is None:
+                if len(piece) > MERGED_PIECE_MAX:
+                    return None
+                found = known[piece] = self._encode_piece(piece.encode("ascii"))
+            tokens += found
+        return tokens
+
+    def _encode_piece(self, piece: bytes) -> list[int]:
+        rank = self._rank(piece)
+        if rank is not None:
+            return [rank]
+        rank_of = self._rank
+        return [rank_of(piece[a:b]) for a, b in zip(*_merged_bounds(rank_of, piece))]  # type: ignore[misc]
+
+
+_NONE = 1 << 32  # above every rank: "this pair is no token"
+
+
+def _merged_bounds(rank_of, piece: bytes) -> tuple[list[int], list[int]]:
+    """(starts, ends) of the parts tiktoken's byte-pair merge leaves of `piece`: starting from
+    single bytes, the adjacent pair whose joined bytes rank lowest is joined, the leftmost of
+    equal ones, until no pair's bytes are a token (tiktoken's `_byte_pair_merge`)."""
+    bounds = list(range(len(piece) + 1))
+    pairs = [_rank_or_none(rank_of, piece[i:i + 2]) for i in range(len(piece) - 1)]  # pair i: parts i, i+1
+    while pairs:
+        lowest = min(pairs)
+        if lowest == _NONE:
+            break
+        i = pairs.index(lowest)
+        del bounds[i + 1], pairs[i]
+        if i < len(pairs):
+            pairs[i] = _rank_or_none(rank_of, piece[bounds[i]:bounds[i + 2]])
+        if i > 0:
+            pairs[i - 1] = _rank_or_none(rank_of, piece[bounds[i - 1]:bounds[i + 1]])
+    return bounds[:-1], bounds[1:]
+
+
+def _rank_or_none(rank_of, pair: bytes) -> int:
+    rank = rank_of(pair)
+    return _NONE if rank is None else rank
