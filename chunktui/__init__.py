@@ -94,7 +94,11 @@ class Chunker:
         if context_header not in CONTEXT_HEADERS:
             raise ParamError("context_header", f"{context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
         self.context_header: str = context_header
-        self.params: dict[str, Any] = _known_to_some_strategy(params) if spec.delegates else spec.validate(params)
+        try:
+            self.params: dict[str, Any] = (_known_to_some_strategy(params) if spec.delegates
+                                           else spec.validate(params))
+        except ParamError as exc:
+            raise exc.for_python(params) from None
 
     def __repr__(self) -> str:
         return f"Chunker({self.strategy!r}, tokenizer={self.tokenizer!r}, params={self.params!r})"

@@ -66,6 +66,18 @@ def test_a_chunker_checks_its_options_once_when_made():
     assert chunker.params == {**recursive.defaults(), "size": 300, "unit": "chars"}  # completed with the defaults
 
 
+def test_option_errors_name_keywords_and_defaults_not_command_line_flags():
+    """A Python caller passed `size=100`, not `--overlap`: the error names the keyword, and says the
+    overlap it complains about is the default the caller never set."""
+    with pytest.raises(chunktui.ParamError) as caught:
+        chunktui.Chunker("recursive", size=100)
+    assert str(caught.value) == "overlap: must be smaller than size (100), got 200 (its default; pass overlap= too)"
+    assert caught.value.name == "overlap"
+    with pytest.raises(chunktui.ParamError, match=r"^size: ") as caught:
+        chunktui.chunk("some text", "recursive", size=-3)
+    assert "--" not in str(caught.value)
+
+
 def test_a_chunker_is_reused_for_many_sources_of_every_kind():
     chunker = chunktui.Chunker("recursive", size=300, unit="chars", tokenizer="chars")
     seen = []

@@ -27,6 +27,14 @@ class ParamError(ChunktuiError):
         self.problem = problem
         super().__init__(f"--{name.replace('_', '-')}: {problem}")
 
+    def for_python(self, given: dict) -> "ParamError":
+        """The same error worded for a Python caller: the keyword, not the command-line flag, and a
+        value the caller never passed named as the default it is (`size=100` vs overlap's 200)."""
+        worded = ParamError(self.name, self.problem)
+        note = "" if self.name in given else f" (its default; pass {self.name}= too)"
+        worded.args = (f"{self.name}: {self.problem}{note}",)
+        return worded
+
 
 class UnknownStrategyError(ChunktuiError):
     def __init__(self, name: str, known):
