@@ -234,6 +234,9 @@ def main(argv=None) -> int:
         for key in sizes:
             data["tokens"].append(token_count_bench(key, corpus("docs", SIZES[key]), repeat, log))
     data["seconds"] = round(time.time() - started)
+    # a long run on a shared machine can start quiet and end busy: say both, and when it ended
+    data["machine"]["load_at_end"] = " / ".join(f"{x:.2f}" for x in os.getloadavg())
+    data["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     if not args.no_write:
         path = ROOT / "bench" / "results.json"
         if args.merge and path.exists():
