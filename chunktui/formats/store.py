@@ -19,7 +19,7 @@ import chunktui
 from chunktui.engine.readers.documents import Document, load_document
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, PasswordError
 from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
-from chunktui.engine.readers import extraction_fields, same_extraction
+from chunktui.engine.readers import Watch, extraction_fields, same_extraction
 from chunktui.engine.strategies import saved_params
 from chunktui.engine.core.tokens import get_counter
 
@@ -87,22 +87,23 @@ def save_chunkset(cs: ChunkSet, path) -> Path:
     return path
 
 
-def load_chunkset(path, password: str | None = None) -> LoadedChunkSet:
+def load_chunkset(path, password: str | None = None, watch: Watch | None = None) -> LoadedChunkSet:
     """Rebuild the ChunkSet saved in `path`; says whether its source is found and unchanged.
 
     Every field is checked for its type and range before it is used (`chunks[3].tokens: expected
     a whole number, got 'x'`), ids must be unique and offsets inside the source. `password` opens
     an encrypted PDF source: a wrong one fails (PasswordError), and without one the source is
-    neither matched nor called changed but `source_locked`.
+    neither matched nor called changed but `source_locked`. `watch` hears of the source's
+    extraction and may stop it (see readers.Watch).
     """
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
         raise DocumentError(path, "not a chunks.yaml (needs 'source' and 'chunks')")
-    return _reload(data, path, password)
+    return _reload(data, path, password, watch)
 
 
-def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkSet:
+def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | None = None) -> LoadedChunkSet:
     """The ChunkSet of chunks.yaml's content `data` (or a chunks.json or manifest read as one),
     read from `path`, every field typed and checked first."""
     top = _Fields(data, "", path)
@@ -131,7 +132,7 @@ def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkS
         try:
             mode = source["extraction"].get("mode")
             candidate = load_document(source_path, kind=source["kind"], language=source["language"],
-                                      reader_options={"html": mode or "main", "password": password})
+                                      reader_options={"html": mode or "main", "password": password}, watch=watch)
         except PasswordError as exc:
             if password:
                 raise
