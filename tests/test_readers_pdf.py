@@ -3,7 +3,7 @@
 Fixtures (tests/fixtures/docs/, made by make_fixtures.py): eight pages of Debian's libtasn1
 manual (pdfTeX, with its outline), the same pages encrypted (password s3cret), and a generated
 file with two-column pages, a page without a text layer and an outline entry, and a page of
-Debian's shared-mime-info spec (DocBook) whose example listings have lines starting with `#`.
+Debian's shared-mime-info spec (pdfTeX) whose example listings have lines starting with `#`.
 """
 
 from __future__ import annotations
