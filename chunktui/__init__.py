@@ -128,14 +128,16 @@ class Chunker:
         return results
 
 
-def load(path: str | os.PathLike) -> ChunkSet:
+def load(path: str | os.PathLike, password: str | None = None) -> ChunkSet:
     """Saved chunks, exactly as stored (never re-chunked): a `chunks.yaml` store (`chunktui
     chunk --format yaml`, the app's save), an export's `manifest.json` or `chunks.json`, or an
     export folder. They are set against their source file when it is there unchanged; a
-    store is otherwise set against a document rebuilt from its chunk texts (see its warnings)."""
+    store is otherwise set against a document rebuilt from its chunk texts (see its warnings).
+    `password` opens a source that is an encrypted PDF; a manifest, which holds no chunk texts,
+    needs it for such a source."""
     from chunktui.formats.store import load_saved
 
-    return load_saved(path)
+    return load_saved(path, password)
 
 
 def strategies() -> list[Strategy]:

@@ -2,6 +2,7 @@
 
 guide.docx and empty.docx are written by python-docx (tests/fixtures/docs/make_fixtures.py); the
 footnote is added to guide.docx's zip as Word stores one, since python-docx cannot write footnotes.
+word-*.docx were written by Word (python-docx's own test files; see fixtures/docs/README.md).
 """
 
 from __future__ import annotations
@@ -130,3 +131,40 @@ def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
     cs = chunk_document(doc, "markdown", {})
     for c in cs.chunks:
         assert doc.text[c.start:c.end] == c.text and c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]
+
+
+def assert_exact(doc, cs):
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert doc.text[c.start:c.end] == c.text and raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+
+
+def test_a_table_word_put_in_a_table_cell_keeps_its_text():
+    """Word 16 (python-docx's test file, see fixtures/docs/README.md): a cell holds a paragraph, a
+    table and a paragraph; the inner table's cells were left out of the pipe table."""
+    doc = load_document(DOCS / "word-nested-table.docx")
+    assert "| Text before Table Between Text after |" in doc.text.splitlines()
+    cs = chunk_document(doc, "markdown", {"max_char": 60, "min_char": 0, "chunk_overlap": 0})
+    table = next(c for c in cs.chunks if "Text before" in c.text)
+    assert table.metadata["paragraph_start"] == table.metadata["paragraph_end"] == 3  # a table, then a paragraph first
+    assert_exact(doc, cs)
+
+
+def test_comments_written_by_word_follow_the_body_as_marked_blocks():
+    doc = load_document(DOCS / "word-comments.docx")
+    body, _, notes = doc.text.partition("\n\n> [comment 0]")
+    assert "Some text worthy of note." in body and "Paragraph 7" in body
+    assert "> [comment 0] Text with hyperlink https://google.com embedded." in doc.text
+    assert "> [comment 4] Paragraph with Heading 2 paragraph style." in doc.text  # a comment's style is no heading
+    assert not [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert_exact(doc, chunk_document(doc, "recursive", {"size": 80, "overlap": 20}))
+
+
+def test_a_heading_style_from_word_for_mac_gives_the_header_path():
+    doc = load_document(DOCS / "word-mac-heading.docx")
+    assert doc.text == "# Heading Paragraph\n\nNormal paragraph\n"
+    cs = chunk_document(doc, "markdown", {"max_char": 20, "min_char": 0, "chunk_overlap": 0})
+    last = cs.chunks[-1]
+    assert last.text.endswith("Normal paragraph\n") and last.metadata["header_path"] == ["Heading Paragraph"]
+    assert last.metadata["paragraph_end"] == 2
+    assert_exact(doc, cs)

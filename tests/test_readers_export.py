@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 
+import pytest
 import yaml
+
+import chunktui
+from support.cli import run
+from chunktui.engine.core.errors import PasswordError
 
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.readers import _cache
@@ -63,3 +69,40 @@ def test_reading_a_file_again_comes_from_the_cache():
     other = load_document(DOCS / "news-article.html", reader_options={"html": "whole"})
     main = load_document(DOCS / "news-article.html")
     assert other.extraction is not main.extraction  # the mode is part of the key
+
+
+def test_a_manifest_of_an_encrypted_pdf_needs_its_password_and_loads_with_it(tmp_path):
+    locked = DOCS / "libtasn1-encrypted.pdf"
+    cs = chunk_document(load_document(locked, reader_options={"password": "s3cret"}), "prose", {})
+    export_chunkset(cs, tmp_path / "out", "json")
+    manifest = tmp_path / "out" / "manifest.json"
+    with pytest.raises(PasswordError, match=f"^{re.escape(str(manifest))}: its source .*libtasn1-encrypted.pdf is an "
+                                            r"encrypted PDF: give its password \(--password, or password= to"):
+        chunktui.load(manifest)
+    with pytest.raises(PasswordError, match="wrong password"):
+        chunktui.load(manifest, password="wrong")
+    assert [c.text for c in chunktui.load(manifest, password="s3cret").chunks] == [c.text for c in cs.chunks]
+
+
+def test_inspect_opens_an_encrypted_source_with_its_password(tmp_path):
+    locked = DOCS / "libtasn1-encrypted.pdf"
+    assert run("chunk", locked, "-f", "yaml", "-o", tmp_path / "yaml", "--password", "s3cret")[0] == 0
+    code, out, err = run("inspect", tmp_path / "yaml" / "chunks.yaml", "--password", "s3cret")
+    assert code == 0 and "[found, unchanged]" in out, err
+    assert run("chunk", locked, "-f", "json", "-o", tmp_path / "json", "--password", "s3cret")[0] == 0
+    (tmp_path / "json" / "chunks.json").unlink()  # the texts are then cut from the source
+    code, out, _ = run("inspect", tmp_path / "json" / "manifest.json", "--password", "s3cret")
+    assert code == 0 and "# 1 Introduction" in out and "(text not available)" not in out
+    code, out, _ = run("inspect", tmp_path / "json" / "manifest.json")
+    assert code == 0 and "(text not available)" in out
+
+
+def test_inspect_cuts_a_whole_page_exports_texts_from_the_whole_page(tmp_path):
+    """The texts of a manifest without its chunk files come from the source read in the recorded
+    mode: read as main content, the whole page's offsets cut the wrong text."""
+    assert run("chunk", DOCS / "news-article.html", "--html", "whole", "-s", "lines", "--size", "4", "--overlap", "0",
+               "-f", "json", "-o", tmp_path / "out")[0] == 0
+    saved = json.loads((tmp_path / "out" / "chunks.json").read_text())["chunks"]
+    (tmp_path / "out" / "chunks.json").unlink()
+    code, out, _ = run("inspect", tmp_path / "out" / "manifest.json", "--chunk", "1", "--full")
+    assert code == 0 and saved[0]["content"].splitlines()[0] in out

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
-from chunktui.engine.readers.html import read_html
+from chunktui.engine.core.errors import DocumentError
+from chunktui.engine.readers.html import (FALLBACK_MAX_ELEMENTS, MAIN_MAX_BYTES, MAIN_MAX_ELEMENTS, MAX_BYTES,
+                                          read_html)
+from support.cli import assert_one_line_error, run
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"
 NEWS = DOCS / "news-article.html"
@@ -94,6 +98,59 @@ def test_elements_nested_a_thousand_deep_are_read(tmp_path):
     data = b"<html><body>" + b"<div>" * 1000 + b"deep text" + b"</div>" * 1000 + b"</body></html>"
     for mode in ("main", "whole"):
         assert "deep text" in read_html("deep.html", data, mode).text
+
+
+def test_a_page_over_main_contents_element_limit_is_one_line_pointing_to_whole(tmp_path):
+    """50,001 short list items: trafilatura's jusText fallback alone would take minutes on them."""
+    page = tmp_path / "items.html"
+    page.write_bytes(b"<html><body><ul>" + b"<li>item</li>" * MAIN_MAX_ELEMENTS + b"</ul></body></html>")
+    code, _, err = run("chunk", page, "-o", tmp_path / "out")
+    assert_one_line_error(code, err, f"{page}: 50,003 elements, over main-content extraction's limit of 50,000; "
+                                     "read the whole page with --html whole")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_page_over_main_contents_byte_limit_is_refused_before_it_is_parsed():
+    """trafilatura parses the page again without libxml2's huge_tree: past 10 MB, a paragraph's
+    text is lost (a 22.9 MB one-paragraph page gave 8 characters), so past 5 MB main mode refuses."""
+    page = b"<html><body><article><h1>Log</h1><p>" + b"word " * (MAIN_MAX_BYTES // 5) + b"</p></article></body></html>"
+    with pytest.raises(DocumentError, match=r"^big.html: 5,000,064 bytes of HTML, over main-content extraction's "
+                                            r"limit of 5,000,000; read the whole page with --html whole$"):
+        read_html("big.html", page, "main")
+
+
+def test_a_page_over_the_byte_limit_is_refused_in_either_mode(tmp_path):
+    page = tmp_path / "huge.html"
+    page.write_bytes(b"<html><body><p>" + b"word " * (MAX_BYTES // 5) + b"</p></body></html>")
+    code, _, err = run("chunk", page, "-o", tmp_path / "out", "--html", "whole")
+    assert_one_line_error(code, err, f"{page}: 20,000,033 bytes of HTML, over the limit of 20,000,000")
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_page_nested_past_main_contents_limit_is_refused_in_main_mode_only(tmp_path):
+    """1,500 nested divs: their depths add up to 1,127,251 (element-ancestor pairs, which several of
+    trafilatura's passes walk)."""
+    data = b"<html><body>" + b"<div>" * 1500 + b"deep text" + b"</div>" * 1500 + b"</body></html>"
+    page = tmp_path / "deep.html"
+    page.write_bytes(data)
+    code, _, err = run("chunk", page, "-o", tmp_path / "out")
+    assert_one_line_error(code, err, f"{page}: its elements' depths add up to 1,127,251, over", "--html whole")
+    assert "deep text" in read_html("deep.html", data, "whole").text
+
+
+def test_trafilatura_leaves_out_its_fallbacks_on_a_page_over_their_limit(monkeypatch):
+    """3,000 short list items: trafilatura tries readability on every page, and jusText when its own
+    text looks short or unclean; jusText's pass over runs of short paragraphs is quadratic (16,000
+    short items in lists nested 50 deep: 75 s, 3 s without the fallbacks)."""
+    import trafilatura.external
+
+    def refuse(*_):
+        raise AssertionError("a fallback ran on a page over FALLBACK_MAX_ELEMENTS")
+
+    monkeypatch.setattr(trafilatura.external, "try_justext", refuse)
+    monkeypatch.setattr(trafilatura.external, "try_readability", refuse)
+    page = b"<html><body><ul>" + b"<li>item words here</li>" * FALLBACK_MAX_ELEMENTS + b"</ul></body></html>"
+    assert read_html("items.html", page, "main").text.count("item words here") == FALLBACK_MAX_ELEMENTS
 
 
 BLOCKS = st.sampled_from([

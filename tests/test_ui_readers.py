@@ -154,3 +154,24 @@ async def test_the_app_reads_an_encrypted_pdf_with_the_password_and_reviews_it(t
         await pilot.press("ctrl+t")
         await settle(pilot)
         assert app.mode == "tune" and app.doc.extraction.page_count == 8 and app.chunkset.strategy == "recursive"
+
+
+@run
+async def test_a_review_extracts_its_source_again_in_the_reading_worker(tmp_path, monkeypatch):
+    """Checking a saved PDF's source extracts it again, seconds for a long PDF: it ran on the event
+    loop, so the screen froze until it ended."""
+    from chunktui.engine.readers import _cache
+
+    code, _, err = cli_run("chunk", DOCS / "lo-notes.pdf", "-f", "yaml", "-o", tmp_path / "out")
+    assert code == 0, err
+    _cache.clear()  # the review extracts the PDF again
+    release = paced_reads(monkeypatch, gate_at=0.0)  # it waits at its first page
+    app = ChunktuiApp(path=tmp_path / "out" / "chunks.yaml", debounce=FAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.reading is not None and app.mode != "review"  # the screen is live meanwhile
+        assert "reading [b]chunks.yaml[/b]" in str(app.query_one("#status").content)
+        release.set()
+        await settle(pilot)
+        assert app.mode == "review" and app.reading is None
+        assert "unchanged" in str(app.query_one("#banner").content)

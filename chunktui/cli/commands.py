@@ -646,11 +646,12 @@ def _common_root(folders) -> Path:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--chunk", "sample", metavar="ID|N", help="Show this chunk (id or 1-based number) instead of the median one.")
 @click.option("--full", is_flag=True, help="Show the whole sample chunk: every line, at full width.")
-def inspect(file, sample, full):
+@PASSWORD
+def inspect(file, sample, full, password):
     """Summarise a saved chunks.yaml, manifest.json or export folder: sizes, histogram, duplicates, a sample chunk."""
     from chunktui.cli.inspect import inspect_file, summary_lines
 
-    click.echo("\n".join(summary_lines(inspect_file(file), sample, full)))
+    click.echo("\n".join(summary_lines(inspect_file(file, password), sample, full)))
 
 
 @cli.command()

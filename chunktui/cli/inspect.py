@@ -52,8 +52,9 @@ class Inspection:
     warnings: list[str] = field(default_factory=list)
 
 
-def inspect_file(path) -> Inspection:
-    """Read a chunks.yaml, a manifest.json, or a folder holding a manifest.json."""
+def inspect_file(path, password: str | None = None) -> Inspection:
+    """Read a chunks.yaml, a manifest.json, or a folder holding a manifest.json. `password` opens
+    a source that is an encrypted PDF, to check it or to cut the chunk texts from it."""
     path = Path(path)
     if path.is_dir():
         if not (path / MANIFEST_NAME).is_file():
@@ -66,14 +67,14 @@ def inspect_file(path) -> Inspection:
     if not path.exists():
         raise DocumentError(path, "no such file")
     if path.suffix.lower() == ".json":
-        return _from_manifest(path)
+        return _from_manifest(path, password)
     if path.suffix.lower() in (".yaml", ".yml"):
-        return _from_store(path)
+        return _from_store(path, password)
     raise DocumentError(path, "expected a chunks.yaml or a manifest.json")
 
 
-def _from_store(path: Path) -> Inspection:
-    loaded = load_chunkset(path)
+def _from_store(path: Path, password: str | None) -> Inspection:
+    loaded = load_chunkset(path, password)
     cs = loaded.chunkset
     status = ("found, unchanged" if loaded.source_matches else f"found, not checked ({loaded.source_locked})"
               if loaded.source_locked else
@@ -87,7 +88,7 @@ def _from_store(path: Path) -> Inspection:
                       chunks, len(cs.gaps), status, list(cs.warnings))
 
 
-def _from_manifest(path: Path) -> Inspection:
+def _from_manifest(path: Path, password: str | None) -> Inspection:
     raw = read_file_bytes(path)
     try:
         data = json.loads(raw.decode("utf-8"))
@@ -100,7 +101,7 @@ def _from_manifest(path: Path) -> Inspection:
     except (OSError, ValueError, KeyError, TypeError, AttributeError, DocumentError):
         texts = {}  # unreadable chunk files: report sizes from the manifest, texts as missing
     if any(str(r.get("id")) not in texts for r in data["chunks"] if isinstance(r, dict)):
-        texts = {**_source_texts(data), **texts}  # e.g. brain notes: cut the texts from the unchanged source
+        texts = {**_source_texts(data, password), **texts}  # e.g. brain notes: cut the texts from the unchanged source
     try:
         chunks = [ChunkInfo(str(r["id"]), int(r["start_line"]), int(r["end_line"]), int(r["chars"]),
                             int(r["tokens"]), str(r["sha256"]), str(r.get("boundary_type", "")),
@@ -152,16 +153,21 @@ def _manifest_texts(folder: Path, data: dict) -> dict[str, str]:
     return texts
 
 
-def _source_texts(data: dict) -> dict[str, str]:
-    """Chunk texts by id cut from the manifest's source file, if it is still there with the same sha256."""
+def _source_texts(data: dict, password: str | None) -> dict[str, str]:
+    """Chunk texts by id cut from the manifest's source file, if it is still there with the same
+    sha256 and, for a PDF, HTML or DOCX file, gives the same text (read in the recorded HTML mode)."""
+    from chunktui.engine.readers import same_extraction
     from chunktui.engine.readers.documents import load_document
 
     source = data.get("source")
+    recorded = data.get("extraction")
+    extraction = recorded if isinstance(recorded, dict) else {}
+    options = {"html": extraction.get("mode") or "main", "password": password}
     try:
-        doc = load_document(source) if isinstance(source, str) else None
+        doc = load_document(source, reader_options=options) if isinstance(source, str) else None
     except (DocumentError, OSError):
         return {}
-    if doc is None or doc.sha256 != data.get("source_sha256"):
+    if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, extraction):
         return {}
     try:
         return {str(r["id"]): doc.text[int(r["start_char"]):int(r["end_char"])] for r in data["chunks"]}

@@ -19,7 +19,7 @@ import chunktui
 from chunktui.engine.readers.documents import Document, load_document
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, PasswordError
 from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
-from chunktui.engine.readers import extraction_fields, same_extraction
+from chunktui.engine.readers import Watch, extraction_fields, same_extraction
 from chunktui.engine.strategies import saved_params
 from chunktui.engine.core.tokens import get_counter
 
@@ -87,22 +87,23 @@ def save_chunkset(cs: ChunkSet, path) -> Path:
     return path
 
 
-def load_chunkset(path, password: str | None = None) -> LoadedChunkSet:
+def load_chunkset(path, password: str | None = None, watch: Watch | None = None) -> LoadedChunkSet:
     """Rebuild the ChunkSet saved in `path`; says whether its source is found and unchanged.
 
     Every field is checked for its type and range before it is used (`chunks[3].tokens: expected
     a whole number, got 'x'`), ids must be unique and offsets inside the source. `password` opens
     an encrypted PDF source: a wrong one fails (PasswordError), and without one the source is
-    neither matched nor called changed but `source_locked`.
+    neither matched nor called changed but `source_locked`. `watch` hears of the source's
+    extraction and may stop it (see readers.Watch).
     """
     path = Path(path)
     data = read_yaml(path)
     if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
         raise DocumentError(path, "not a chunks.yaml (needs 'source' and 'chunks')")
-    return _reload(data, path, password)
+    return _reload(data, path, password, watch)
 
 
-def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkSet:
+def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | None = None) -> LoadedChunkSet:
     """The ChunkSet of chunks.yaml's content `data` (or a chunks.json or manifest read as one),
     read from `path`, every field typed and checked first."""
     top = _Fields(data, "", path)
@@ -131,7 +132,7 @@ def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkS
         try:
             mode = source["extraction"].get("mode")
             candidate = load_document(source_path, kind=source["kind"], language=source["language"],
-                                      reader_options={"html": mode or "main", "password": password})
+                                      reader_options={"html": mode or "main", "password": password}, watch=watch)
         except PasswordError as exc:
             if password:
                 raise
@@ -156,9 +157,10 @@ def _reload(data: dict, path: Path, password: str | None = None) -> LoadedChunkS
     return LoadedChunkSet(cs, source_path, found, matches, locked)
 
 
-def load_saved(path) -> ChunkSet:
+def load_saved(path, password: str | None = None) -> ChunkSet:
     """Saved chunks from a chunks.yaml store, an export's chunks.json or manifest.json, or an export
-    folder (its chunks.yaml, chunks.json or manifest.json, in that order)."""
+    folder (its chunks.yaml, chunks.json or manifest.json, in that order). `password` opens a
+    source that is an encrypted PDF."""
     path = Path(path)
     if path.is_dir():
         names = (STORE_NAME, "chunks.json", MANIFEST_NAME)
@@ -167,7 +169,7 @@ def load_saved(path) -> ChunkSet:
             raise DocumentError(path, f"no saved chunks in this folder ({', '.join(names)})")
         path = found[0]
     if path.suffix.lower() in (".yaml", ".yml"):
-        return load_chunkset(path).chunkset
+        return load_chunkset(path, password).chunkset
     if not path.is_file():
         raise DocumentError(path, "no such file")
     if path.suffix.lower() != ".json":
@@ -180,10 +182,10 @@ def load_saved(path) -> ChunkSet:
             or not all(isinstance(r, dict) for r in data["chunks"]):
         raise DocumentError(path, "not a chunktui chunks.json or manifest.json (needs 'chunks')")
     try:
-        stored = _manifest_as_stored(data, path) if "source_chars" in data else _export_as_stored(data)
+        stored = _manifest_as_stored(data, path, password) if "source_chars" in data else _export_as_stored(data)
     except (KeyError, TypeError, ValueError) as exc:
         raise DocumentError(path, f"malformed chunk entry ({type(exc).__name__}: {exc})") from None
-    return _reload(stored, path).chunkset
+    return _reload(stored, path, password).chunkset
 
 
 def _export_as_stored(data: dict) -> dict:
@@ -192,14 +194,21 @@ def _export_as_stored(data: dict) -> dict:
             "chunks": [{**r, "text": r["content"]} for r in data["chunks"]]}
 
 
-def _manifest_as_stored(data: dict, path: Path) -> dict:
+def _manifest_as_stored(data: dict, path: Path, password: str | None) -> dict:
     """manifest.json as chunks.yaml's content, each chunk's text cut from the source file, which
-    must be there unchanged (the texts are in the export's chunk files, in any of its formats)."""
+    must be there unchanged (the texts are in the export's chunk files, in any of its formats).
+    An encrypted PDF source needs `password`: without it (or with a wrong one) that is the error,
+    not a source missing or changed."""
     stored = data.get("source")
     source_path = _resolve_source(stored, path.parent)
     mode = (data.get("extraction") or {}).get("mode")
-    doc = load_document(source_path, reader_options={"html": mode} if mode else None) \
-        if source_path is not None else None
+    try:
+        doc = load_document(source_path, reader_options={"html": mode or "main", "password": password}) \
+            if source_path is not None else None
+    except PasswordError as exc:
+        raise PasswordError(path, f"its source {stored}: {exc.problem}" if password else
+                            f"its source {stored} is an encrypted PDF: give its password (--password, or "
+                            "password= to chunktui.load)") from None
     if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, data.get("extraction")):
         raise DocumentError(path, f"its source {stored} is missing or changed; load the chunks.yaml or "
                                   "chunks.json beside it, which hold the chunk texts")

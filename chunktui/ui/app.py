@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual import work
 from textual.app import App, ComposeResult
@@ -25,7 +26,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
                       chunk_document, get_strategy, load_document)
-from chunktui.engine.readers import reader_for
+from chunktui.engine.readers import Watch, reader_for
 from chunktui.formats.store import LoadedChunkSet, is_chunk_store
 from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, TiktokenCounter, get_counter
 from .commands import ChunktuiCommands
@@ -91,9 +92,10 @@ class ChunkingProgress(Message):
 
 
 class DocumentRead(Message):
-    """A PDF, HTML or DOCX file read by the reading worker, and what to do with it."""
+    """What the reading worker read (a PDF's, HTML's or DOCX's Document, or a review's
+    LoadedChunkSet), and what to do with it."""
 
-    def __init__(self, generation: int, document: Document, then) -> None:
+    def __init__(self, generation: int, document: Any, then) -> None:
         super().__init__()
         self.generation, self.document, self.then = generation, document, then
 
@@ -299,7 +301,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             if Path(path).is_dir():
                 await self.open_folder(Path(path))
             elif is_chunk_store(path):
-                await self.open_review(path)
+                self.open_review(Path(path))
             elif reader_for(path) is not None:
                 self.read_document(Path(path), self.open_document)
             else:
@@ -316,15 +318,18 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     # -- reading PDF, HTML and DOCX in a worker -------------------------------------------------
 
-    def read_document(self, path: Path, then) -> None:
+    def read_document(self, path: Path, then, load: Callable[[Watch], Any] | None = None) -> None:
         """Extract a PDF, HTML or DOCX file in the reading worker, with its progress in the status
         line, then `await then(document)`; the screen stays live meanwhile (a 500-page PDF takes
-        seconds). Opening anything else before it is read drops this read."""
+        seconds). `load(watch)` reads something else there instead (a review's chunks.yaml, whose
+        source is extracted again). Opening anything else before it is read drops this read."""
         self._drop_reading()
         self._idle.clear()
         self.reading = (path.name, None)
         self._update_status()
-        self.read_worker(path, dict(self.reader_options), self.reading_generation, then)
+        options = dict(self.reader_options)
+        self.read_worker(path, load or (lambda watch: load_document(path, reader_options=options, watch=watch)),
+                         self.reading_generation, then)
 
     def _drop_reading(self) -> None:
         """Make a pending read stale: its worker stops at its next page and its result is dropped."""
@@ -335,9 +340,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             self._update_status()
 
     @work(thread=True, exclusive=True, group="reading", exit_on_error=False)
-    def read_worker(self, path: Path, options: dict, generation: int, then) -> None:
-        from ..engine.readers import Watch
-
+    def read_worker(self, path: Path, load: Callable[[Watch], Any], generation: int, then) -> None:
         worker = get_current_worker()
         last = [0.0]
 
@@ -349,7 +352,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
         watch = Watch(progress, lambda: worker.is_cancelled or generation != self.reading_generation)
         try:
-            doc = load_document(path, reader_options=options, watch=watch)
+            doc = load(watch)
         except Cancelled:
             return
         except ChunktuiError as exc:
@@ -496,10 +499,16 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
                     title="Strategy", timeout=6)
         return picked
 
-    async def open_review(self, path: Path) -> None:
+    def open_review(self, path: Path) -> None:
+        """Review a chunks.yaml: it is read in the reading worker, since checking its source
+        extracts a PDF, HTML or DOCX file again (seconds for a long PDF, with its progress)."""
         from chunktui.formats.store import load_chunkset
 
-        loaded = load_chunkset(path, self.reader_options.get("password"))
+        password = self.reader_options.get("password")
+        self.read_document(path, lambda loaded: self._show_review(path, loaded),
+                           lambda watch: load_chunkset(path, password, watch))
+
+    async def _show_review(self, path: Path, loaded) -> None:
         self._drop_reading()
         cs = loaded.chunkset
         self.gc_pacer.unfreeze()

@@ -120,7 +120,22 @@ def _inline(p) -> str:
 
 
 def _table(table) -> str:
-    return pipe_table([[" ".join(cell.text.split()).replace("|", "\\|") for cell in row.cells] for row in table.rows])
+    return pipe_table([[" ".join(_cell_text(cell).split()).replace("|", "\\|") for cell in row.cells]
+                       for row in table.rows])
+
+
+def _cell_text(cell) -> str:
+    """A cell's paragraphs and the cells of the tables inside it, in order (python-docx's
+    `cell.text` leaves a nested table out, and Word puts tables in cells)."""
+    from docx.table import Table
+
+    parts = []
+    for item in cell.iter_inner_content():
+        if isinstance(item, Table):
+            parts += [_cell_text(inner) for row in item.rows for inner in row.cells]
+        else:
+            parts.append(item.text)
+    return " ".join(parts)
 
 
 def _notes(document) -> list[str]:

@@ -25,10 +25,24 @@ from typing import Any
 from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
 
-MAX_BYTES = 50_000_000
+# Any page past these is refused: they bound the whole-page conversion's time and memory (its time
+# grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
+# /usr/share/doc is 8.4 MB with 182,209 elements.
+MAX_BYTES = 20_000_000
+MAX_ELEMENTS = 500_000
 MAX_DEPTH = 200  # deeper elements are read as plain text: bounds the converter's recursion
 # libxml2 itself refuses elements nested more than 2,048 deep (with huge_tree; 256 without)
-MAX_ELEMENTS = 2_000_000
+# Main content is refused past these (pointing to --html whole): trafilatura's time grows with the
+# elements and with each element's depth (several of its passes look at every element's
+# descendants), bench/READERS.md has the figures. 50,000 elements is a 2 MB page; the largest
+# page under /usr/share/doc, Node's all.html (182,209 elements, 1.65 M pairs), is over both.
+MAIN_MAX_BYTES = 5_000_000  # trafilatura parses the page again without huge_tree: a text over 10 MB is lost
+MAIN_MAX_ELEMENTS = 50_000
+MAIN_MAX_NESTING = 1_000_000  # element-ancestor pairs: the sum of every element's depth
+# Past this many elements trafilatura runs without its fallbacks (readability and jusText), which
+# it tries when its own extraction looks short or unclean: jusText's pass over runs of short
+# paragraphs is quadratic (16,000 short list items: 75 s, against 3 s without the fallbacks).
+FALLBACK_MAX_ELEMENTS = 3_000
 _SKIP = {"script", "style", "noscript", "template", "head", "iframe", "svg", "canvas", "button", "select"}
 _BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "blockquote", "body",
           "html", "dl", "dt", "dd", "form", "figure", "figcaption", "address", "center", "li", "hr", "details",
@@ -44,6 +58,9 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         raise DocumentError(path, f"{len(data):,} bytes of HTML, over the limit of {MAX_BYTES:,}")
     if not data.strip():
         return Extraction(text="", extractor=library_version("lxml"), mode=mode, warnings=["the page is empty: no chunks"])
+    if mode == "main" and len(data) > MAIN_MAX_BYTES:
+        raise DocumentError(path, f"{len(data):,} bytes of HTML, over main-content extraction's limit of "
+                                  f"{MAIN_MAX_BYTES:,}; read the whole page with --html whole")
     try:
         parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
         root = lxml.html.document_fromstring(data, parser=parser)
@@ -52,8 +69,15 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     fatal = [e for e in parser.error_log if e.level_name == "FATAL"]
     if fatal:  # libxml2 stops there (elements nested past 2,048 deep): the rest would be lost silently
         raise DocumentError(path, f"not readable as HTML past line {fatal[0].line} ({fatal[0].message.split(',')[0]})")
-    if sum(1 for _ in root.iter()) > MAX_ELEMENTS:
-        raise DocumentError(path, f"more than {MAX_ELEMENTS:,} elements, over the limit")
+    count, nesting = _size(root)
+    if count > MAX_ELEMENTS:
+        raise DocumentError(path, f"{count:,} elements, over the limit of {MAX_ELEMENTS:,}")
+    if mode == "main" and (count > MAIN_MAX_ELEMENTS or nesting > MAIN_MAX_NESTING):
+        over = (f"{count:,} elements, over main-content extraction's limit of {MAIN_MAX_ELEMENTS:,}"
+                if count > MAIN_MAX_ELEMENTS else
+                f"its elements' depths add up to {nesting:,}, over main-content extraction's limit of "
+                f"{MAIN_MAX_NESTING:,}")
+        raise DocumentError(path, f"{over}; read the whole page with --html whole")
     warnings = []
     text = None
     extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
@@ -62,7 +86,8 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
 
         text = trafilatura.extract(lxml.html.tostring(root, encoding="unicode"), output_format="markdown",
                                    include_links=True, include_tables=True, include_formatting=True, include_comments=False,
-                                   include_images=False, deduplicate=False, with_metadata=False)
+                                   include_images=False, deduplicate=False, with_metadata=False,
+                                   fast=count > FALLBACK_MAX_ELEMENTS)
         extractor = library_version("trafilatura")
         if not text or not text.strip():
             warnings.append("no main content found; read the whole page instead (as --html whole does)")
@@ -76,6 +101,21 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         units = _restore_headings(_match(_units(_tidy(text)), blocks), blocks)
     text, regions = _assemble(units, root)
     return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+
+
+def _size(root) -> tuple[int, int]:
+    """The number of elements (comments and the like included) and the sum of their depths."""
+    import lxml.etree
+
+    count = nesting = depth = 0
+    for event, _ in lxml.etree.iterwalk(root, events=("start", "end")):
+        if event == "start":
+            count += 1
+            nesting += depth
+            depth += 1
+        else:
+            depth -= 1
+    return count, nesting
 
 
 def _lines(text: str) -> list[str]:
@@ -109,8 +149,8 @@ class _Unit:
 
     def __init__(self, text: str, separator: str) -> None:
         self.text, self.separator = text, separator
-        self.element: Any = None  # the lxml element, and its place among the page's blocks, when matched
-        self.index: int | None = None
+        self.element: Any = None  # the page element it came from (an lxml element), when matched
+        self.index: int | None = None  # and that element's place among the page's blocks
 
 
 def _units(text: str) -> list[_Unit]:
@@ -119,9 +159,9 @@ def _units(text: str) -> list[_Unit]:
     A code line that looks like an item or a heading splits its block too, which matters only
     to the matching: the text is put back together as it was."""
     units: list[_Unit] = []
-    current: list[str]  # the block's lines so far
     for k, block in enumerate(text.strip("\n").split("\n\n")):
-        separator, current = "\n\n" if k else "", []
+        separator = "\n\n" if k else ""
+        current: list[str] = []
         for line in block.split("\n"):
             if current and (_HEADING.match(line) or _HEADING.match(current[-1]) or
                             _ITEM.match(line) and not current[0].startswith("|")):

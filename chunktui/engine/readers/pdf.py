@@ -19,6 +19,9 @@ from . import Extraction, Region, Watch, library_version
 MAX_PAGES = 20_000  # a bound on time (measured: 0.3 ms an empty page, 2.5 ms a page of a manual) and memory
 MAX_CHARS = 50_000_000  # extracted text beyond this is refused, not truncated
 PAGE_SEPARATOR = "\n\n"
+# The version of this reader's own rules, named in the extractor with PDFium's (the same library
+# and rules give the same text): 2 escapes text lines that markdown reads as headings or fences.
+RULES = 2
 _DROP = str.maketrans({"\ufffe": None, "\x02": None, "\x00": None, "\r": None})
 
 
@@ -85,7 +88,7 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
             parts.append(PAGE_SEPARATOR)
             pos += len(PAGE_SEPARATOR)
         if text.strip():
-            text = _mark_headings(text, headings.get(index, []))
+            text = _mark_headings(text, headings.get(index, []))  # and escapes the rest
         else:
             text = f"[page {index + 1}: no text layer]"
             no_text.append((pos, pos + len(text)))
@@ -107,7 +110,7 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
         here.end = after.start
     if regions:
         regions[-1].end = len(text)
-    return Extraction(text=text, extractor=library_version("pypdfium2"),
+    return Extraction(text=text, extractor=f"{library_version('pypdfium2')}, chunktui pdf rules {RULES}",
                       regions=regions, no_text=no_text, warnings=warnings, page_count=count)
 
 
@@ -145,10 +148,10 @@ _NUMBER = re.compile(r"^(?:[A-Z]|\d+)(?:\.\d+)*\.?\s+")
 
 
 def _mark_headings(text: str, entries: list[tuple[int, str]]) -> str:
-    """Turn the line carrying each outline title into a `#` heading (else add it at the top)."""
-    if not entries:
-        return text
+    """Turn the line carrying each outline title into a `#` heading (else add it at the top), and
+    escape every other line that markdown would read as a heading or a code fence."""
     lines = text.split("\n")
+    marked: dict[int, str] = {}
     top = []
     at = 0
     for level, title in entries:
@@ -158,11 +161,22 @@ def _mark_headings(text: str, entries: list[tuple[int, str]]) -> str:
         if hit is None:
             top.append(f"{'#' * level} {title}")
             continue
-        lines[hit] = f"{'#' * level} {lines[hit].strip()}"
+        marked[hit] = f"{'#' * level} {lines[hit].strip()}"
         at = hit + 1
+    lines = [marked.get(k) or _escaped(line) for k, line in enumerate(lines)]
     if top:
         lines = [*top, "", *lines]
     return "\n".join(lines)
+
+
+# A line of text that markdown would read as structure: an ATX heading (`# comment` in a listing),
+# a setext underline (a rule of `=` or `-` under a line makes that line a heading) or a code fence.
+# Only the outline makes headings, so a backslash goes before the first character of these.
+_MARKUP = re.compile(r"^( {0,3})(#|=+[ \t]*$|-+[ \t]*$|```|~~~)")
+
+
+def _escaped(line: str) -> str:
+    return _MARKUP.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line, count=1)
 
 
 def _plain(line: str) -> str:
