@@ -95,19 +95,24 @@ def _round(client, keys, jobs, how, budget, finish, console, stop) -> list[str]:
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
-    from chunktui.cli.parallel import record
+    from chunktui.cli.parallel import failed, settle
 
     futures = {client.submit(chunk_unless_stopped, stop.name, jobs[k].source, jobs[k].out_dir, *how, True, budget,
                              key=f"chunktui-{k}-{time.monotonic_ns()}", pure=False, retries=0): k for k in keys}
     pending, lost = set(futures), []
 
     def collect(future) -> None:
-        pending.discard(future)
         key = futures[future]
-        if future.status == "error" and isinstance(future.exception(), KilledWorker):
+        # both fetch from the cluster: a Ctrl-C meanwhile leaves the future pending, for _stop
+        failure = future.exception() if future.status == "error" else None
+        entry = None if failure is not None else future.result()
+        pending.discard(future)
+        if isinstance(failure, KilledWorker):
             lost.append(key)
-        elif future.status == "error" or future.result() is not None:  # None: not started, Ctrl-C came first
-            finish(key, record(future, key, console))
+        elif failure is not None:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
+            settle([(key, failed(key, failure))], finish, console)
+        elif entry is not None:  # None: the task started after Ctrl-C and wrote nothing
+            settle([(key, entry)], finish, console)
 
     try:
         for future in as_completed(futures):
@@ -132,7 +137,7 @@ def _stop(client, pending: set, stop) -> list:
 
     stop.set()
     started = {key for keys in client.processing().values() for key in keys}
-    started |= set(client.who_has(list(pending)))
+    started |= {key for key, holders in client.who_has(list(pending)).items() if holders}
     keep = [f for f in pending if f.key in started or f.done()]
     client.cancel([f for f in pending if f not in keep])
     wait(keep)

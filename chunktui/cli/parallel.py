@@ -253,13 +253,12 @@ def pool_round(todo, size: int, batch: int, how: tuple, force: bool, budget: int
     lost: list[str] = []
 
     def collect(future) -> None:
-        keys = pending.pop(future)
         failure = future.exception()
+        keys = pending.pop(future)
         if isinstance(failure, BrokenProcessPool):
             lost.extend(keys)
             return
-        for key, entry in future.result() if failure is None else [(k, failed(k, failure)) for k in keys]:
-            finish(key, report(entry, console))
+        settle(future.result() if failure is None else [(k, failed(k, failure)) for k in keys], finish, console)
 
     try:
         for future in as_completed(list(pending)):
@@ -307,22 +306,18 @@ def failed(key: str, exc: BaseException) -> dict:
     return {"error": f"{key}: worker failed ({type(exc).__name__}: {exc})"}
 
 
-def record(future, key: str, console) -> dict:
-    """A finished Dask task's index entry, reported."""
-    try:
-        entry = future.result()
-    except Exception as exc:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
-        entry = failed(key, exc)
-    return report(entry, console)
-
-
-def report(entry: dict, console) -> dict:
-    """A finished file's index entry; its warnings and error printed above the progress bar."""
-    for line in entry.pop("warnings", []):
-        console.print(f"chunktui: warning: {line}", markup=False, highlight=False, soft_wrap=True)
-    if "error" in entry:
-        console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False, soft_wrap=True)
-    return entry
+def settle(results: list[tuple[str, dict]], finish, console) -> None:
+    """Each finished file's index entry to `finish`, then its warnings and error printed above the
+    progress bar: recorded first, so that a Ctrl-C while printing loses no file that was written."""
+    lines = []
+    for _, entry in results:
+        lines += [f"chunktui: warning: {line}" for line in entry.pop("warnings", [])]
+        if "error" in entry:
+            lines.append(f"chunktui: error: {entry['error']}")
+    for key, entry in results:
+        finish(key, entry)
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, context_header, force,
