@@ -128,7 +128,7 @@ def test_a_worker_told_to_stop_ends_its_file_and_starts_no_other(corpus, tmp_pat
     sources = [corpus / "guide.md", corpus / "notes.md", corpus / "essay.txt"]
     how = ("auto", {}, "cl100k_base", "jsonl", None, "none")
     out = tmp_path / "out"
-    done = parallel.chunk_batch([(str(s), s, out / s.stem) for s in sources], how, False, 512)
+    done = parallel.chunk_task([(str(s), s, out / s.stem) for s in sources], how, False, 512)
     assert [key for key, _ in done] == [str(sources[0])] and done[0][1]["chunks"] > 0
     assert [p.name for p in out.iterdir()] == ["guide"] and (out / "guide" / "manifest.json").is_file()
 

@@ -248,7 +248,7 @@ def pool_round(todo, size: int, batch: int, how: tuple, force: bool, budget: int
     stop = context.Event()
     pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_start_worker, initargs=(stop,))
     tasks = [todo[i:i + batch] for i in range(0, len(todo), batch)]
-    pending = {pool.submit(chunk_batch, [(key, job.source, job.out_dir) for key, job in task], how, force, budget):
+    pending = {pool.submit(chunk_task, [(key, job.source, job.out_dir) for key, job in task], how, force, budget):
                [key for key, _ in task] for task in tasks}
     lost: list[str] = []
 
@@ -286,11 +286,11 @@ def _start_worker(stop: EventType) -> None:
     _stop = stop
 
 
-def chunk_batch(batch, how: How, force: bool, budget: int) -> list[tuple[str, dict]]:
-    """In a worker: each file of `batch` (key, source, output folder) as chunk_one does it; the
+def chunk_task(task, how: How, force: bool, budget: int) -> list[tuple[str, dict]]:
+    """In a worker: each file of `task` (key, source, output folder) as chunk_one does it; the
     keys and index entries of the files done, which are all of them unless Ctrl-C stopped it."""
     done = []
-    for key, source, out_dir in batch:
+    for key, source, out_dir in task:
         if _stop is not None and _stop.is_set():
             break
         try:
