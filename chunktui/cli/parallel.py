@@ -39,7 +39,6 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 How = tuple[str, dict, str, str, "dict | None", str]  # strategy, params, tokenizer, format, reader options, context header
 MAX_BATCH = 16  # files a task at most
-PROGRESS_EVERY = 0.1  # seconds between the bar's updates (it draws ten times a second)
 
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
@@ -169,17 +168,14 @@ def run_pool(todo, files: dict, how: tuple, force: bool, budget: int, workers: i
                         TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
                         TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
     tally = {"done": 0, "chunks": 0}
-    clock = {"started": time.perf_counter(), "shown": 0.0}
+    started = time.perf_counter()
 
     def finish(key: str, entry: dict) -> None:
         files[key] = entry
         tally["done"] += 1
         tally["chunks"] += entry.get("chunks", 0)
-        now = time.perf_counter()
-        if now - clock["shown"] >= PROGRESS_EVERY or tally["done"] == len(todo):
-            clock["shown"] = now
-            rate = tally["done"] / max(now - clock["started"], 1e-9)
-            progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
+        rate = tally["done"] / max(time.perf_counter() - started, 1e-9)
+        progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
 
     def run_round(keys: list[str], size: int, batch: int, again: bool) -> list[str]:
         # a file lost with a dead worker may have been written by a live one before the pool broke:
