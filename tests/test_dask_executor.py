@@ -135,14 +135,14 @@ def test_without_a_scheduler_a_local_cluster_of_jobs_processes_runs_it(tmp_path)
 
 def test_ctrl_c_stops_a_dask_run_without_tracebacks_and_resume_finishes(corpus, tmp_path):
     """SIGINT to the whole process group, as a terminal's Ctrl-C sends it: the LocalCluster's
-    workers (in that group) ignore it, the run stops, index.json records what it received, and
-    --resume chunks the rest (files a worker finished but the run did not receive again, over
-    their export)."""
+    workers (in that group) ignore it, the run stops, the files being written are finished and
+    recorded in index.json (none is written but not recorded), and --resume chunks the rest."""
     out_dir = tmp_path / "out"
     err, missing = interrupt_folder_run(corpus, out_dir, 3, "--executor", "dask", "--jobs", "2")
     index = json.loads((out_dir / "index.json").read_text())["files"]
     total = len(list(corpus.rglob("*.*")))
     assert missing > 0 and len(index) + missing == total
+    assert {Path(e["output"]) for e in index.values()} == {p.parent for p in out_dir.rglob("manifest.json")}
     code, out, err = run("chunk", corpus, "-o", out_dir, "--executor", "dask", "--jobs", "2", "--resume")
     assert code == 0, err
     assert out.startswith(f"Split {missing:,} files") and len(list(out_dir.rglob("manifest.json"))) == total

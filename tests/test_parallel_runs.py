@@ -26,11 +26,26 @@ def without_times(files: dict[str, bytes]) -> dict[str, object]:
                    else data) for name, data in files.items()}
 
 
-def test_two_processes_write_what_one_writes(corpus, tmp_path):
+def test_two_processes_write_what_one_writes(corpus, tmp_path, monkeypatch):
+    """In tasks of three files (a big folder's batches, on a small one), each handed to the pool once."""
+    from chunktui.cli import parallel
+
+    tasks = []
+
+    class CountingPool(parallel.ProcessPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):
+            tasks.append(args[0])
+            return super().submit(fn, *args, **kwargs)
+
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", CountingPool)
+    monkeypatch.setattr(parallel, "batch_size", lambda files, workers: 3)
     code, out, err = run("chunk", corpus, "-o", tmp_path / "one", "-f", "jsonl")
     assert code == 0, err
     code, out, err = run("chunk", corpus, "-o", tmp_path / "two", "-f", "jsonl", "--jobs", "2")
     assert code == 0, err
+    files = sorted(str(p) for p in corpus.rglob("*.*"))
+    assert sorted(str(source) for task in tasks for _, source, _ in task) == files
+    assert len(tasks) == -(-len(files) // 3)
     one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
     assert len(one) > 20 and without_times(one) == without_times(two)
     index = json.loads((tmp_path / "two" / "index.json").read_text())
@@ -92,6 +107,30 @@ def test_ctrl_c_keeps_finished_files_and_resume_finishes(corpus, tmp_path):
     code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume")
     assert code == 0, err
     assert out.startswith(f"Split {missing:,} files") and f"skipped (--resume): {len(written):,} files" in out
+
+
+def test_a_worker_told_to_stop_ends_its_file_and_starts_no_other(corpus, tmp_path, monkeypatch):
+    """Ctrl-C in the middle of a task of three files: the parent sets the workers' stop event,
+    the worker finishes the file it is writing and returns it alone, the others untouched."""
+    import threading
+
+    from chunktui.cli import parallel
+
+    stop, chunk_one = threading.Event(), parallel.chunk_one
+
+    def chunk_then_ctrl_c(*args):
+        entry = chunk_one(*args)
+        stop.set()
+        return entry
+
+    monkeypatch.setattr(parallel, "_stop", stop)
+    monkeypatch.setattr(parallel, "chunk_one", chunk_then_ctrl_c)
+    sources = [corpus / "guide.md", corpus / "notes.md", corpus / "essay.txt"]
+    how = ("auto", {}, "cl100k_base", "jsonl", None, "none")
+    out = tmp_path / "out"
+    done = parallel.chunk_task([(str(s), s, out / s.stem) for s in sources], how, False, 512)
+    assert [key for key, _ in done] == [str(sources[0])] and done[0][1]["chunks"] > 0
+    assert [p.name for p in out.iterdir()] == ["guide"] and (out / "guide" / "manifest.json").is_file()
 
 
 def children(pid: int) -> list[int]:

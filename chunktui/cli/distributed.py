@@ -2,7 +2,8 @@
 
 Each task is `parallel.chunk_one`, what a local worker process runs for a file (read, chunk,
 export with the atomic, verified writers), so the outputs are the local run's; the parent writes
-index.json as the local run does. The workers write the outputs themselves, so on a real cluster
+index.json as the local run does. On Ctrl-C the tasks not started are dropped and the files
+being written are finished and recorded, as in a local run. The workers write the outputs themselves, so on a real cluster
 they must see the sources and the output folder at the same paths (a shared filesystem) and run
 in the same working folder (manifests name sources relative to it).
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import signal
 import time
+import uuid
 
 from chunktui.engine.core.errors import ChunktuiError
 
@@ -29,16 +31,19 @@ def run_dask(todo, how: tuple, budget: int, workers: int, scheduler: str | None,
              finish, console) -> bool:
     """Every job of `todo` chunked on the cluster at `scheduler` (default: a LocalCluster of
     `workers` processes), each result given to `finish`; whether Ctrl-C stopped the run."""
+    from distributed import Event
+
     if not todo:
         return False
     jobs = dict(todo)
     # Dask computes again a file whose result died with its worker, though that worker may have
     # written it: it replaces that export of this run (run_parallel's up-front check refused any other)
     with _client(scheduler, workers) as client:
+        stop = Event(f"chunktui-stop-{uuid.uuid4().hex}", client=client)
         try:
-            lost = _round(client, list(jobs), jobs, how, budget, finish, console)
+            lost = _round(client, list(jobs), jobs, how, budget, finish, console, stop)
             for key in lost:  # alone now: the file that kills its worker again is the one to blame
-                if _round(client, [key], jobs, how, budget, finish, console):
+                if _round(client, [key], jobs, how, budget, finish, console, stop):
                     console.print(f"chunktui: error: {key}: {DIED}", markup=False, highlight=False, soft_wrap=True)
                     finish(key, {"error": f"{key}: {DIED}"})
         except KeyboardInterrupt:
@@ -84,21 +89,67 @@ class _Owned:
         self.cluster.close()
 
 
-def _round(client, keys, jobs, how, budget, finish, console) -> list[str]:
-    """`keys` submitted at once; each result to `finish`; the keys lost with a dead worker, in order."""
+def _round(client, keys, jobs, how, budget, finish, console, stop) -> list[str]:
+    """`keys` submitted at once; each result to `finish`; the keys lost with a dead worker, in order.
+    On Ctrl-C the files being written are finished and recorded (see _stop)."""
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
-    from chunktui.cli.parallel import chunk_one, record
+    from chunktui.cli.parallel import failed, settle
 
-    futures = {client.submit(chunk_one, jobs[k].source, jobs[k].out_dir, *how, True, budget,
+    futures = {client.submit(chunk_unless_stopped, stop.name, jobs[k].source, jobs[k].out_dir, *how, True, budget,
                              key=f"chunktui-{k}-{time.monotonic_ns()}", pure=False, retries=0): k for k in keys}
-    lost = []
-    for future in as_completed(futures):
+    pending, lost = set(futures), []
+
+    def collect(future) -> None:
         key = futures[future]
-        if future.status == "error" and isinstance(future.exception(), KilledWorker):
+        # both fetch from the cluster: a Ctrl-C meanwhile leaves the future pending, for _stop
+        failure = future.exception() if future.status == "error" else None
+        entry = None if failure is not None else future.result()
+        pending.discard(future)
+        if isinstance(failure, KilledWorker):
             lost.append(key)
-        else:
-            finish(key, record(future, key, console))
+        elif failure is not None:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
+            settle([(key, failed(key, failure))], finish, console)
+        elif entry is not None:  # None: the task started after Ctrl-C and wrote nothing
+            settle([(key, entry)], finish, console)
+
+    try:
+        for future in as_completed(futures):
+            collect(future)
+    except KeyboardInterrupt:
+        for future in _stop(client, pending, stop):
+            collect(future)
+        raise
     order = {k: i for i, k in enumerate(keys)}
     return sorted(lost, key=order.__getitem__)
+
+
+def _stop(client, pending: set, stop) -> list:
+    """Ctrl-C: the tasks not started are dropped and the ones started are waited for, so that a
+    file a worker finishes after the signal is recorded (and --resume skips it). Returns those.
+
+    `stop` is set first: a task that starts after it returns at once without writing. Then the
+    scheduler is asked which tasks it handed to a worker, then which it has the result of: a
+    task finishing between the two questions is in the first answer, one starting between them
+    returns at once, so every other task can be cancelled."""
+    from distributed import wait
+
+    stop.set()
+    started = {key for keys in client.processing().values() for key in keys}
+    started |= {key for key, holders in client.who_has(list(pending)).items() if holders}
+    keep = [f for f in pending if f.key in started or f.done()]
+    client.cancel([f for f in pending if f not in keep])
+    wait(keep)
+    return keep
+
+
+def chunk_unless_stopped(stop_name: str, *args):
+    """On a worker: parallel.chunk_one, or None when Ctrl-C stopped the run before this task started."""
+    from distributed import Event
+
+    from chunktui.cli.parallel import chunk_one
+
+    if Event(stop_name).is_set():
+        return None
+    return chunk_one(*args)

@@ -1,13 +1,16 @@
 """`chunktui chunk PATH... --jobs N`: files chunked and exported in N processes, with a corpus index.
 
 Each worker runs what the one-process run does for a file (read, chunk, export with the same
-atomic, verified writers), so each file's output is the same. The parent keeps one progress
-bar (files, chunks, files a second) and writes `index.json` in the folder holding every file's
-output: the settings and, for each source, its sha256, output folder, chunk count or error.
-`--resume` skips a source whose index entry has the same settings and sha256 and whose
-manifest is still there. Workers ignore Ctrl-C: the parent cancels the files not started, waits
-for the ones being written, records them and says what is missing, so no output is half-written.
-A worker that dies (killed, out of memory) costs only the file it was on, if that file kills it again.
+atomic, verified writers), so each file's output is the same. Files go to the workers in tasks
+of up to MAX_BATCH, and only a small entry a file comes back, so the parent, which shares the
+cores with the workers, does little a file. The parent keeps one progress bar (files, chunks,
+files a second) and writes `index.json` in the folder holding every file's output: the settings
+and, for each source, its sha256, output folder, chunk count or error. `--resume` skips a
+source whose index entry has the same settings and sha256 and whose manifest is still there.
+Workers ignore Ctrl-C: the parent cancels the tasks not started and tells the workers to stop
+after the file each is writing, records what they finished and says what is missing, so no
+output is half-written. A worker that dies (killed, out of memory) costs only the file it was
+on, if that file kills it again.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import multiprocessing
 import os
 import signal
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -29,11 +33,12 @@ from chunktui.formats.discover import INDEX_NAME
 from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, warn_line
 from chunktui.engine.core.errors import ChunktuiError
 
+if TYPE_CHECKING:
+    from multiprocessing.synchronize import Event as EventType
+
 EXIT_INTERRUPTED = 130
-
-
-# how each file of a folder run is chunked: strategy, params, tokenizer, format, reader options, context header
-How = tuple[str, dict, str, str, dict | None, str]
+How = tuple[str, dict, str, str, dict | None, str]  # strategy, params, tokenizer, format, reader options, context header
+MAX_BATCH = 16  # files a task at most
 
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
@@ -149,8 +154,9 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
     A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
-    files that were in flight are run again one at a time, so the one that kills its worker again
-    is reported alone, and the rest go to a new pool."""
+    files of the batches that were in flight are chunked again a file a task, and the files in
+    flight when that pool breaks too one at a time, so the one that kills its worker again is
+    reported alone; the rest go to a new pool."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -171,13 +177,16 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
         rate = tally["done"] / max(time.perf_counter() - started, 1e-9)
         progress.update(task, completed=tally["done"], chunks=tally["chunks"], rate=f"{rate:.1f}")
 
-    def run_round(keys: list[str], size: int, again: bool = False) -> list[str]:
+    def run_round(keys: list[str], size: int, batch: int, again: bool) -> list[str]:
         # a file lost with a dead worker may have been written by a live one before the pool broke:
         # chunked again, it replaces that export of this run (the up-front check refused any other)
-        return pool_round([(k, jobs[k]) for k in keys], size, how, force or again, budget, finish, progress.console)
+        return pool_round([(k, jobs[k]) for k in keys], size, batch, how, force or again, budget, finish,
+                          progress.console)
 
-    alone: list[str] = []  # keys whose worker may have died on them, each chunked again alone
-    queue, interrupted, again = list(jobs), False, False
+    queue = list(jobs)
+    suspects: list[str] = []  # the files of tasks a dead worker may have held: chunked again a file a task
+    alone: list[str] = []  # the files in flight when that pool broke too: each in a pool of its own
+    interrupted = again = False
     with progress:
         task = progress.add_task("chunking", total=len(todo), chunks=0, rate="0.0")
         if executor == "dask":
@@ -186,54 +195,75 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
             interrupted = run_dask(todo, how, budget, workers, scheduler, finish, progress.console)
             return tally["done"], interrupted
         try:
-            while queue or alone:
+            while queue or suspects or alone:
                 if alone:
                     key = alone.pop(0)
-                    if run_round([key], 1, again=True):
+                    if run_round([key], 1, 1, again=True):
                         entry = {"error": f"{key}: its worker process died on it (killed, out of memory or a crash)"}
                         progress.console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False,
                                                soft_wrap=True)
                         finish(key, entry)
                     continue
-                size = min(workers, len(queue))
-                broken = run_round(queue, size, again)
-                again = again or bool(broken)
-                # a pool hands out files in order, at most size + 1 at a time: those were in flight
-                alone, queue = broken[:size + 1], broken[size + 1:]
-                if broken:
-                    progress.console.print(f"chunktui: warning: a worker process died; the {len(alone)} files it "
-                                           "may have held are chunked again one at a time", markup=False,
-                                           highlight=False, soft_wrap=True)
+                if suspects:
+                    keys, suspects, batch = suspects, [], 1
+                else:
+                    keys, queue, batch = queue, [], batch_size(len(queue), workers)
+                size = min(workers, -(-len(keys) // batch))  # no more processes than tasks
+                broken = run_round(keys, size, batch, again)
+                if not broken:
+                    continue
+                again = True
+                # a pool hands out tasks in order, at most size + 1 at a time: their files were in flight
+                held = (size + 1) * batch
+                if batch == 1:
+                    alone = broken[:held]
+                else:
+                    suspects = broken[:held]
+                queue = broken[held:] + queue
+                progress.console.print(f"chunktui: warning: a worker process died; the {len(broken[:held])} files "
+                                       "it may have held are chunked again" + " one at a time" * (batch == 1),
+                                       markup=False, highlight=False, soft_wrap=True)
         except KeyboardInterrupt:
             interrupted = True
     return tally["done"], interrupted
 
 
-def pool_round(todo, size: int, how: How, force: bool, budget: int, finish, console) -> list[str]:
-    """One pool of `size` processes over `todo`: each file's entry to `finish` as it arrives; the
-    keys of the files lost when a worker died, in the order they were given. On Ctrl-C the files
-    not started are cancelled and the ones being written finish and are recorded first."""
+def batch_size(files: int, workers: int) -> int:
+    """Files a task: enough that the pool's hand-offs (pickling, pipes, a future) cost the parent
+    little a file, few enough that each worker gets about eight tasks, so they end together."""
+    return max(1, min(MAX_BATCH, files // (workers * 8)))
+
+
+def pool_round(todo, size: int, batch: int, how: How, force: bool, budget: int, finish, console) -> list[str]:
+    """One pool of `size` processes over `todo`, `batch` files a task: each file's entry to
+    `finish` as its task returns; the keys of the files lost when a worker died, in the order
+    they were given. On Ctrl-C the tasks not started are cancelled, each worker stops after the
+    file it is writing, and the files finished are recorded first."""
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["chunktui.engine", "chunktui.formats.export"])
-    pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_quiet_worker)
-    pending = {pool.submit(chunk_one, job.source, job.out_dir, *how, force, budget): key for key, job in todo}
-    lost = []
+    stop = context.Event()
+    pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_start_worker, initargs=(stop,))
+    tasks = [todo[i:i + batch] for i in range(0, len(todo), batch)]
+    pending = {pool.submit(chunk_task, [(key, job.source, job.out_dir) for key, job in task], how, force, budget):
+               [key for key, _ in task] for task in tasks}
+    lost: list[str] = []
 
-    def collect(futures) -> None:
-        for future in futures:
-            key = pending.pop(future)
-            if isinstance(future.exception(), BrokenProcessPool):
-                lost.append(key)
-            else:
-                finish(key, record(future, key, console))
+    def collect(future) -> None:
+        failure = future.exception()
+        keys = pending.pop(future)
+        if isinstance(failure, BrokenProcessPool):
+            lost.extend(keys)
+            return
+        settle(future.result() if failure is None else [(k, failed(k, failure)) for k in keys], finish, console)
 
     try:
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            collect(finished)
+        for future in as_completed(list(pending)):
+            collect(future)
     except KeyboardInterrupt:
+        stop.set()
         pool.shutdown(wait=True, cancel_futures=True)  # the files being written are finished
-        collect([f for f in pending if f.done() and not f.cancelled()])
+        for future in [f for f in pending if f.done() and not f.cancelled()]:
+            collect(future)
         raise
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
@@ -241,22 +271,49 @@ def pool_round(todo, size: int, how: How, force: bool, budget: int, finish, cons
     return sorted(lost, key=order.__getitem__)
 
 
-def _quiet_worker() -> None:
-    """Ctrl-C goes to the parent, which decides; a worker finishes the file it writes."""
+_stop: EventType | None = None  # in a worker: set by the parent on Ctrl-C
+
+
+def _start_worker(stop: EventType) -> None:
+    """Ctrl-C goes to the parent, which decides and sets `stop`; a worker finishes the file it
+    writes, then leaves the rest of its task."""
+    global _stop
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _stop = stop
 
 
-def record(future, key: str, console) -> dict:
-    """A finished file's index entry; its warnings and error printed above the progress bar."""
-    try:
-        entry = future.result()
-    except Exception as exc:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
-        entry = {"error": f"{key}: worker failed ({type(exc).__name__}: {exc})"}
-    for line in entry.pop("warnings", []):
-        console.print(f"chunktui: warning: {line}", markup=False, highlight=False, soft_wrap=True)
-    if "error" in entry:
-        console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False, soft_wrap=True)
-    return entry
+def chunk_task(task, how: How, force: bool, budget: int) -> list[tuple[str, dict]]:
+    """In a worker: each file of `task` (key, source, output folder) as chunk_one does it; the
+    keys and index entries of the files done, which are all of them unless Ctrl-C stopped it."""
+    done = []
+    for key, source, out_dir in task:
+        if _stop is not None and _stop.is_set():
+            break
+        try:
+            entry = chunk_one(source, out_dir, *how, force, budget)
+        except Exception as exc:  # a bug in the worker (not a ChunktuiError): this file fails, the others go on
+            entry = failed(key, exc)
+        done.append((key, entry))
+    return done
+
+
+def failed(key: str, exc: BaseException) -> dict:
+    """The index entry of a file whose worker raised what is not a ChunktuiError (a bug): it fails alone."""
+    return {"error": f"{key}: worker failed ({type(exc).__name__}: {exc})"}
+
+
+def settle(results: list[tuple[str, dict]], finish, console) -> None:
+    """Each finished file's index entry to `finish`, then its warnings and error printed above the
+    progress bar: recorded first, so that a Ctrl-C while printing loses no file that was written."""
+    lines = []
+    for _, entry in results:
+        lines += [f"chunktui: warning: {line}" for line in entry.pop("warnings", [])]
+        if "error" in entry:
+            lines.append(f"chunktui: error: {entry['error']}")
+    for key, entry in results:
+        finish(key, entry)
+    for line in lines:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
 def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, context_header, force,
