@@ -432,7 +432,9 @@ def build_chunkset(
         ov_prev = [0, *ov_next[:-1]]
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    metadata = repeat(_NO_METADATA) if metadata is None else [Metadata(m) if m else _NO_METADATA for m in metadata]
+    # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
+    metadata = repeat(_NO_METADATA) if metadata is None else \
+        [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
     texts = list(map(text.__getitem__, map(slice, starts, ends)))
     if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
         embed_texts, embed_counts = texts, token_counts
