@@ -23,7 +23,7 @@ PATH_KEYS = ("scope_chain", "header_path")
 
 DetailPanel = Callable[[Chunk, ChunkSet], "RenderableType | None"]
 _PANELS: list[tuple[str, DetailPanel]] = []
-_PREPARERS: list[Callable[[ChunkSet], None]] = []
+_PREPARERS: list[Callable[[ChunkSet], object]] = []
 
 
 def on_click(action: str, style: str = "") -> Style:
@@ -31,7 +31,7 @@ def on_click(action: str, style: str = "") -> Style:
     return Style.parse(style or "none") + Style(underline=True) + Style.from_meta({"@click": f"app.{action}"})
 
 
-def register_detail_panel(title: str, panel: DetailPanel, prepare: Callable[[ChunkSet], None] | None = None
+def register_detail_panel(title: str, panel: DetailPanel, prepare: Callable[[ChunkSet], object] | None = None
                           ) -> DetailPanel:
     """Add a section to the detail pane; `panel` returns a renderable, or None when it has nothing to say.
     `prepare`, if given, does the panel's pass over a whole chunking, in the chunking's worker."""
