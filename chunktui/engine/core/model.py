@@ -19,6 +19,7 @@ from operator import add, attrgetter, gt, le, lt, sub
 from typing import TYPE_CHECKING, Any
 from collections.abc import Mapping, Sequence
 
+from . import slices
 from .options import CONTEXT_HEADERS
 if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
     from ..readers.documents import Document
@@ -435,7 +436,7 @@ def build_chunkset(
     # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
     metadata = repeat(_NO_METADATA) if metadata is None else \
         [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
-    texts = list(map(text.__getitem__, map(slice, starts, ends)))
+    texts = slices.texts(text, starts, ends)  # a slice of chunks at a time: they copy the whole text
     if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
         embed_texts, embed_counts = texts, token_counts
     else:

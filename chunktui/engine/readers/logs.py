@@ -15,6 +15,7 @@ from collections import Counter
 from itertools import compress, repeat
 from operator import add, itemgetter, lt, sub
 
+from ..core import slices
 from ..core.derived import derived
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
@@ -183,9 +184,9 @@ def timestamp_of(line: str) -> str | None:
 
 
 def timestamps_of(lines: list[str]) -> list[str | None]:
-    """`timestamp_of` of each line: the common case, a timestamp at the line's start, in one C-level
-    pass; a JSON line's is read from its object."""
-    found = list(map(TIMESTAMP.match, lines))
+    """`timestamp_of` of each line: the common case, a timestamp at the line's start, in C-level
+    passes (a slice of lines each); a JSON line's is read from its object."""
+    found = slices.mapped(TIMESTAMP.match, lines)
     return [m.group(0).strip("[]") if m else timestamp_of(line) if line[:1] == "{" else None
             for m, line in zip(found, lines)]
 
@@ -304,8 +305,8 @@ def line_texts(doc, lines: list[int]) -> list[str]:
     out: list[str] = []
     last = len(line_starts) - 1  # a line that ends the text without a line feed: its end is the text's
     whole = lines if not lines or lines[-1] < last else lines[:-1]
-    for i in range(0, len(whole), _RANGE_STEP):
-        part = whole[i:i + _RANGE_STEP]
+    for i in range(0, len(whole), slices.STEP):
+        part = whole[i:i + slices.STEP]
         ends = map(line_starts.__getitem__, map(add, part, repeat(1)))
         out += map(str.rstrip, map(text.__getitem__, map(slice, map(line_starts.__getitem__, part), ends)),
                    repeat("\r\n"))

@@ -20,6 +20,7 @@ from itertools import accumulate, count
 from operator import itemgetter
 
 from . import Param, Proposal, Strategy, register
+from ..core import slices
 from ..core.model import Metadata, SpanTable
 from ..readers.logs import LEVEL_NAMES, line_levels, line_texts, record_starts, timestamps_of
 
@@ -106,11 +107,11 @@ def _describe(doc, records, groups, size, ctx) -> tuple[list[str], list[Metadata
     firsts = [records[a] for a, _, _ in groups]
     stops = [records[b] if b < n_records else n_lines for _, b, _ in groups]  # the line after each chunk
     openings = line_texts(doc, firsts)
-    labels = list(map(str.strip, map(_LABEL, openings)))
+    labels = slices.mapped(str.strip, slices.mapped(_LABEL, openings))
     ts_open = timestamps_of(openings)
     ts_close = timestamps_of(line_texts(doc, [records[b - 1] for _, b, _ in groups]))
     codes = line_levels(doc)
-    levels = list(map(_levels, map(codes.__getitem__, map(slice, firsts, stops))))
+    levels = list(map(_levels, slices.texts(codes, firsts, stops)))
     metadata = []
     for i, (a, b, total), counts, t0, t1 in zip(count(), groups, levels, ts_open, ts_close):
         if i % 4096 == 0:
