@@ -221,3 +221,20 @@ def test_selecting_a_cue_or_an_email_chunk_makes_no_pass_over_the_chunking():
         for index in picks:
             console.print(panel(fresh.chunks[index], fresh))  # made on the spot, as before: the same panels
         assert console.export_text() == drawn and drawn.count("▶") >= 3
+
+
+def test_the_figures_prepared_in_slices_are_those_of_one_pass(monkeypatch):
+    """The worker makes the document view's lookups a slice at a time (slices.py), the furthest end
+    carried from slice to slice; across slice ends they are what one pass over all chunks gives."""
+    from itertools import accumulate
+
+    from chunktui.engine.core import slices
+    from chunktui.ui.prepared import prepare
+
+    monkeypatch.setattr(slices, "STEP", 7)
+    cs = chunk_document(load_document(SAMPLES / "guide.md"), "recursive", {"size": 200, "overlap": 40})
+    assert len(cs.chunks) > 20
+    prepared = prepare(cs, 100)
+    assert prepared.starts == [c.start for c in cs.chunks]
+    assert prepared.max_ends == list(accumulate((c.end for c in cs.chunks), max))
+    assert prepared.sorted_tokens == sorted(c.embed_tokens for c in cs.chunks)
