@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -94,6 +95,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "service-big.log"
         generate(path, args.mb)
+        load_before = os.getloadavg()[0]  # the machine is shared: the load says how comparable a run is
         t = time.perf_counter()
         done = subprocess.run([sys.executable, "-c", CHILD, str(path), "at-once" if args.at_once else "wait"],
                               capture_output=True, text=True,
@@ -102,6 +104,7 @@ def main() -> None:
             sys.exit(done.stderr[-3000:])
         result = json.loads(done.stdout.strip().splitlines()[-1])
         result["child_s"] = time.perf_counter() - t
+        result["load_1min"] = [load_before, os.getloadavg()[0]]
     result["file_mb"] = path_mb = result["chars"] / 1e6
     print(f"{path_mb:.0f} MB, {result['lines']:,} lines; log-records -> {result['chunks']:,} chunks")
     if "index_s" in result:
@@ -111,6 +114,7 @@ def main() -> None:
     for step in ("switch", "smaller"):
         print(f"{step:8} {result[step + '_s']:7.2f} s  longest stall {1000 * result[step + '_stall_s']:7.0f} ms")
     print(f"pagedown           longest stall {1000 * result['pagedown_stall_s']:7.0f} ms  (target: every stall 100 ms)")
+    print(f"load     {result['load_1min'][0]:.1f} at the start, {result['load_1min'][1]:.1f} at the end (1-minute average)")
     store_app_results("log_records", args.label, result)
 
 

@@ -235,3 +235,62 @@ def test_level_counts_count_each_lines_first_level_word_in_its_first_200_charact
             level = "WARN" if m.group(1) == "WARNING" else m.group(1)
             expected[level] = expected.get(level, 0) + 1
     assert list(level_counts(lines).items()) == list(expected.items())
+
+
+def test_the_log_records_note_groups_thousands():
+    """'log-records: 12345 records in 1372 chunks' read badly on a big log."""
+    text = "".join(f"2025-01-01 10:00:{i % 60:02d} INFO request {i}\n" for i in range(12_345))
+    cs = chunk_document(Document.from_text(text, path="app.log"), "log-records", {"size": 400})
+    assert f"log-records: 12,345 records in {len(cs.chunks):,} chunks" in cs.notes and len(cs.chunks) > 1000
+
+
+RECORD_LINES = [*LOG_LINES, '{"time": "2025-01-02", "level": "INFO"}', "[2025-01-01 10:00:00] WARNING x",
+                "é ünïcode INFO ☃", "c" * 193 + " WARNING x", "INFO"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(RECORD_LINES), min_size=1, max_size=50), st.sampled_from(["\n", "\r\n"]),
+       st.booleans(), st.sampled_from([("chars", 1), ("chars", 120), ("lines", 3), ("tokens", 40)]))
+def test_log_records_metadata_is_read_from_each_chunks_own_lines(lines, newline, ends_with_newline, unit_size):
+    """log-records counts levels from the document's per-line codes and reads time stamps in batches;
+    each chunk's metadata is still what its own text says: every line's first level word in its
+    first 200 characters, its records, the time stamps of its first and last records' first lines."""
+    from chunktui.engine.readers.logs import level_counts, record_starts, timestamp_of
+
+    text = newline.join(lines) + (newline if ends_with_newline else "")
+    doc = Document.from_text(text, path="gen.log")
+    unit, size = unit_size
+    cs = chunk_document(doc, "log-records", {"unit": unit, "size": size})
+    assert "".join(c.text for c in cs.chunks) == text
+    starts = {doc.line_starts[k] for k in record_starts(doc)}
+    for c in cs.chunks:
+        heads = [at for at in sorted(starts) if c.start <= at < c.end]
+        first_line = c.text.split("\n", 1)[0].rstrip("\r\n")
+        last_head = text[heads[-1]:].split("\n", 1)[0].rstrip("\r\n")
+        stamps = [t for t in (timestamp_of(first_line), timestamp_of(last_head)) if t]
+        expected = {"record_count": len(heads), "levels": level_counts(c.text.split("\n"))}
+        if stamps:
+            expected["ts_start"], expected["ts_end"] = stamps[0], stamps[-1]
+        if len(heads) == 1 and (c.tokens if unit == "tokens" else c.line_count if unit == "lines" else c.chars) > size:
+            expected["oversized"] = True
+        assert dict(c.metadata) == expected and list(c.metadata["levels"]) == list(expected["levels"])
+        assert c.boundary_label == first_line[:60].strip()
+
+
+def test_the_scans_of_a_big_log_read_it_a_window_at_a_time(monkeypatch):
+    """Record starts and line levels are read in windows of whole lines (the regex engine holds the
+    GIL, and one pass over a 100 MB log froze the app); windows of a few lines find what one finds."""
+    from chunktui.engine.readers import logs
+
+    text = (SAMPLES / "service.log").read_text() + "\r\n".join(LOG_LINES) + "\n" + "\n".join(RECORD_LINES)
+    whole = Document.from_text(text, path="gen.log")
+    expected = logs.record_starts(whole), logs.line_levels(whole)
+    assert expected[1] == bytes(logs.LEVEL_NAMES.index(next(iter(logs.level_counts([line])), ""))
+                                for line in text.split("\n")[:whole.line_count])
+    monkeypatch.setattr(logs, "_WINDOW_CHARS", 40)
+    monkeypatch.setattr(logs, "_WINDOW_LINES", 3)
+    monkeypatch.setattr(logs, "_RANGE_STEP", 2)
+    windows = list(logs._line_windows(Document.from_text(text, path="gen.log")))
+    assert len(windows) > 20 and all(stop - first <= 3 for first, stop, _, _ in windows)
+    small = Document.from_text(text, path="gen.log")
+    assert (logs.record_starts(small), logs.line_levels(small)) == expected

@@ -139,3 +139,23 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
         for one in (chunk, whole):  # what a Chunk refuses, a built one refuses too (no tuple behind it shows)
             with pytest.raises(TypeError):
                 use(one)
+
+
+def test_passes_made_in_slices_give_what_one_pass_gives():
+    """slices.py cuts a pass over a whole chunking into C calls of `step` items (the GIL is free
+    between them); the result is the one-call result at any length, the ends of slices included."""
+    import random
+    from operator import add
+
+    from chunktui.engine.core import slices
+
+    rng = random.Random(7)
+    text = "".join(rng.choice("ab\nc ") for _ in range(500))
+    for n in (0, 1, 6, 7, 50):
+        starts = sorted(rng.randrange(len(text)) for _ in range(n))
+        ends = [s + rng.randrange(20) for s in starts]
+        values = [rng.randrange(-5, 100) for _ in range(n)]
+        assert slices.texts(text, starts, ends, step=3) == [text[s:e] for s, e in zip(starts, ends)]
+        assert slices.texts(text.encode(), starts, ends, step=3) == [text.encode()[s:e] for s, e in zip(starts, ends)]
+        assert slices.mapped(add, starts, ends, step=3) == list(map(add, starts, ends))
+        assert slices.sorted_in_slices(values, step=3) == sorted(values)

@@ -188,3 +188,53 @@ async def test_clicking_the_scope_tree_selects_the_chunk_of_a_definition():
         assert any(last.id in line for line in lines)
         await click_detail(pilot, last.id, occurrence=-1)
         assert app.selected == last.index
+
+
+class PassCounter(list):
+    """A chunk list that counts the passes made over it."""
+
+    passes = 0
+
+    def __iter__(self):
+        self.passes += 1
+        return super().__iter__()
+
+
+def test_selecting_a_cue_or_an_email_chunk_makes_no_pass_over_the_chunking():
+    """The cue times and the thread tree walked every chunk at each selection, on the event loop
+    (100,000 chunks of a long recording or a big mailbox); that pass is made once per chunking now,
+    by prepare_panels in the chunking's worker, and a selection draws from it."""
+    from chunktui.ui.widgets.chunk_detail import prepare_panels
+
+    console = Console(width=100, record=True, color_system=None)
+    for path, strategy, panel in ((SAMPLES / "talk.vtt", "cues", cue_panel),
+                                  (SAMPLES / "threads.mbox", "email", thread_panel)):
+        cs = chunk_document(load_document(path), strategy, {})
+        fresh = chunk_document(load_document(path), strategy, {})
+        prepare_panels(cs)
+        cs.chunks = counted = PassCounter(cs.chunks)
+        picks = (len(cs.chunks) - 1, 0, 1)
+        for index in picks:
+            console.print(panel(cs.chunks[index], cs))
+        drawn = console.export_text()
+        assert counted.passes == 0, strategy
+        for index in picks:
+            console.print(panel(fresh.chunks[index], fresh))  # made on the spot, as before: the same panels
+        assert console.export_text() == drawn and drawn.count("▶") >= 3
+
+
+def test_the_figures_prepared_in_slices_are_those_of_one_pass(monkeypatch):
+    """The worker makes the document view's lookups a slice at a time (slices.py), the furthest end
+    carried from slice to slice; across slice ends they are what one pass over all chunks gives."""
+    from itertools import accumulate
+
+    from chunktui.engine.core import slices
+    from chunktui.ui.prepared import prepare
+
+    monkeypatch.setattr(slices, "STEP", 7)
+    cs = chunk_document(load_document(SAMPLES / "guide.md"), "recursive", {"size": 200, "overlap": 40})
+    assert len(cs.chunks) > 20
+    prepared = prepare(cs, 100)
+    assert prepared.starts == [c.start for c in cs.chunks]
+    assert prepared.max_ends == list(accumulate((c.end for c in cs.chunks), max))
+    assert prepared.sorted_tokens == sorted(c.embed_tokens for c in cs.chunks)

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 from collections.abc import Iterable, Mapping, Sequence
 
+from . import slices
 from .options import CONTEXT_HEADERS
 if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
     from ..readers.documents import Document
@@ -437,8 +438,10 @@ def build_chunkset(
         ov_prev = [0, *ov_next[:-1]]
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    metadata = repeat(_NO_METADATA) if metadata is None else [Metadata(m) if m else _NO_METADATA for m in metadata]
-    texts = list(map(text.__getitem__, map(slice, starts, ends)))
+    # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
+    metadata = repeat(_NO_METADATA) if metadata is None else \
+        [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
+    texts = slices.texts(text, starts, ends)  # a slice of chunks at a time: they copy the whole text
     if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
         embed_texts, embed_counts = texts, token_counts
     else:

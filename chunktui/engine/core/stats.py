@@ -7,10 +7,16 @@ from __future__ import annotations
 
 import math
 
+from .slices import sorted_in_slices
+
 
 def percentile(values, q: float) -> float:
     """Linear-interpolated percentile (q in 0..100) of a non-empty sequence."""
-    data = sorted(values)
+    return sorted_percentile(sorted(values), q)
+
+
+def sorted_percentile(data: list, q: float) -> float:
+    """`percentile` of values already sorted."""
     if not data:
         return 0.0
     if len(data) == 1:
@@ -32,17 +38,19 @@ def compute_stats(chunkset, budget: int | None = None):
     covered = doc_len - gap_chars
     overlap = sum(c.overlap_next_chars for c in chunks)
     total_chars = sum(chars)
+    # each sorted once, a slice at a time (sorting 117,000 sizes in one call held the GIL, and the app, 20-50 ms)
+    chars_sorted, tokens_sorted = sorted_in_slices(chars), sorted_in_slices(tokens)
     return Stats(
         count=len(chunks),
         total_chars=total_chars,
         total_tokens=sum(tokens),
         chars_min=min(chars, default=0),
-        chars_median=percentile(chars, 50),
-        chars_p95=percentile(chars, 95),
+        chars_median=sorted_percentile(chars_sorted, 50),
+        chars_p95=sorted_percentile(chars_sorted, 95),
         chars_max=max(chars, default=0),
         tokens_min=min(tokens, default=0),
-        tokens_median=percentile(tokens, 50),
-        tokens_p95=percentile(tokens, 95),
+        tokens_median=sorted_percentile(tokens_sorted, 50),
+        tokens_p95=sorted_percentile(tokens_sorted, 95),
         tokens_max=max(tokens, default=0),
         coverage=(covered / doc_len) if doc_len else 1.0,
         overlap_chars=overlap,

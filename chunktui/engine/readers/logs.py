@@ -13,8 +13,11 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable
-from itertools import islice, repeat
-from operator import itemgetter
+from itertools import compress, repeat
+from operator import add, itemgetter, lt, sub
+
+from ..core import slices
+from ..core.derived import derived
 
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
 
@@ -48,30 +51,110 @@ _ANY_LINE = re.compile(r"^(?!" + _CONTINUATION + r")(?=[^\n]*\S)", re.M)  # not 
 # Each start pattern led by a line feed instead of `^`: the regex engine tries `^` at every
 # character, but jumps from line feed to line feed for a pattern that opens with one (a pass over a
 # 10 MB log 1.9 s -> 0.9 s). The match is the line feed before the line (and its first line apart).
-_MATCHES_A_BATCH = 2048  # about 15 ms of regex work at a time
 _AFTER_LINE_FEED = {pattern: re.compile("\n" + pattern.pattern.removeprefix("^"), pattern.flags)
                     for pattern in (_RECORD_START, _ANY_LINE)}
+# The line feeds before the lines that do NOT open a record: in a log most lines open one, and a
+# match each cost more than the search (a Match object and a bisect for each of 1.2 M lines).
+_NOT_AFTER_LINE_FEED = {pattern: re.compile("\n(?!" + pattern.pattern.removeprefix("^") + ")", pattern.flags)
+                        for pattern in (_RECORD_START, _ANY_LINE)}
+# Whole-text passes read the text a window of whole lines at a time: the regex engine holds the GIL,
+# and one pass over a 100 MB log would hold it, and freeze the app, for seconds. A window is at most
+# this many characters (a few ms of regex work) and lines.
+_WINDOW_CHARS = 1 << 19
+_WINDOW_LINES = 1 << 13
+_RANGE_STEP = 1 << 15  # line numbers made at a time (a million in one call holds the GIL ~20 ms)
+
+
+def _line_windows(doc):
+    """(first, stop, pos, endpos) of consecutive windows over lines 1.. of `doc`: lines first..stop-1
+    for a search led by line feeds, from the line feed before line `first` up to the one that
+    ends line stop-1 (excluded, so a lookahead at a line's end reads the end of the window, as
+    on the line alone: no pattern here reads a line feed)."""
+    line_starts, n, end = doc.line_starts, doc.line_count, len(doc.text)
+    first = 1
+    while first < n:
+        stop = min(n, first + _WINDOW_LINES, max(first + 1, bisect_right(line_starts, line_starts[first] + _WINDOW_CHARS)))
+        yield first, stop, line_starts[first] - 1, line_starts[stop] - 1 if stop < len(line_starts) else end
+        first = stop
 
 
 def start_pattern(doc) -> re.Pattern:
     """Lines that look like records open records; in a log with none, every non-blank line does."""
-    return _RECORD_START if _RECORD_START.search(doc.text) else _ANY_LINE
+    return derived(doc, "log:start pattern", lambda: _RECORD_START if _has_record_start(doc) else _ANY_LINE)
+
+
+def _has_record_start(doc) -> bool:
+    text, search = doc.text, _AFTER_LINE_FEED[_RECORD_START].search
+    return bool(_RECORD_START.match(text)) or any(search(text, pos, end) for _, _, pos, end in _line_windows(doc))
 
 
 def record_starts(doc) -> list[int]:
-    """0-based indexes of the lines that open a record, in one regex pass over the text; each match
-    is placed on its line by a C-level bisect (a Python call per record cost 0.6 s at 10 MB), a
-    batch of matches at a time: the regex engine holds the GIL, and a single pass over a 100 MB
-    log would hold it, and freeze the app, for seconds."""
-    pattern, text = start_pattern(doc), doc.text
-    matches, line_starts = _AFTER_LINE_FEED[pattern].finditer(text), doc.line_starts
-    starts = [0] if pattern.match(text) else []
-    while batch := list(islice(matches, _MATCHES_A_BATCH)):
+    """0-based indexes of the lines that open a record (kept for the document: read-only). Found as
+    the lines that do not, window by window (see _line_windows); line 0 always opens one: a
+    preamble before the first record is a record of its own."""
+    return derived(doc, "log:record starts", lambda: _record_starts(doc))
+
+
+def _record_starts(doc) -> list[int]:
+    text, line_starts, not_after = doc.text, doc.line_starts, _NOT_AFTER_LINE_FEED[start_pattern(doc)].finditer
+    starts: list[int] = []
+    first = 0
+    for _, _, pos, end in _line_windows(doc):
         # the line after a match's line feed: the number of lines starting at or before the line feed
-        starts += map(bisect_right, repeat(line_starts), map(re.Match.start, batch))
-    if not starts or starts[0] != 0:
-        starts.insert(0, 0)  # a preamble before the first record is a record of its own
+        for line in map(bisect_right, repeat(line_starts), map(re.Match.start, not_after(text, pos, end))):
+            _extend_range(starts, first, line)
+            first = line + 1
+    _extend_range(starts, first, max(doc.line_count, 1))  # an empty text is one (empty) record
     return starts
+
+
+def _extend_range(out: list[int], start: int, stop: int) -> None:
+    for a in range(start, stop, _RANGE_STEP):
+        out += range(a, min(a + _RANGE_STEP, stop))
+
+
+# Each line's first level word, as `level_counts` finds it in a line of at most 200 characters: the
+# characters that cannot open one are skipped a run at a time (possessive), and a letter that can
+# is passed over unless a level word starts there. Every line yields one match, empty without a word.
+_FIRST_LETTERS = "".join(sorted({w[0] for w in LEVELS}))
+_LINE_LEVEL = (rf"(?:[^\n{_FIRST_LETTERS}]*+(?!\b(?:{'|'.join(LEVELS)})\b)[{_FIRST_LETTERS}])*+"
+               rf"[^\n{_FIRST_LETTERS}]*+(?:\b({'|'.join(LEVELS)})\b)?")
+_FIRST_LINE_LEVEL = re.compile(_LINE_LEVEL)
+_LINES_LEVELS = re.compile("\n" + _LINE_LEVEL)
+LEVEL_NAMES = ("", *dict.fromkeys("WARN" if w == "WARNING" else w for w in LEVELS))  # by code; 0: none
+_LEVEL_CODE = {"": 0, **{w: LEVEL_NAMES.index("WARN" if w == "WARNING" else w) for w in LEVELS}}
+_LONG_LINE = 200  # level_counts reads a line's first 200 characters
+
+
+def line_levels(doc) -> bytes:
+    """Each line's level as a code into LEVEL_NAMES (0: none), as `level_counts` counts it: kept
+    for the document, so that a re-chunk counts a chunk's levels from a slice of it."""
+    return derived(doc, "log:line levels", lambda: _line_levels(doc))
+
+
+def _line_levels(doc) -> bytes:
+    text, line_starts, n = doc.text, doc.line_starts, doc.line_count
+    if not n:
+        return b""
+    code = _LEVEL_CODE.__getitem__
+    first = _FIRST_LINE_LEVEL.match(text, 0, line_starts[1] - 1 if n > 1 else len(text))  # always matches
+    codes = bytearray([code(first.group(1) or "" if first else "")])
+    long_lines = [0] if len(_line(doc, 0)) >= _LONG_LINE else []
+    for first, stop, pos, end in _line_windows(doc):
+        codes += bytes(map(code, _LINES_LEVELS.findall(text, pos, end)))
+        # a line's length plus its line feed, from consecutive starts (the last line is checked below)
+        lengths = map(sub, line_starts[first + 1:stop + 1], line_starts[first:stop])
+        long_lines += compress(range(first, stop), map(lt, repeat(_LONG_LINE), lengths))
+    if len(_line(doc, n - 1)) >= _LONG_LINE:
+        long_lines.append(n - 1)
+    for line in dict.fromkeys(long_lines):  # the first level word within the first 200 characters only
+        codes[line] = _LEVEL_CODE[next(iter(level_counts([_line(doc, line)])), "")]
+    return bytes(codes)
+
+
+def _line(doc, line: int) -> str:
+    """0-based `line` as `str.split("\n")` gives it (a "\r" before its line feed kept)."""
+    return doc.text[doc.line_start(line + 1):doc.line_end(line + 1)].removesuffix("\n")
 
 
 def next_record_start(doc, pattern: re.Pattern, first: int, last: int) -> int:
@@ -99,6 +182,14 @@ def timestamp_of(line: str) -> str | None:
                 if isinstance(obj.get(key), (str, int, float)):
                     return str(obj[key])
     return None
+
+
+def timestamps_of(lines: list[str]) -> list[str | None]:
+    """`timestamp_of` of each line: the common case, a timestamp at the line's start, in C-level
+    passes (a slice of lines each); a JSON line's is read from its object."""
+    found = slices.mapped(TIMESTAMP.match, lines)
+    return [m.group(0).strip("[]") if m else timestamp_of(line) if line[:1] == "{" else None
+            for m, line in zip(found, lines)]
 
 
 _FIRST_200 = itemgetter(slice(0, 200))
@@ -215,6 +306,22 @@ def _top_level(line: str) -> dict | None:
 def line_text(doc, line: int) -> str:
     """1-based `line` without its line ending."""
     return doc.text[doc.line_start(line):doc.line_end(line)].rstrip("\r\n")
+
+
+def line_texts(doc, lines: list[int]) -> list[str]:
+    """0-based `lines` (rising) without their line endings, each its own string."""
+    text, line_starts = doc.text, doc.line_starts
+    out: list[str] = []
+    last = len(line_starts) - 1  # a line that ends the text without a line feed: its end is the text's
+    whole = lines if not lines or lines[-1] < last else lines[:-1]
+    for i in range(0, len(whole), slices.STEP):
+        part = whole[i:i + slices.STEP]
+        ends = map(line_starts.__getitem__, map(add, part, repeat(1)))
+        out += map(str.rstrip, map(text.__getitem__, map(slice, map(line_starts.__getitem__, part), ends)),
+                   repeat("\r\n"))
+    if len(whole) < len(lines):
+        out.append(line_text(doc, lines[-1] + 1))
+    return out
 
 
 def iter_lines(doc, first: int = 1, last: int | None = None, block: int = 4096):

@@ -64,7 +64,8 @@ register(Strategy(
     summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
     params=(
         Param("max_rows", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10, aliases=("size",)),
-        Param("max_chars", "int", 1000, "Most characters per chunk (0 = no limit); a longer row is its own chunk.",
+        Param("max_chars", "int", 700, "Most characters per chunk (0 = no limit); a longer row is its own chunk. 700 "
+              "characters of dense numeric rows, with the header repeated, embed as at most about 500 tokens.",
               min=0, max=1_000_000_000, step=500),
     ),
     run=run,

@@ -2,10 +2,13 @@
 
 Reads the cues strategy's metadata (ts_start, ts_end, start_ms, end_ms, cue_count,
 speakers), so a reloaded chunks.yaml shows the same. The list of every chunk's time
-range is cut to a window around the selected chunk so a long recording stays cheap.
+range is cut to a window around the selected chunk so a long recording stays cheap, and the
+pass over every chunk is made once per chunking, in its worker (`cue_index`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from rich.console import Group
 from rich.table import Table
@@ -40,13 +43,12 @@ def _span(chunk: Chunk) -> tuple[int, int] | None:
     return (start, end) if isinstance(start, int) and isinstance(end, int) else None
 
 
-def _bar(chunk: Chunk, cues: list[Chunk]) -> Text | None:
+def _bar(chunk: Chunk, cues: CueIndex) -> Text | None:
     """The recording as a bar with the selected chunk's stretch filled in."""
-    spans = [s for s in map(_span, cues) if s]
     mine = _span(chunk)
-    if not spans or mine is None:
+    if cues.first is None or cues.last is None or mine is None:
         return None
-    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    first, last = cues.first, cues.last
     total = max(1, last - first)
     a = int((mine[0] - first) / total * BAR_WIDTH)
     b = max(a + 1, round((mine[1] - first) / total * BAR_WIDTH))
@@ -55,6 +57,33 @@ def _bar(chunk: Chunk, cues: list[Chunk]) -> Text | None:
     bar.append("─" * (BAR_WIDTH - b), style="dim")
     bar.append(f"  at {duration(mine[0])} of {duration(last)}", style="dim")
     return bar
+
+
+@dataclass(frozen=True)
+class CueIndex:
+    """A chunk set's cue chunks in order, where each sits among them (by chunk index), and when the
+    recording starts and ends: a pass over every chunk, made once per chunk set in the chunking's
+    worker (`prepare_panels`), not at each selection on the event loop."""
+
+    chunks: list[Chunk]
+    position: dict[int, int]
+    first: int | None
+    last: int | None
+
+
+_cache: tuple = (None, None)  # (chunkset, its CueIndex), replaced whole: a worker thread fills it
+
+
+def cue_index(cs: ChunkSet) -> CueIndex:
+    global _cache
+    shown, cues = _cache
+    if shown is not cs:
+        chunks = [c for c in cs.chunks if is_cue_chunk(c)]
+        spans = [s for s in map(_span, chunks) if s]
+        cues = CueIndex(chunks, {c.index: i for i, c in enumerate(chunks)},
+                        min((s for s, _ in spans), default=None), max((e for _, e in spans), default=None))
+        _cache = (cs, cues)
+    return cues
 
 
 def cue_panel(chunk: Chunk, cs: ChunkSet):
@@ -70,12 +99,13 @@ def cue_panel(chunk: Chunk, cs: ChunkSet):
     head.append(f"  {_cues(meta['cue_count'])}")
     if meta.get("speakers"):
         head.append(f"\nspeakers: {', '.join(meta['speakers'])}")
-    cues = [c for c in cs.chunks if is_cue_chunk(c)]
+    index = cue_index(cs)
+    cues = index.chunks
     parts: list[Text | Table] = [head]
-    bar = _bar(chunk, cues)
+    bar = _bar(chunk, index)
     if bar is not None:
         parts.append(bar)
-    here = next(i for i, c in enumerate(cues) if c is chunk)
+    here = index.position.get(chunk.index, 0)
     lo, hi = max(0, here - AROUND), min(len(cues), here + AROUND + 1)
     rows = Table.grid(padding=(0, 1))
     for _ in range(5):
@@ -95,4 +125,4 @@ def cue_panel(chunk: Chunk, cs: ChunkSet):
     return Group(*parts)
 
 
-register_detail_panel("Cue times", cue_panel)
+register_detail_panel("Cue times", cue_panel, cue_index)

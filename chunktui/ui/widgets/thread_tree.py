@@ -103,17 +103,28 @@ def _thread_label(thread: Thread, open_: bool) -> Text:
     return text
 
 
-_cache: list = [None, None]  # (chunkset, threads): rebuilt only when the chunk set changes
+_cache: tuple = (None, [], {})  # (chunkset, its threads, chunk index -> thread), replaced whole by a worker
+
+
+def thread_index(cs: ChunkSet) -> tuple[list[Thread], dict[int, int]]:
+    """`cs`'s threads and where each chunk's thread is among them: a pass over every chunk, made
+    once per chunk set in the chunking's worker (`prepare_panels`), not at a selection on the event
+    loop. None of them for chunks without thread metadata."""
+    global _cache
+    shown, threads, where = _cache
+    if shown is not cs:
+        threads = build_threads(cs) if any("thread_id" in c.metadata for c in cs.chunks) else []
+        where = {c.index: i for i, t in enumerate(threads) for _, c in t.rows}
+        _cache = (cs, threads, where)
+    return threads, where
 
 
 def thread_panel(chunk: Chunk, cs: ChunkSet):
     """The thread tree with `chunk`'s thread open, or None when the chunks carry no thread metadata."""
     if "chunk_id" not in chunk.metadata or "thread_id" not in chunk.metadata:
         return None
-    if _cache[0] is not cs:
-        _cache[0], _cache[1] = cs, build_threads(cs)
-    threads: list[Thread] = _cache[1]
-    mine = next((i for i, t in enumerate(threads) if any(c is chunk for _, c in t.rows)), 0)
+    threads, where = thread_index(cs)
+    mine = where.get(chunk.index, 0)
     lo = max(0, min(mine - MAX_THREADS // 2, len(threads) - MAX_THREADS))
     shown = threads[lo:lo + MAX_THREADS]
     root = Tree(Text(f"{len(threads)} thread{'s' if len(threads) != 1 else ''} (▶ this chunk, ⑂ forked branch)",
@@ -135,4 +146,4 @@ def thread_panel(chunk: Chunk, cs: ChunkSet):
     return root
 
 
-register_detail_panel("Thread tree", thread_panel)
+register_detail_panel("Thread tree", thread_panel, thread_index)
