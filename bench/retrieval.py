@@ -4,10 +4,13 @@ against the chunking of that document (target: evaluation at most 3x the chunkin
 
     python -m bench.retrieval [--size 1m] [--strategy recursive] [--questions 100] [--repeat 3] [--sweep]
 
-The evaluation time covers what `chunktui eval` adds to a chunking: the embedded texts' token
-counts, the FTS5 index, 100 searches and every metric. The chunking is timed two ways: first
-(token index cleared, as `chunktui eval FILE` chunks a file it has not seen, and as BENCHMARKS.md's
-chunking tables count it) and again (the token index kept, as a sweep or the app re-chunks).
+The evaluation time covers what `chunktui eval` adds to a chunking: the BM25 index, 100 searches
+and every metric. The chunking is timed two ways: first (token index cleared, as `chunktui eval
+FILE` chunks a file it has not seen, and as BENCHMARKS.md's chunking tables count it) and again (the
+token index kept, as a sweep or the app re-chunks); the evaluation likewise: first (the document's
+BM25 tokens cleared, as `chunktui eval` pays them) and again (kept, as a sweep or the app). The
+peer, on the same chunks and questions: the FTS5 index the engine used before (`Fts5Index`: a table
+of the chunks' embedded texts ranked by `bm25()`, the same scores), evaluated by the same code.
 `--sweep` also times `sweep` over 20 configurations (sizes 200-2000 by 200, overlap 0 and 100) with
 the questions, in-process (one worker, so CPU is compared with CPU; and in the default 2 worker
 processes, the wall time a user waits), against 20x the single
@@ -22,8 +25,14 @@ from __future__ import annotations
 import argparse
 import statistics
 
+import sqlite3
+from itertools import groupby
+from operator import itemgetter
+
 from chunktui.engine import Document, chunk_document
-from chunktui.engine.analysis.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval
+from chunktui.engine.analysis import bm25
+from chunktui.engine.analysis.retrieval import TOKEN_BUDGET, auto_queries, embedded_tokens, evaluate_retrieval, fts5_query
+from chunktui.engine.analysis import sweep as sweep_module
 from chunktui.engine.analysis.sweep import plan_grid, sweep
 from chunktui.engine.core import token_index
 
@@ -32,6 +41,29 @@ from .timing import timed
 
 SWEEP_SIZES = list(range(200, 2001, 200))
 SWEEP_OVERLAPS = [0, 100]
+
+
+class Fts5Index:
+    """The peer: the engine's retriever before bm25.py, an in-memory FTS5 table of the chunks'
+    embedded texts ranked by `bm25()` (the same scores), ties in document order."""
+
+    def __init__(self, chunks):
+        self.keys = [(c.start, c.end) for c in chunks]
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(body, tokenize='porter unicode61')")
+        self.db.executemany("INSERT INTO chunks(rowid, body) VALUES (?, ?)", ((i, c.embed_text) for i, c in enumerate(chunks)))
+
+    def search(self, question: str):
+        match = fts5_query(question)
+        if not match:
+            return
+        rows = self.db.execute("SELECT rowid, -bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s DESC",
+                               (match,))
+        for _, tied in groupby(rows, key=itemgetter(1)):
+            yield from sorted(tied, key=lambda hit: self.keys[hit[0]])
+
+    def close(self) -> None:
+        self.db.close()
 
 
 def main() -> None:
@@ -60,9 +92,25 @@ def main() -> None:
     def evaluate():
         return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks))
 
+    def first_evaluation():
+        bm25._documents.clear()
+        return evaluate()
+
+    def evaluate_fts5():
+        return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks), index=Fts5Index(cs.chunks))
+
     def grid(with_queries: bool, workers: int = 1):
         return sweep(doc, [args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS, workers=workers,
                      queries=queries if with_queries else None)
+
+    def grid_fts5():
+        """The one-worker sweep with every cell evaluated by the FTS5 peer (in this process)."""
+        engine = sweep_module.evaluate_retrieval
+        sweep_module.evaluate_retrieval = lambda cs, *a, **kw: engine(cs, *a, index=Fts5Index(cs.chunks), **kw)
+        try:
+            return grid(True)
+        finally:
+            sweep_module.evaluate_retrieval = engine
 
     def grid_evaluations():
         """The sweep's own cells evaluated one by one, as 20 `chunktui eval` runs would (re-chunk
@@ -76,9 +124,15 @@ def main() -> None:
     for _ in range(args.repeat):
         run("first chunking", first_chunking)
         run("re-chunking", lambda: chunk_document(doc, args.strategy))
+        run("first evaluation", first_evaluation)
         report = run("evaluation", evaluate)
+        peer = run("evaluation with FTS5", evaluate_fts5)
+        assert [r.ranked for r in peer.results] == [r.ranked for r in report.results], "not FTS5's ranking"
         if args.sweep:
+            bm25._documents.clear()  # as a sweep of a new document pays it
             cells = run("sweep with questions", lambda: grid(True)).cells
+            fts5_cells = run("sweep with questions, FTS5", grid_fts5).cells
+            assert [c.recall for c in fts5_cells] == [c.recall for c in cells], "not FTS5's results"
             run("sweep without questions", lambda: grid(False))
             run("sweep with questions, 2 workers", lambda: grid(True, workers=2))
             times.setdefault("grid evaluations", []).append(grid_evaluations())
@@ -87,14 +141,20 @@ def main() -> None:
     print(f"{args.strategy} on {len(text) / 1e6:.2f} MB docs, {len(cs.chunks):,} chunks, {len(queries)} synthetic "
           f"questions, median of {args.repeat}: first chunking {t['first chunking'] * 1000:.0f} ms, re-chunking "
           f"{t['re-chunking'] * 1000:.0f} ms, evaluation {t['evaluation'] * 1000:.0f} ms")
-    print(f"ratio evaluation/first chunking: {t['evaluation'] / t['first chunking']:.2f}, evaluation/re-chunking: "
-          f"{t['evaluation'] / t['re-chunking']:.2f} (target <= 3); recall@5 {means['recall@5']:.3f}, "
+    print(f"first evaluation (document tokenized) {t['first evaluation'] * 1000:.0f} ms; FTS5 peer "
+          f"{t['evaluation with FTS5'] * 1000:.0f} ms (same rankings; FTS5 / evaluation "
+          f"{t['evaluation with FTS5'] / t['evaluation']:.2f}x)")
+    print(f"ratio first evaluation/first chunking: {t['first evaluation'] / t['first chunking']:.2f}, "
+          f"evaluation/re-chunking: {t['evaluation'] / t['re-chunking']:.2f} (target <= 3; FTS5 "
+          f"{t['evaluation with FTS5'] / t['re-chunking']:.2f}); recall@5 {means['recall@5']:.3f}, "
           f"recall@1000 tokens {means['recall@budget']:.3f}")
     if args.sweep:
         single = t["re-chunking"] + t["evaluation"]
         print(f"sweep of {len(cells)} configurations, one worker: with questions {t['sweep with questions']:.2f} s, "
               f"without {t['sweep without questions']:.2f} s; 20 x (re-chunking + evaluation) {20 * single:.2f} s; "
-              f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1)")
+              f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1); with the "
+              f"FTS5 peer {t['sweep with questions, FTS5']:.2f} s (ratio "
+              f"{t['sweep with questions, FTS5'] / (20 * single):.2f})")
         added = t["sweep with questions"] - t["sweep without questions"]
         print(f"what the questions add to the sweep {added:.2f} s, against its {len(cells)} cells evaluated one by one "
               f"{t['grid evaluations']:.2f} s (ratio {added / t['grid evaluations']:.2f}); the sweep with questions in "

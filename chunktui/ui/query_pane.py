@@ -339,7 +339,7 @@ class QueryMixin(HostedMixin):
     def retrieval_worker(self, request: int, cs: ChunkSet, queries, question: str, k: int) -> None:
         worker = get_current_worker()
         try:
-            index = BM25Index(cs.chunks)
+            index = BM25Index(cs.chunks, cs.document.text)
             try:
                 report = _evaluate(cs, queries, k, index, lambda: worker.is_cancelled) if queries else None
                 hits = list(islice(index.search(question), k)) if question.strip() else []
