@@ -26,12 +26,12 @@ import re
 import sqlite3
 import threading
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
 from math import log
-from operator import itemgetter, le, sub
+from operator import add, itemgetter, le, mul, sub
 from typing import Any
 
 K1, B = 1.2, 0.75
@@ -176,20 +176,24 @@ class DocumentTokens:
         offsets = list(accumulate(map(len, pieces)))
         self.starts = array("q", offsets[:-1:2])
         self.ends = array("q", offsets[1::2])
-        self.ids = ids = array("q", tok.ids(pieces[1::2]))
-        self._order = array("q", sorted(range(len(ids)), key=ids.__getitem__))  # by term, then position
-        self._sorted = array("q", map(ids.__getitem__, self._order))
+        ids = tok.ids(pieces[1::2])
+        self.ids = array("q", ids)
+        # term * size + position for every token, sorted: each term's positions in a run, found by
+        # bisection (integers sort in C, faster than ordering the positions by a key)
+        self._size = size = len(ids) + 1
+        self._keys = sorted(map(add, map(mul, ids, repeat(size)), range(len(ids))))
         self._where: dict[int, list[int]] = {}  # the positions of the terms asked for
 
     def where(self, term: int) -> list[int] | None:
         """The token positions of a term, sorted (a list: bisection and indexing are faster on one)."""
         found = self._where.get(term)
         if found is None:
-            lo = bisect_left(self._sorted, term)
-            hi = bisect_right(self._sorted, term, lo)
+            base = term * self._size
+            lo = bisect_left(self._keys, base)
+            hi = bisect_left(self._keys, base + self._size, lo)
             if lo == hi:
                 return None
-            found = self._where[term] = self._order[lo:hi].tolist()
+            found = self._where[term] = list(map(sub, self._keys[lo:hi], repeat(base)))
         return found
 
     def cover(self, start: int, end: int, tok: Fts5Tokenizer) -> tuple[list[int], int, int, list[int]]:
