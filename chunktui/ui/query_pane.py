@@ -9,9 +9,9 @@ evaluated with the engine's `evaluate_retrieval` after every chunking: their ref
 drawn green where the top k chunks hold it and red where they miss it, each question is listed
 hit or missed, and the stats panel shows recall and IoU at k while the user tunes.
 
-All retrieval runs in one exclusive thread worker. An FTS5 connection belongs to the thread
-that made it, so each run builds its own index; typing is debounced, and a result for a chunking
-or a question no longer on screen is dropped.
+All retrieval runs in one exclusive thread worker; each run builds the index of its chunking
+(the document's tokens are made once, by the first run, and kept for the next chunkings); typing
+is debounced, and a result for a chunking or a question no longer on screen is dropped.
 """
 
 from __future__ import annotations

@@ -216,18 +216,16 @@ _documents_lock = threading.Lock()
 
 
 def document_tokens(text: str) -> DocumentTokens:
-    """The document's tokens, made once and kept for the next chunkings of the same text."""
+    """The document's tokens, made once and kept for the next chunkings of the same text (a caller
+    arriving while another makes them waits for those rather than making them again)."""
     with _documents_lock:
         doc = _documents.get(text)
-        if doc is not None:
-            _documents.move_to_end(text)
-            return doc
-    doc = DocumentTokens(text, tokenizer())
-    with _documents_lock:
-        _documents[text] = doc
-        while len(_documents) > _DOCS_KEPT:
-            _documents.popitem(last=False)
-    return doc
+        if doc is None:
+            doc = _documents[text] = DocumentTokens(text, tokenizer())
+            while len(_documents) > _DOCS_KEPT:
+                _documents.popitem(last=False)
+        _documents.move_to_end(text)
+        return doc
 
 
 class BM25Index:
