@@ -26,7 +26,7 @@ import re
 import sqlite3
 import threading
 from array import array
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterator, Sequence
 from itertools import accumulate, compress, repeat
@@ -174,8 +174,8 @@ class DocumentTokens:
         self.text = text
         pieces = tok.splitter(text).split(text)  # separators and tokens by turns: every offset by a running sum
         offsets = list(accumulate(map(len, pieces)))
-        self.starts = array("q", offsets[:-1:2])
-        self.ends = array("q", offsets[1::2])
+        self.starts = offsets[:-1:2]  # lists: bisection reads them faster than arrays
+        self.ends = offsets[1::2]
         ids = tok.ids(pieces[1::2])
         self.ids = array("q", ids)
         # term * size + position for every token, sorted: each term's positions in a run, found by
@@ -249,7 +249,7 @@ class BM25Index:
         lengths = [len(before) + b - a + len(after) for before, a, b, after in self.parts]
         avgdl = sum(lengths) / n if n else 1.0
         self.norm = [K1 * (1 - B + B * d / avgdl) for d in lengths]  # FTS5's k1 * (1 - b + b * D / avgdl)
-        self.regions = _Regions(self.parts, len(self.doc.ids) if self.doc is not None else 0)
+        self.regions = _Regions(self.parts)
         self.plain = {i for i, (before, a, b, after) in enumerate(self.parts) if b > a and not before and not after}
         self.extra: dict[int, list[tuple[int, int]]] = defaultdict(list)  # term -> (chunk, count) outside a..b
         for i, (before, _, _, after) in enumerate(self.parts):
@@ -289,11 +289,10 @@ class BM25Index:
             return counts
         counts = {}
         if doc is not None and where is not None:  # in the document's tokens of a chunk that has no others
-            n, rest, ids, code_of, shared = len(phrase), array("q", phrase[1:]), doc.ids, \
-                self.regions.code_of, self.regions.shared
+            n, rest, ids = len(phrase), array("q", phrase[1:]), doc.ids
             for o in where:
-                if ids[o + 1:o + n] == rest and code_of[o] != -1:
-                    for i in (code_of[o],) if code_of[o] >= 0 else shared[-2 - code_of[o]]:
+                if ids[o + 1:o + n] == rest:
+                    for i in self.regions.holders(o):
                         if i in self.plain and o + n <= self.parts[i][2]:
                             counts[i] = counts.get(i, 0) + 1
         for i in range(self.n):  # the others, read whole
@@ -339,19 +338,18 @@ class BM25Index:
 
 
 class _Regions:
-    """The document's tokens cut at every chunk's a and b, each run between two cuts a region.
-    `code_of` maps a token to its region's code: the chunk's position where one chunk holds the
-    region (and holds no other region so coded), else -2 - m with `shared[m]` the chunks holding
-    it (overlaps), -1 where no chunk takes tokens from the document. `bounds` gives each region's
-    first and past-last token, `codes` its code."""
+    """The document's tokens cut at every chunk's a and b, each run between two cuts a region,
+    found by bisection in `bounds` (each region's first and past-last token, in order): a token at
+    t lies in the region of `code_at[bisect_right(bounds, t)]`. A region's code is the chunk's
+    position where one chunk holds it (and holds no other region so coded), else -2 - m with
+    `shared[m]` the chunks holding it (overlaps); -1 between regions."""
 
-    def __init__(self, parts: Sequence[tuple[list[int], int, int, list[int]]], size: int) -> None:
+    def __init__(self, parts: Sequence[tuple[list[int], int, int, list[int]]]) -> None:
         opening, closing = defaultdict(list), defaultdict(list)
         for i, (_, a, b, _) in enumerate(parts):
             if b > a:
                 opening[a].append(i)
                 closing[b].append(i)
-        self.code_of = [-1] * size
         self.shared: list[tuple[int, ...]] = []
         self.bounds: list[int] = []
         self.codes: list[int] = []
@@ -370,18 +368,24 @@ class _Regions:
             else:
                 code = -2 - len(self.shared)
                 self.shared.append(tuple(active))
-            self.code_of[p:q] = [code] * (q - p)
             self.bounds += (p, q)
             self.codes.append(code)
+        self.code_at = [-1] * (len(self.bounds) + 1)
+        self.code_at[1::2] = self.codes
+
+    def holders(self, t: int) -> tuple[int, ...]:
+        """The chunks holding the document's token t."""
+        code = self.code_at[bisect_right(self.bounds, t)]
+        return (code,) if code >= 0 else () if code == -1 else self.shared[-2 - code]
 
     def count(self, where: list[int]) -> dict[int, int]:
         """How many of the token positions `where` (sorted) each chunk holds, for those holding
-        any: a Counter of their codes when they are few, else a bisection at every bound (both
-        in C: a common word occurs thousands of times, a chunking has a few thousand bounds);
-        then the shared regions' counts go to each of their chunks."""
+        any: each position bisected into the bounds when they are few, else every bound bisected
+        into the positions (both in C: a common word occurs thousands of times, a chunking has a
+        few thousand bounds); then the shared regions' counts go to each of their chunks."""
         counts: dict[int, int]
         if len(where) < len(self.bounds):
-            counts = Counter(map(self.code_of.__getitem__, where))
+            counts = Counter(map(self.code_at.__getitem__, map(bisect_right, repeat(self.bounds), where)))
         else:
             cut = list(map(bisect_left, repeat(where), self.bounds))
             inside = list(map(sub, cut[1::2], cut[::2]))
