@@ -11,7 +11,7 @@ The peer, in the same process and on the same chunking: `evaluate_retrieval` alo
 directly (index, 100 searches, metrics at k), so the ratio says what the app adds to the engine's
 own work (the thread hand-off, the marks, the redraw) and the figure what a user waits.
 `--with-fts5` then runs the whole measure again in the same process with the app's retriever
-replaced by the FTS5 index the engine used before (bench.retrieval.Fts5Index, the same scores),
+replaced by an FTS5 table for every chunking (bm25.Fts5Index, the same scores),
 stored under the label + "-fts5": the before and after at the same load.
 
     .venv/bin/python -m bench.app_query_latency [--steps 6] [--questions 100] [--label current] [--with-fts5]
@@ -34,7 +34,7 @@ from textual import events
 from bench.app_latency import percentile
 from bench.corpus import SIZES, corpus
 from bench.system import store_app_results
-from bench.retrieval import Fts5Index
+from chunktui.engine.analysis.bm25 import Fts5Index
 from chunktui.engine.analysis.retrieval import evaluate_retrieval
 from chunktui.ui import query_pane
 from chunktui.ui.app import ChunktuiApp
@@ -49,7 +49,7 @@ def engine_alone(app: ChunktuiApp, repeats: int = 3) -> float:
     for _ in range(repeats):
         began = time.perf_counter()
         evaluate_retrieval(app.chunkset, app.queries, ks=(app.query_k,), budget=0,
-                           index=query_pane.BM25Index(app.chunkset.chunks, app.chunkset.document.text))
+                           index=query_pane.bm25_index(app.chunkset.chunks, app.chunkset.document.text))
         best = min(best, time.perf_counter() - began)
     return best
 
@@ -124,9 +124,9 @@ def main() -> None:
     parser.add_argument("--label", default="current", help="key the results are stored under")
     parser.add_argument("--with-fts5", action="store_true", help="then measure again with the FTS5 peer")
     args = parser.parse_args()
-    runs = [(args.label, query_pane.BM25Index)] + ([(args.label + "-fts5", _fts5)] if args.with_fts5 else [])
+    runs = [(args.label, query_pane.bm25_index)] + ([(args.label + "-fts5", _fts5)] if args.with_fts5 else [])
     for label, index in runs:
-        query_pane.BM25Index = index
+        query_pane.bm25_index = index
         report(label, args)
 
 

@@ -95,8 +95,9 @@ def test_chunks_inside_chunks():
 
 
 def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
-    """A second configuration of the same document reuses its tokens (only the words its chunks
-    cut are tokenized again) and ranks exactly as an index made with nothing kept."""
+    """The first chunking of a document is ranked by an FTS5 table, the next ones by its tokens,
+    made once and kept (only the words their chunks cut are tokenized again); rankings equal to
+    FTS5's and to an index made with nothing kept."""
     text = "\n\n".join(
         f"Section {i}: the cache keeps {i % 7} releases; rollbacks restart services in order." for i in range(300))
     doc = Document.from_text(text, path="notes.md")
@@ -104,12 +105,18 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     made = []
     monkeypatch.setattr(bm25, "DocumentTokens", lambda *a: made.append(1) or ORIGINAL(*a))
     bm25._documents.clear()
-    reports = [evaluate_retrieval(chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"}),
-                                  queries) for size, overlap in ((400, 0), (333, 50), (250, 20))]
+    bm25._seen.clear()
+    chunkings = [chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"})
+                 for size, overlap in ((400, 0), (333, 50), (250, 20))]
+    assert isinstance(bm25.bm25_index(chunkings[0].chunks, text), bm25.Fts5Index) and made == []
+    reports = [evaluate_retrieval(cs, queries) for cs in chunkings]
     assert len(made) == 1
+    for cs, report in zip(chunkings, reports):
+        by_fts5 = evaluate_retrieval(cs, queries, index=bm25.Fts5Index(cs.chunks))
+        assert [r.ranked for r in report.results] == [r.ranked for r in by_fts5.results]
     bm25._documents.clear()
     bm25._tokenizers.clear()
-    fresh = evaluate_retrieval(chunk_document(doc, "fixed", {"size": 250, "overlap": 20, "unit": "chars"}), queries)
+    fresh = evaluate_retrieval(chunkings[-1], queries)
     assert [r.ranked for r in fresh.results] == [r.ranked for r in reports[-1].results]
     assert len(made) == 2
 

@@ -29,7 +29,7 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Iterator, Sequence
-from itertools import accumulate, compress, repeat
+from itertools import accumulate, compress, groupby, repeat
 from math import log
 from operator import add, itemgetter, le, mul, sub
 from typing import Any
@@ -42,6 +42,13 @@ _DOCS_KEPT = 2  # tokenized documents kept: the one shown or swept, and the one 
 def query_words(question: str) -> list[str]:
     """The question's distinct words, lower-cased, in order: each is one FTS5 phrase (`fts5_query`)."""
     return list(dict.fromkeys(w.lower() for w in _WORD.findall(question)))
+
+
+def fts5_query(question: str) -> str:
+    """The question as an FTS5 query (also `chunktui search` over an SQLite export): its distinct
+    words, lower-cased, each quoted (FTS5 operators and punctuation become plain words) and ORed;
+    each quoted word is one phrase of the ranking."""
+    return " OR ".join('"' + w.replace('"', '""') + '"' for w in query_words(question))
 
 
 class Fts5Tokenizer:
@@ -226,6 +233,51 @@ def document_tokens(text: str) -> DocumentTokens:
                 _documents.popitem(last=False)
         _documents.move_to_end(text)
         return doc
+
+
+_seen: OrderedDict[str, None] = OrderedDict()  # documents ranked once, by an FTS5 table
+
+
+def bm25_index(chunks: Sequence[Any], text: str) -> BM25Index | Fts5Index:
+    """The index for one chunking of the document `text`: an FTS5 table for the first chunking
+    the process ranks (tokenizing the document to keep costs a first evaluation about 3x the
+    table's insert, and a one-off `chunktui eval` would never get it back), `BM25Index` over the
+    document's kept tokens from the second on (a sweep's next cell, the app's next re-chunk).
+    Both give the same scores to the last bit."""
+    with _documents_lock:
+        again = text in _documents or text in _seen
+        _seen[text] = None
+        _seen.move_to_end(text)
+        while len(_seen) > _DOCS_KEPT:
+            _seen.popitem(last=False)
+    return BM25Index(chunks, text) if again else Fts5Index(chunks)
+
+
+class Fts5Index:
+    """The chunks' embedded texts in an in-memory FTS5 table ranked by its `bm25()`: what
+    `BM25Index` computes, with FTS5's own tokenizer and ranking (C), and no tokens kept for the
+    next chunking. Equal scores go to the chunk earlier in the document, as there."""
+
+    def __init__(self, chunks: Sequence[Any]) -> None:
+        self.keys = [(c.start, c.end) for c in chunks]
+        self.db = sqlite3.connect(":memory:", check_same_thread=False)
+        self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(body, tokenize='porter unicode61')")
+        self.db.executemany("INSERT INTO chunks(rowid, body) VALUES (?, ?)",
+                            ((i, c.embed_text) for i, c in enumerate(chunks)))
+
+    def search(self, question: str) -> Iterator[tuple[int, float]]:
+        """Every chunk holding a word of the question, best first, lazily: SQLite sorts by score
+        and only the head a caller reads is turned into Python objects."""
+        match = fts5_query(question)
+        if not match:
+            return
+        rows = self.db.execute("SELECT rowid, -bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s DESC",
+                               (match,))
+        for _, tied in groupby(rows, key=itemgetter(1)):
+            yield from sorted(tied, key=lambda hit: self.keys[hit[0]])
+
+    def close(self) -> None:
+        self.db.close()
 
 
 class BM25Index:

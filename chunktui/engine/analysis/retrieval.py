@@ -11,11 +11,11 @@ Optional dense retrieval (`DenseIndex`) ranks by the cosine of model2vec embeddi
 local model folder, never a download.
 
 The default retriever is BM25 exactly as SQLite's FTS5 ranks with `bm25()` (Porter stemming,
-Unicode words), computed in Python by `bm25.BM25Index` over a document tokenized once, so that a
-re-chunk, a sweep cell or the app's live recall re-tokenizes only what is not a span of the
-document (a word cut by a chunk's edge, a context header, a context text). FTS5 itself stays for
-`chunktui search` over an SQLite export (`fts5_query`), and tests/test_retrieval.py compares every
-score with it. bm25s was 1.8x slower than FTS5 with another ranking (no stemming, Lucene's idf).
+Unicode words): an FTS5 table for the first chunking of a document (`bm25.Fts5Index`), then, from
+the second chunking of it on, `bm25.BM25Index`, the same scores computed in Python over the
+document's tokens kept from one chunking to the next, so that a sweep cell or the app's live
+recall re-tokenizes only what is not a span of the document (a word cut by a chunk's edge, a
+context header, a context text). tests/test_bm25.py compares every score with FTS5's. bm25s was 1.8x slower than FTS5 with another ranking (no stemming, Lucene's idf).
 Figures in docs/retrieval.md (Speed).
 """
 
@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..core.errors import ChunktuiError
-from .bm25 import BM25Index, query_words
+from .bm25 import BM25Index, Fts5Index, bm25_index
+from .bm25 import fts5_query as fts5_query  # where formats/sqlite.py and the tests import it
 
 KS = (1, 3, 5, 10)
 TOKEN_BUDGET = 1000  # embedded tokens retrieved for the budget metrics
@@ -229,13 +230,6 @@ def auto_queries(text: str, n: int, seed: int = 0) -> list[Query]:
 
 # --- the retriever -----------------------------------------------------------------------------
 
-def fts5_query(question: str) -> str:
-    """The question as an FTS5 query (`chunktui search` over an SQLite export): its distinct words,
-    lower-cased, each quoted (FTS5 operators and punctuation become plain words) and ORed; each
-    quoted word is one phrase of `BM25Index`'s ranking."""
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in query_words(question))
-
-
 class DenseIndex:
     """Cosine similarity of model2vec embeddings (the optional `dense` extra) of the chunks'
     embedded texts. The model is loaded from a local folder only: a name that is not a folder
@@ -377,13 +371,14 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | DenseIndex | None = None,
+def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET,
+                       index: BM25Index | Fts5Index | DenseIndex | None = None,
                        tokens: list[int] | None = None) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
     ks = tuple(sorted(set(ks)))
     own = index is None
-    index = index or BM25Index(chunks, chunkset.document.text)
+    index = index or bm25_index(chunks, chunkset.document.text)
     tokens = tokens if tokens is not None else embedded_tokens(chunks)
     report = RetrievalReport(ks, budget)
     try:
