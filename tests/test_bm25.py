@@ -15,7 +15,7 @@ from chunktui.engine import Document, chunk_document
 from chunktui.engine.analysis import bm25
 from chunktui.engine.analysis.retrieval import BM25Index, auto_queries, evaluate_retrieval, fts5_query
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True)
+SETTINGS = settings(max_examples=25, deadline=None, derandomize=True)
 
 
 def fts5_ranking(chunks, question: str) -> list[tuple[int, float]]:
@@ -99,9 +99,9 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     made once and kept (only the words their chunks cut are tokenized again); rankings equal to
     FTS5's and to an index made with nothing kept."""
     text = "\n\n".join(
-        f"Section {i}: the cache keeps {i % 7} releases; rollbacks restart services in order." for i in range(300))
+        f"Section {i}: the cache keeps {i % 7} releases; rollbacks restart services in order." for i in range(150))
     doc = Document.from_text(text, path="notes.md")
-    queries = auto_queries(text, 30)
+    queries = auto_queries(text, 20)
     made = []
     monkeypatch.setattr(bm25, "DocumentTokens", lambda *a: made.append(1) or ORIGINAL(*a))
     bm25._documents.clear()
