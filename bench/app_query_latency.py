@@ -10,8 +10,11 @@ the metrics at k). Target (issue 13): the recall within 300 ms of the new chunks
 The peer, in the same process and on the same chunking: `evaluate_retrieval` alone, called
 directly (index, 100 searches, metrics at k), so the ratio says what the app adds to the engine's
 own work (the thread hand-off, the marks, the redraw) and the figure what a user waits.
+`--with-fts5` then runs the whole measure again in the same process with the app's retriever
+replaced by an FTS5 table for every chunking (bm25.Fts5Index, the same scores),
+stored under the label + "-fts5": the before and after at the same load.
 
-    .venv/bin/python -m bench.app_query_latency [--steps 6] [--questions 100] [--label current]
+    .venv/bin/python -m bench.app_query_latency [--steps 6] [--questions 100] [--label current] [--with-fts5]
 
 Results go to bench/app_results.json under "query_latency".
 """
@@ -31,7 +34,9 @@ from textual import events
 from bench.app_latency import percentile
 from bench.corpus import SIZES, corpus
 from bench.system import store_app_results
+from chunktui.engine.analysis.bm25 import Fts5Index
 from chunktui.engine.analysis.retrieval import evaluate_retrieval
+from chunktui.ui import query_pane
 from chunktui.ui.app import ChunktuiApp
 from chunktui.ui.compat import send_to_driver
 from chunktui.ui.widgets.stats_panel import StatsPanel
@@ -44,7 +49,8 @@ def engine_alone(app: ChunktuiApp, repeats: int = 3) -> float:
     best = float("inf")
     for _ in range(repeats):
         began = time.perf_counter()
-        evaluate_retrieval(app.chunkset, app.queries, ks=(app.query_k,), budget=0)
+        evaluate_retrieval(app.chunkset, app.queries, ks=(app.query_k,), budget=0,
+                           index=query_pane.bm25_index(app.chunkset.chunks, app.chunkset.document.text))
         best = min(best, time.perf_counter() - began)
     return best
 
@@ -117,7 +123,20 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--label", default="current", help="key the results are stored under")
+    parser.add_argument("--with-fts5", action="store_true", help="then measure again with the FTS5 peer")
     args = parser.parse_args()
+    runs = [(args.label, query_pane.bm25_index)] + ([(args.label + "-fts5", _fts5)] if args.with_fts5 else [])
+    for label, index in runs:
+        query_pane.bm25_index = index
+        report(label, args)
+
+
+def _fts5(chunks, text=None):
+    """The FTS5 peer with the engine index's signature (it has no use for the document)."""
+    return Fts5Index(chunks)
+
+
+def report(label: str, args) -> None:
     load = " / ".join(f"{v:.2f}" for v in os.getloadavg())
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "corpus-1m.md"
@@ -125,12 +144,12 @@ def main() -> None:
         r = asyncio.run(measure(path, args.steps, args.questions))
     ratio = r["recall_after_chunks_median_ms"] / r["engine_alone_median_ms"]
     verdict = "meets" if r["recall_after_chunks_median_ms"] <= TARGET_MS else "MISSES"
-    print(f"{r['chars']:,} chars, {r['strategy']}, {r['chunks'][-1]:,} chunks, {r['questions']} questions, k={r['k']}")
+    print(f"{label}: {r['chars']:,} chars, {r['strategy']}, {r['chunks'][-1]:,} chunks, {r['questions']} questions, k={r['k']}")
     print(f"new chunks -> recall drawn: median {r['recall_after_chunks_median_ms']:.0f} ms, "
           f"p95 {r['recall_after_chunks_p95_ms']:.0f} ms ({verdict} {TARGET_MS} ms); "
           f"evaluate_retrieval alone {r['engine_alone_median_ms']:.0f} ms (app / engine {ratio:.2f}x)")
     r["load_at_start"] = load  # the machine entry is shared with the other app benches
-    store_app_results("query_latency", args.label, r)
+    store_app_results("query_latency", label, r)
 
 
 if __name__ == "__main__":

@@ -162,24 +162,28 @@ def reference_ranking(chunks, question: str) -> list[tuple[int, float]]:
 ODD_QUESTIONS = ["How is harbor_cache set? __init__ and café, naïve 3.11.7", "the of and to a in is it", "rollback rollbacks"]
 
 
-@pytest.mark.parametrize(("sample", "queries", "strategy", "params"), [
-    ("guide.md", "guide.jsonl", "markdown", {}),
-    ("guide.md", "guide.jsonl", "recursive", {"size": 300, "overlap": 60, "unit": "chars"}),
-    ("guide.md", "guide.jsonl", "fixed", {"size": 150, "overlap": 0, "unit": "chars"}),
-    ("essay.txt", "essay.csv", "prose", {}),
-    ("essay.txt", "essay.csv", "recursive", {"size": 800, "overlap": 0, "unit": "chars"}),
+@pytest.mark.parametrize(("sample", "queries", "strategy", "params", "header"), [
+    ("guide.md", "guide.jsonl", "markdown", {}, "none"),
+    ("guide.md", "guide.jsonl", "markdown", {}, "path"),
+    ("guide.md", "guide.jsonl", "recursive", {"size": 300, "overlap": 60, "unit": "chars"}, "none"),
+    ("guide.md", "guide.jsonl", "fixed", {"size": 150, "overlap": 0, "unit": "chars"}, "title"),
+    ("essay.txt", "essay.csv", "prose", {}, "none"),
+    ("essay.txt", "essay.csv", "recursive", {"size": 800, "overlap": 0, "unit": "chars"}, "none"),
 ])
-def test_the_ranking_is_bm25_as_fts5_documents_it(sample, queries, strategy, params):
+def test_the_ranking_is_bm25_as_fts5_documents_it(sample, queries, strategy, params, header):
     """Every score and the order of every chunk of the ranking, exactly (the same doubles), against
     the formula computed directly, for the hand-written questions, 20 synthetic ones and odd words;
-    chunks cut mid-word by `fixed` included."""
+    chunks cut mid-word by `fixed` and context headers included; the index tokenizing every
+    embedded text whole and the one taking the chunks' tokens from the document's alike."""
     doc = load_document(SAMPLES / sample)
-    cs = chunk_document(doc, strategy, params)
+    cs = chunk_document(doc, strategy, params, context_header=header)
     questions = [q.question for q in load_queries(SAMPLES / "queries" / queries, doc.text)]
     questions += [q.question for q in auto_queries(doc.text, 20)] + ODD_QUESTIONS
-    index = BM25Index(cs.chunks)
+    whole, spans = BM25Index(cs.chunks), BM25Index(cs.chunks, doc.text)
     for question in questions:
-        assert list(index.search(question)) == reference_ranking(cs.chunks, question), question
+        expected = reference_ranking(cs.chunks, question)
+        assert list(whole.search(question)) == expected, question
+        assert list(spans.search(question)) == expected, question
 
 
 def test_chunks_key_follows_spans_and_embedded_texts():

@@ -9,9 +9,9 @@ evaluated with the engine's `evaluate_retrieval` after every chunking: their ref
 drawn green where the top k chunks hold it and red where they miss it, each question is listed
 hit or missed, and the stats panel shows recall and IoU at k while the user tunes.
 
-All retrieval runs in one exclusive thread worker. An FTS5 connection belongs to the thread
-that made it, so each run builds its own index; typing is debounced, and a result for a chunking
-or a question no longer on screen is dropped.
+All retrieval runs in one exclusive thread worker; each run builds the index of its chunking
+(the document's tokens are made once, by the first run, and kept for the next chunkings); typing
+is debounced, and a result for a chunking or a question no longer on screen is dropped.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from chunktui.engine import ChunkSet, ChunktuiError, Document
-from chunktui.engine.analysis.retrieval import (BM25Index, RetrievalReport, auto_queries, embedded_tokens,
-                                                evaluate_retrieval, load_queries, merge)
+from chunktui.engine.analysis.bm25 import document_tokens
+from chunktui.engine.analysis.retrieval import (BM25Index, Fts5Index, RetrievalReport, auto_queries, bm25_index,
+                                                embedded_tokens, evaluate_retrieval, load_queries, merge)
 from .host import HostedMixin
 from .widgets.stats_panel import StatsPanel
 
@@ -272,7 +273,7 @@ class QuestionsLoaded(Message):
 
 # --- the app's side -------------------------------------------------------------------------------
 
-def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index, is_cancelled) -> RetrievalReport | None:
+def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index | Fts5Index, is_cancelled) -> RetrievalReport | None:
     """The engine's evaluation at k, one question at a time so that a run for a chunking already
     replaced stops between two questions instead of holding a core until the last; None then.
     Budget 0: each question's ranking stops at k, all the pane and the stats read."""
@@ -339,7 +340,7 @@ class QueryMixin(HostedMixin):
     def retrieval_worker(self, request: int, cs: ChunkSet, queries, question: str, k: int) -> None:
         worker = get_current_worker()
         try:
-            index = BM25Index(cs.chunks)
+            index = bm25_index(cs.chunks, cs.document.text)
             try:
                 report = _evaluate(cs, queries, k, index, lambda: worker.is_cancelled) if queries else None
                 hits = list(islice(index.search(question), k)) if question.strip() else []
@@ -351,6 +352,7 @@ class QueryMixin(HostedMixin):
             return
         if not worker.is_cancelled:
             self.post_message(RetrievalReady(request, cs, question, hits, report))
+            document_tokens(cs.document.text)  # kept for the next chunking's index (made once per document)
 
     def on_retrieval_ready(self, message: RetrievalReady) -> None:
         if message.request != self._retrieval_request or message.chunkset is not self.chunkset \

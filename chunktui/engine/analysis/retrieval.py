@@ -10,14 +10,13 @@ k and at a budget of embedded tokens, hit@k and MRR.
 Optional dense retrieval (`DenseIndex`) ranks by the cosine of model2vec embeddings from a
 local model folder, never a download.
 
-The default retriever is SQLite's FTS5 ranked by its `bm25()`, from the standard library: no new
-dependency, a C tokenizer with Porter stemming, and an index that a later SQLite export can
-share. A pure-Python BM25 (an inverted index of Counter-ed words) was tried and was no
-faster on 1 MB: splitting the words in Python cost more than FTS5's whole insert, and adding
-up the postings of common words about as much as `bm25()`. BM25 summed in Python from FTS5's own
-counts (the same doubles) was 1.2-1.3x slower, and bm25s 1.8x slower with another ranking. An
-evaluation costs under half a first chunking of the same 1 MB, but 5-15x a re-chunk
-(bench/retrieval.py; figures in docs/retrieval.md).
+The default retriever is BM25 exactly as SQLite's FTS5 ranks with `bm25()` (Porter stemming,
+Unicode words): an FTS5 table for the first chunking of a document (`bm25.Fts5Index`), then, from
+the second chunking of it on, `bm25.BM25Index`, the same scores computed in Python over the
+document's tokens kept from one chunking to the next, so that a sweep cell or the app's live
+recall re-tokenizes only what is not a span of the document (a word cut by a chunk's edge, a
+context header, a context text). tests/test_bm25.py compares every score with FTS5's. bm25s was 1.8x slower than FTS5 with another ranking (no stemming, Lucene's idf).
+Figures in docs/retrieval.md (Speed).
 """
 
 from __future__ import annotations
@@ -28,13 +27,12 @@ import io
 import json
 import random
 import re
-import sqlite3
 from dataclasses import dataclass, field
-from itertools import groupby
-from operator import itemgetter
 from pathlib import Path
 
 from ..core.errors import ChunktuiError
+from .bm25 import BM25Index, Fts5Index, bm25_index
+from .bm25 import fts5_query as fts5_query  # where formats/sqlite.py and the tests import it
 
 KS = (1, 3, 5, 10)
 TOKEN_BUDGET = 1000  # embedded tokens retrieved for the budget metrics
@@ -232,42 +230,6 @@ def auto_queries(text: str, n: int, seed: int = 0) -> list[Query]:
 
 # --- the retriever -----------------------------------------------------------------------------
 
-class BM25Index:
-    """An in-memory FTS5 table over the chunks' embedded texts (Porter stemming, Unicode
-    words), ranked by FTS5's `bm25()`. `search` gives (chunk position, score) best first,
-    score = -bm25() so that higher is better; equal scores go to the chunk earlier in the
-    document (its start, then its end), so the ranking does not depend on how the chunks are
-    numbered or listed."""
-
-    def __init__(self, chunks):
-        self.keys = [(c.start, c.end) for c in chunks]
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(body, tokenize='porter unicode61')")
-        self.db.executemany("INSERT INTO chunks(rowid, body) VALUES (?, ?)",
-                            ((i, embedded_text(c)) for i, c in enumerate(chunks)))
-
-    def search(self, question: str):
-        """Every chunk holding a word of the question, best first, lazily: SQLite sorts by
-        score and only the head a caller reads is turned into Python objects."""
-        match = fts5_query(question)
-        if not match:
-            return
-        rows = self.db.execute("SELECT rowid, -bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s DESC",
-                               (match,))
-        for _, tied in groupby(rows, key=itemgetter(1)):
-            yield from sorted(tied, key=lambda hit: self.keys[hit[0]])
-
-    def close(self) -> None:
-        self.db.close()
-
-
-def fts5_query(question: str) -> str:
-    """The question's distinct words, lower-cased, each quoted (FTS5 operators and punctuation
-    become plain words) and ORed."""
-    words = dict.fromkeys(w.lower() for w in _WORD.findall(question))
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
 class DenseIndex:
     """Cosine similarity of model2vec embeddings (the optional `dense` extra) of the chunks'
     embedded texts. The model is loaded from a local folder only: a name that is not a folder
@@ -409,13 +371,14 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET, index: BM25Index | DenseIndex | None = None,
+def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET,
+                       index: BM25Index | Fts5Index | DenseIndex | None = None,
                        tokens: list[int] | None = None) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
     ks = tuple(sorted(set(ks)))
     own = index is None
-    index = index or BM25Index(chunks)
+    index = index or bm25_index(chunks, chunkset.document.text)
     tokens = tokens if tokens is not None else embedded_tokens(chunks)
     report = RetrievalReport(ks, budget)
     try:
