@@ -1,6 +1,8 @@
 """Session-wide test settings, and the fixtures several test modules use."""
 
+import functools
 import gc
+import inspect
 import os
 import shutil
 import tempfile
@@ -26,11 +28,36 @@ def pytest_unconfigure(config):
     shutil.rmtree(_CACHE_HOME, ignore_errors=True)
 
 
+# How a synchronous test starts the Textual app: Textual's test driver, or tests/support/ui.py's
+APP_DRIVERS = ("run_test(", "opened(")
+
+
+@functools.cache
+def _module_text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def drives_the_app(item) -> bool:
+    """An async test (tests/support/ui.py's `run` gives each its event loop, and each opens the
+    app), or one whose body calls an APP_DRIVER; the module's text is read first, so the source of
+    a test is looked at only in the few modules that name one. A test that starts the app some
+    other way (the browser test) is marked `ui` by hand."""
+    test = getattr(item, "function", None)
+    if test is None:
+        return False
+    if inspect.iscoroutinefunction(inspect.unwrap(test)):
+        return True
+    if not any(driver in _module_text(item.path) for driver in APP_DRIVERS):
+        return False
+    return any(driver in inspect.getsource(test) for driver in APP_DRIVERS)
+
+
 def pytest_collection_modifyitems(items):
-    """Every test of a `test_ui_*` module drives the Textual app: mark it `ui`, so that
-    `make test-fast` (`-m "not ui"`) runs the engine, formats and CLI tests alone."""
+    """Mark `ui` every test that drives the Textual app, wherever it lives, and no other (a
+    `test_ui_*` module's tests of a widget's text or colours run without the app), so that
+    `make test-fast` (`-m "not ui"`) runs everything that does not need it."""
     for item in items:
-        if item.path.name.startswith("test_ui_"):
+        if drives_the_app(item):
             item.add_marker(pytest.mark.ui)
 
 

@@ -29,9 +29,9 @@ def deep_js_callbacks(depth: int) -> str:
 @pytest.mark.parametrize("path, src", [
     ("deep_ifs.py", deep_python_ifs(500)),
     ("deep_blocks.js", deep_js_blocks(2000)),
-    ("deep_defs.py", deep_python_defs(1500)),
-    ("deep_callbacks.js", deep_js_callbacks(1500)),
-], ids=["python-500-ifs", "js-2000-blocks", "python-1500-defs", "js-1500-callbacks"])
+    ("deep_defs.py", deep_python_defs(750)),  # 1,024 syntax nodes deep (290 KB: indents grow)
+    ("deep_callbacks.js", deep_js_callbacks(750)),  # 3,754 syntax nodes deep
+], ids=["python-500-ifs", "js-2000-blocks", "python-750-defs", "js-750-callbacks"])
 @pytest.mark.parametrize("limit", [1500, 200])
 def test_nesting_deeper_than_the_recursion_limit_is_chunked(path, src, limit):
     assert src.count("\n") > sys.getrecursionlimit() // 2

@@ -9,6 +9,7 @@ these tests hold the windowed encoding to the direct one. None is timed.
 from __future__ import annotations
 
 import base64
+import math
 import random
 
 import pytest
@@ -60,12 +61,20 @@ def direct(name: str, text: str) -> list[int]:
     return get_encoding(name).encode_ordinary(text)
 
 
+def just_past_a_long_piece(kind: str) -> str:
+    """A run of `kind` of LONG_PIECE + 8 KB bytes (four windows and a quarter): a CJK character is 3
+    bytes, an emoji 4, so counting characters made those runs 2-3 times longer than needed."""
+    run = huge(kind)
+    return run[:math.ceil((LONG_PIECE + 8192) * len(run) / len(run.encode()))]
+
+
 @pytest.mark.parametrize("name", ENCODINGS)
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_huge_run_alone_and_in_text_encodes_as_tiktoken_does(name, kind):
     """Alone, and with prose around it (a word glued to its start, a contraction, an indent, a
     number and punctuation at its end), so that its stretch starts and ends at real anchors."""
-    run = huge(kind)
+    run = just_past_a_long_piece(kind)
+    assert len(run.encode()) >= LONG_PIECE + 8192
     prose = "Some text, then 12 numbers.\n    indented: it's"
     for text in (run, prose + run, run + "'s end.\n", prose + " " + run + "\n\n" + prose, run + "x9" + run):
         assert list(encode_ordinary(name, text)) == direct(name, text), (kind, len(text))

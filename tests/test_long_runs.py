@@ -120,14 +120,14 @@ def test_no_strategy_hands_tiktoken_a_huge_piece_whole(monkeypatch, run):
     """Not timed: the work is read from what tiktoken is asked. tiktoken's BPE of one piece grows
     faster than the piece (1 MB of DNA: 460 ns a byte, 130 at 16 KB), so no strategy may hand it a
     long run in one call. Before, the token index encoded the whole text at once; now
-    a piece of LONG_PIECE bytes or more is encoded in windows (long_pieces.py). The runs are 150 KB,
+    a piece of LONG_PIECE bytes or more is encoded in windows (long_pieces.py). The runs are 8 KB
     past that size; the index is built once per run and kept, as a re-chunk would."""
     from chunktui.engine.core import long_pieces, tokens
 
     fake = RecordingEncoding(get_encoding("cl100k_base"))
     monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
     monkeypatch.setattr(long_pieces, "_encoders", {})
-    text = ONE_PIECE_RUNS[run] * (150_000 // len(ONE_PIECE_RUNS[run]))
+    text = ONE_PIECE_RUNS[run] * ((long_pieces.LONG_PIECE + 8192) // len(ONE_PIECE_RUNS[run]))
     token_index.clear_cache()
     for strategy, path, params in PLAIN_TEXT:
         chunk_document(Document.from_text(text, path=path), strategy, params)

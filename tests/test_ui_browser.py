@@ -105,6 +105,7 @@ class Screen:
             self.page.wait_for_timeout(50)
 
 
+@pytest.mark.ui  # the app runs in a `chunktui serve` child, driven by the browser
 def test_export_keys_in_the_browser_export_on_the_server_and_downloads_a_zip(tmp_path):
     from playwright.sync_api import sync_playwright
 
