@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import collections
 import json
+import re
 import textwrap
 from pathlib import Path
 
@@ -44,17 +45,42 @@ def sample_for(strategy) -> Path:
 
 
 def expected_header(cs, chunk, header: str) -> str:
-    """The header as the docs describe it, from the chunk's metadata."""
+    """The header as the docs describe it: the chunk's metadata's place, else (in a markdown
+    document) the headings above its core's first non-blank character, then its pages."""
     if header == "none":
         return ""
     parts = [cs.document.name]
     if header == "path":
-        for key in ("header_path", "scope_chain", "page", "section", "subject"):
+        for key in ("header_path", "scope_chain", "section", "subject"):
             value = chunk.metadata.get(key)
             if value:
                 parts += [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
                 break
+        else:
+            if cs.document.kind == "markdown":
+                core = chunk.start + chunk.overlap_prev_chars
+                blank = len(chunk.text[core - chunk.start:]) - len(chunk.text[core - chunk.start:].lstrip())
+                parts += headings_above(cs.document.text, core + blank if core + blank < chunk.end else core)
+        first, last = chunk.metadata.get("page_start"), chunk.metadata.get("page_end")
+        if first is not None:
+            parts.append(f"p. {first}" if first == last else f"pp. {first}-{last}")
     return " > ".join(parts) + "\n\n"
+
+
+def headings_above(text: str, at: int) -> list[str]:
+    """The H1-H3 titles in force at offset `at`, by a plain walk over the lines (ATX headings
+    outside fenced blocks: the sample documents have no other kind)."""
+    path: list[tuple[int, str]] = []
+    fenced, offset = False, 0
+    for line in text.splitlines(keepends=True):
+        if offset > at:
+            break
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and (m := re.match(r"(#{1,3}) +(.*?)\s*$", line)):
+            path = [p for p in path if p[0] < len(m[1])] + [(len(m[1]), m[2])]
+        offset += len(line)
+    return [title for _, title in path]
 
 
 @pytest.mark.parametrize("header", HEADERS)
@@ -116,6 +142,36 @@ def test_headers_of_each_kind():
     # a chunk that says nothing of where it lives gets the file name alone
     lines = chunk_document(load_document(SAMPLES / "essay.txt"), "lines", {}, context_header="path")
     assert all(c.embed_text == "essay.txt\n\n" + c.text for c in lines.chunks)
+
+
+def test_path_headers_take_the_documents_headings_where_the_strategy_names_none(monkeypatch):
+    """recursive, fixed, lines... name no header path: on guide.md each of their chunks embedded
+    `guide.md` alone. The path is the document's at the chunk's core, past the overlap it repeats."""
+    guide = load_document(SAMPLES / "guide.md")
+    fixed = chunk_document(guide, "fixed", {"size": 300, "overlap": 120, "unit": "chars"}, context_header="path")
+    # its overlap opens under the title, its new text under Contents
+    c = next(c for c in fixed.chunks if "\n## Contents\n" in c.text[:c.overlap_prev_chars])
+    assert c.embed_text == "guide.md > Harbor User Guide > Contents\n\n" + c.text
+    recursive = chunk_document(guide, "recursive", {}, context_header="path")
+    quick = next(c for c in recursive.chunks if c.text.lstrip().startswith("## Quick start"))
+    assert quick.embed_text == "guide.md > Harbor User Guide > Quick start\n\n" + quick.text  # after its blank lines
+    assert quick.embed_tokens == count(quick.embed_text)
+    # a fenced "# comment" is no heading
+    fenced = next(c for c in recursive.chunks if c.text.lstrip().startswith("# Make sure"))
+    assert fenced.embed_text.startswith("guide.md > Harbor User Guide > Install > Installing the binary\n\n")
+
+
+def test_document_header_paths_are_found_once_per_document(monkeypatch):
+    """Re-chunks (the app's `[` `]`, a sweep) reuse the paths, as they reuse the markdown scan."""
+    from chunktui.engine.strategies import markdown
+
+    found = []
+    real = markdown._heading_paths
+    monkeypatch.setattr(markdown, "_heading_paths", lambda scan: found.append(scan) or real(scan))
+    guide = load_document(SAMPLES / "guide.md")
+    for size in (300, 500):
+        chunk_document(guide, "recursive", {"size": size, "overlap": 0, "unit": "chars"}, context_header="path")
+    assert len(found) == 1
 
 
 def test_an_unknown_header_is_a_param_error():

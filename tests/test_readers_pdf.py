@@ -68,6 +68,19 @@ def test_each_chunk_lies_in_the_pages_it_names(strategy):
         assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))  # bytes of the extracted text
 
 
+@pytest.mark.parametrize("strategy", ["markdown", "recursive"])
+def test_path_headers_name_each_chunks_pages_and_headings(strategy):
+    """A PDF's chunks carry page_start/page_end, and `--context-header path` looked for `page`:
+    no chunk's header named its pages, and recursive's named no heading either."""
+    cs = chunk_document(load_document(MANUAL), strategy, {}, context_header="path")
+    heads = [c.embed_text[:len(c.embed_text) - len(c.text)] for c in cs.chunks]
+    for c, head in zip(cs.chunks, heads):
+        first, last = c.metadata["page_start"], c.metadata["page_end"]
+        assert head.endswith(f" > p. {first}\n\n" if first == last else f" > pp. {first}-{last}\n\n"), head
+    assert heads[0].startswith("libtasn1-8pages.pdf > pp. 1-")  # the title pages, before any heading
+    assert any(h.startswith("libtasn1-8pages.pdf > 2 ASN.1 structure handling > 2.") for h in heads), heads
+
+
 def test_pages_without_text_layer_are_gaps_and_counted_in_a_warning():
     doc = load_document(COLUMNS)
     cs = chunk_document(doc, "recursive", {"size": 200, "overlap": 20})

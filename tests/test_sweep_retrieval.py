@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.analysis import sweep as sweep_module
-from chunktui.engine.analysis.retrieval import evaluate_retrieval, load_queries
+from chunktui.engine.analysis.retrieval import auto_queries, evaluate_retrieval, load_queries
 from chunktui.engine.analysis.sweep import sweep
 
 GUIDE, GUIDE_Q = "sample_docs/guide.md", "sample_docs/queries/guide.jsonl"
@@ -72,9 +72,27 @@ def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
     assert lines[-1].startswith("* best recall;") and "within 300 embedded tokens" in lines[-1]
 
 
+def test_cli_sweeps_on_synthetic_questions_labelled_as_such():
+    """`sweep --auto-queries N` was "No such option" while `eval` and the app take it."""
+    args = ("sweep", GUIDE, "-s", "markdown", "--size", "400,800", "--overlap", "0", "--auto-queries", "12",
+            "--workers", "1")
+    code, out, err = run(*args, "--format", "json")
+    data = json.loads(out)
+    assert code == 0 and (data["synthetic"], data["seed"]) == (True, 0)
+    doc = load_document(GUIDE)
+    alone = sweep(doc, ["markdown"], [400, 800], [0], workers=1, queries=auto_queries(doc.text, 12, 0))
+    assert [(c["recall"], c["iou"]) for c in data["cells"]] == [(c.recall, c.iou) for c in alone.cells]
+    assert err == ("chunktui: warning: --auto-queries: recall and iou are over 12 synthetic questions made from "
+                   "guide.md's own sentences (seed 0): a smoke test, not a benchmark\n")
+    code, out, _ = run(*args, "--seed", "3")
+    assert code == 0 and "synthetic questions (--auto-queries, seed 3; a smoke test, not a benchmark)" in out
+    code, out, err = run(*args, "--queries", GUIDE_Q)
+    assert (code, out) == (2, "") and "give a queries file or --auto-queries N" in err
+
+
 def test_rank_by_retrieval_needs_queries_and_bad_queries_stop_the_sweep(tmp_path):
     code, out, err = run("sweep", GUIDE, "-s", "lines", "--size", "20", "--rank-by", "recall")
-    assert (code, out, err) == (2, "", "chunktui: error: --rank-by: recall needs --queries\n")
+    assert (code, out, err) == (2, "", "chunktui: error: --rank-by: recall needs --queries or --auto-queries\n")
     bad = tmp_path / "q.jsonl"
     bad.write_text('{"question": "what", "references": [{"content": "Harbor"}]}\n')
     code, out, err = run("sweep", GUIDE, "-s", "lines", "--size", "20", "--queries", str(bad))

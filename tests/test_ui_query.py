@@ -127,16 +127,34 @@ async def test_recall_and_iou_follow_a_parameter_change_live():
         await set_k(pilot, 1)
         queries = load_queries(QUERIES, app.doc.text)
         before = app.query_one("#stats").retrieval.plain
-        assert before == retrieval_line(evaluate_retrieval(engine_chunks(app), queries, ks=(1,), budget=0),
-                                        1, False).plain
+        assert before == retrieval_line(evaluate_retrieval(engine_chunks(app), queries, ks=(1,)), 1, False).plain
         app.view.focus()
         await pilot.press("right_square_bracket")  # lines size 10 -> 20
         await settle_retrieval(pilot)
         assert app.chunkset.params["chunk_lines"] == 20
-        report = evaluate_retrieval(engine_chunks(app), queries, ks=(1,), budget=0)
+        report = evaluate_retrieval(engine_chunks(app), queries, ks=(1,))
         after = app.query_one("#stats").retrieval.plain
         assert after == retrieval_line(report, 1, False).plain != before
-        assert after.startswith(f"recall@1 {report.means()['recall@1']:.3f}")
+        means = report.means()
+        assert after.startswith(f"recall@1 {means['recall@1']:.3f} · 1k tok {means['recall@budget']:.3f}\n")
+
+
+def test_the_stats_lines_carry_recall_at_the_token_budget_as_the_sweep_grid_does():
+    """recall@5 alone rewards size: recursive 1600 on guide.md has recall@5 1.000 (6 chunks) but
+    0.917 within 1,000 tokens, the figure the sweep grid ranks by; the stats showed only the first."""
+    doc = load_document(GUIDE)
+    queries = load_queries(QUERIES, doc.text)
+    cs = chunk_document(doc, "recursive", {"size": 1600, "overlap": 0})
+    report = evaluate_retrieval(cs, queries, ks=(5,))
+    means = report.means()
+    assert means["recall@5"] > means["recall@budget"]
+    cell = sweep(doc, ["recursive"], [1600], [0], workers=1, queries=queries).cells[0]
+    lines = retrieval_line(report, 5, False).plain.split("\n")
+    assert lines == [f"recall@5 {means['recall@5']:.3f} · 1k tok {cell.recall:.3f}",
+                     f"IoU@5 {means['iou@5']:.3f} · 1k tok {cell.iou:.3f}"]
+    synthetic = retrieval_line(evaluate_retrieval(cs, queries, ks=(10,)), 10, True).plain.split("\n")
+    assert synthetic[1].endswith(" · synthetic")
+    assert max(map(len, lines + synthetic)) <= 31  # the stats panel's width at 80 columns
 
 
 @run
@@ -161,7 +179,7 @@ async def test_synthetic_questions_are_labelled_synthetic_wherever_they_show():
     async with opened(GUIDE, strategy="markdown", params={"max_char": 400}, auto_queries=6) as (app, pilot):
         await settle_retrieval(pilot)
         assert [q.question for q in app.queries] == [q.question for q in auto_queries(app.doc.text, 6, 0)]
-        assert app.query_one("#stats").retrieval.plain.startswith("synthetic recall@5 ")
+        assert app.query_one("#stats").retrieval.plain.endswith(" · synthetic")
         await pilot.press("slash")
         await settle(pilot)
         assert "synthetic" in str(app.query_one("#query-summary").render())

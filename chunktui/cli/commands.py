@@ -717,6 +717,9 @@ def param_facts(p) -> str:
               help="Worker processes running the cells.")
 @click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
               help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
+@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
+              help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
 @click.option("--retrieve-tokens", type=click.IntRange(min=1), default=1000, show_default=True,
               help="With --queries: recall and IoU of the top chunks within this many embedded tokens.")
 @click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default=None,
@@ -726,16 +729,17 @@ def param_facts(p) -> str:
 @PASSWORD
 @CONTEXT_HEADER
 def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
-          retrieve_tokens, rank_by, html_mode, password, context_header, **flags):
+          auto_n, seed, retrieve_tokens, rank_by, html_mode, password, context_header, **flags):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
     from chunktui.cli.reports import parse_strategies, run_sweep, sweep_output
 
-    rank_by = rank_by or ("recall" if queries_path is not None else "score")
-    if rank_by != "score" and queries_path is None:
-        raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
+    asked = queries_path is not None or auto_n is not None
+    rank_by = rank_by or ("recall" if asked else "score")
+    if rank_by != "score" and not asked:
+        raise ChunktuiError(f"--rank-by: {rank_by} needs --queries or --auto-queries")
     names = parse_strategies(strategy_names or [default_strategy()])
     base = strategy_flags(flags)
     console = Console(stderr=True)
@@ -751,14 +755,15 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
 
         _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
                               min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
-                              queries=(queries_path, retrieve_tokens), context_header=context_header or "none",
+                              queries=(queries_path, retrieve_tokens), auto_queries=(auto_n, seed),
+                              context_header=context_header or "none",
                               reader_options={"html": html_mode, "password": password})
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
         grid = " ".join(f"{k}={v}" for k, v in (("size", skipped.size), ("overlap", skipped.overlap)) if v is not None)
         warn_line(f"skipped {skipped.strategy} {grid}: {skipped.reason}")
-    click.echo(sweep_output(result, fmt, rank_by))
+    click.echo(sweep_output(result, fmt, rank_by, synthetic_seed=seed if auto_n is not None else None))
 
 
 @cli.command()

@@ -43,10 +43,12 @@ def parse_strategies(values) -> list[str]:
 
 
 def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
-              progress=None, queries=(None, 1000), context_header="none", reader_options=None):
+              progress=None, queries=(None, 1000), auto_queries=(None, 0), context_header="none",
+              reader_options=None):
     """Load the document (a PDF, HTML or DOCX file with `reader_options`), check the grid and run
-    it; bad input raises a ChunktuiError. With `queries` = (a queries file, retrieve tokens), each
-    cell also gets recall and IoU."""
+    it; bad input raises a ChunktuiError. With `queries` = (a queries file, retrieve tokens), or
+    `auto_queries` = (N, seed) for N synthetic questions instead of the file, each cell also gets
+    recall and IoU."""
     from chunktui.engine import get_strategy, load_document
     from chunktui.engine.analysis.sweep import parse_range, resolve_strategies, sweep
 
@@ -54,10 +56,11 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
     overlaps = parse_range(overlap_spec, "overlap") if overlap_spec else [None]
     doc = load_document(path, reader_options=reader_options)
     queries_path, retrieve_tokens = queries
-    if queries_path is not None:
-        from chunktui.engine.analysis.retrieval import load_queries
+    auto_n, seed = auto_queries
+    if queries_path is not None or auto_n is not None:
+        from chunktui.cli.eval import load_questions
 
-        queries = load_queries(queries_path, doc.text)
+        queries = load_questions(doc, queries_path, auto_n, seed)
     else:
         queries = None
     names, _ = resolve_strategies(doc, strategies)
@@ -68,6 +71,11 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
     result = sweep(doc, list(strategies), sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
                    budget=budget, min_tokens=min_tokens, workers=workers, progress=progress, queries=queries,
                    retrieve_tokens=retrieve_tokens, context_header=context_header)
+    if auto_n is not None and queries:
+        from chunktui.cli.plan import plural
+
+        result.notes.append(f"--auto-queries: recall and iou are over {plural(len(queries), 'synthetic question')} "
+                            f"made from {doc.name}'s own sentences (seed {seed}): a smoke test, not a benchmark")
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"
         if size_spec and not overlap_spec and first.startswith("--overlap"):
@@ -100,19 +108,22 @@ RANK_NOTES = {
 }
 
 
-def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
+def sweep_output(result, fmt: str, rank_by: str = "score", synthetic_seed: int | None = None) -> str:
     """The sweep as JSON (`{"cells": [...]}`), CSV (flag_<name> columns) or an aligned table;
-    ranked by `rank_by` (best first) unless that is the score, which keeps the grid order."""
+    ranked by `rank_by` (best first) unless that is the score, which keeps the grid order.
+    `synthetic_seed`: the questions were --auto-queries' with that seed, which the JSON (its
+    `synthetic` and `seed`) and the table's last line say (and, in every format, `run_sweep`'s note)."""
     from chunktui.engine.analysis.quality import FLAG_NAMES
 
     rows = _cells_with_defaults(result)
     retrieval = "recall" in rows[0]
     if rank_by != "score":
         if not retrieval:
-            raise ChunktuiError(f"--rank-by: {rank_by} needs --queries")
+            raise ChunktuiError(f"--rank-by: {rank_by} needs --queries or --auto-queries")
         rows.sort(key=lambda r: -r[rank_by])  # stable: equals keep their grid order
     if fmt == "json":
-        return json.dumps({"cells": rows}, indent=2)
+        labels = {"synthetic": True, "seed": synthetic_seed} if synthetic_seed is not None else {}
+        return json.dumps({"cells": rows, **labels}, indent=2)
     columns = ["strategy", "size", "overlap", "count", "median_tokens", "p95_tokens", "over_budget_pct", "score"]
     columns += ["recall", "iou"] if retrieval else []
     if fmt == "csv":
@@ -138,9 +149,16 @@ def sweep_output(result, fmt: str, rank_by: str = "score") -> str:
              for row in table]
     lines.append(f"* best {rank_by}; " + RANK_NOTES[rank_by if retrieval else "no queries"]
                  + "; tokens are embedded tokens, median/p95 per chunk; flag columns count warnings"
-                 + (f"; recall and iou: means over the queries of the top chunks within {result.retrieve_tokens:,} "
-                    "embedded tokens (BM25, characters)" if retrieval else ""))
+                 + (f"; recall and iou: means over the {_questions(synthetic_seed)} of the top chunks within "
+                    f"{result.retrieve_tokens:,} embedded tokens (BM25, characters)" if retrieval else ""))
     return "\n".join(lines)
+
+
+def _questions(synthetic_seed: int | None) -> str:
+    """What the recall and IoU are over, synthetic questions labelled as such."""
+    if synthetic_seed is None:
+        return "queries"
+    return f"synthetic questions (--auto-queries, seed {synthetic_seed}; a smoke test, not a benchmark)"
 
 
 def _num(v) -> str:

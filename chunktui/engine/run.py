@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .readers.documents import Document
 from .core.errors import ParamError
-from .core.model import CONTEXT_HEADERS, ChunkSet, build_chunkset
+from .core.model import CONTEXT_HEADERS, ChunkSet, Headings, build_chunkset
 from .readers import locate
 from .strategies import Context, get_strategy
 from .core.tokens import DEFAULT_TOKENIZER, get_counter
@@ -49,4 +49,15 @@ def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none") -
         notes=proposal.notes,
         counter=counter,
         context_header=context_header,
+        headings=document_headings(doc, context_header),
     )
+
+
+def document_headings(doc: Document, context_header: str) -> Headings | None:
+    """The document's header path by offset where `--context-header path` asks for it (see
+    `context_heads`); None otherwise, and then no markdown module is loaded."""
+    if context_header != "path":
+        return None
+    from .strategies.markdown import heading_path_at
+
+    return heading_path_at(doc)

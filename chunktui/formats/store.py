@@ -22,6 +22,7 @@ from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, em
 from chunktui.engine.readers import Watch, extraction_fields, same_extraction
 from chunktui.engine.strategies import saved_params
 from chunktui.engine.core.tokens import get_counter
+from chunktui.engine.run import document_headings
 
 from .manifest import MANIFEST_NAME
 from .records import chunk_record, printable_path, to_plain
@@ -454,8 +455,9 @@ def _chunk(index: int, r: dict, doc: Document, path: Path, context_header: str, 
         overlap_prev_lines=r["overlap_start"], overlap_next_lines=r["overlap_end"],
         start_byte=r["start_byte"], end_byte=r["end_byte"],
         metadata=MappingProxyType(r["metadata"]), context_text=r["context_text"],
-        embed_text=(embed := r["embed_text"] or embedded_texts(doc, [text], [r["context_text"]], [r["metadata"]],
-                                                              context_header)[0]),
+        embed_text=(embed := r["embed_text"] or embedded_texts(
+            doc, [text], [r["context_text"]], [r["metadata"]], context_header, [start + r["overlap_start_chars"]],
+            [end], document_headings(doc, context_header))[0]),
         # a count saved for a text that was not (a manifest's, which has no context texts) is not this one's
         embed_tokens=r["embed_tokens"] if r["embed_text"] is not None and r["embed_tokens"] is not None
         else r["tokens"] if embed == text else counter.count(embed),

@@ -33,7 +33,7 @@ from textual.worker import get_current_worker
 
 from chunktui.engine import ChunkSet, ChunktuiError, Document
 from chunktui.engine.analysis.bm25 import document_tokens
-from chunktui.engine.analysis.retrieval import (BM25Index, Fts5Index, RetrievalReport, auto_queries, bm25_index,
+from chunktui.engine.analysis.retrieval import (TOKEN_BUDGET, BM25Index, Fts5Index, RetrievalReport, auto_queries, bm25_index,
                                                 embedded_tokens, evaluate_retrieval, load_queries, merge)
 from .host import HostedMixin
 from .widgets.stats_panel import StatsPanel
@@ -104,13 +104,15 @@ def _flatten(pieces) -> list[tuple[int, int, bool]]:
 
 
 def retrieval_line(report: RetrievalReport | None, k: int, synthetic: bool) -> Text:
-    """The stats panel's line: recall and IoU at k (means over the questions), at most 31 cells."""
-    lead = "synthetic r" if synthetic else "r"
+    """The stats panel's two lines, at most 31 cells each: recall and IoU at k, and at the token
+    budget as the sweep grid has them (`]` buys recall at k with size, not within the budget);
+    means over the questions. Synthetic ones say so in place of the IoU at the budget."""
     if report is None:
-        return Text(f"{lead}ecall@{k} …", "dim")
-    means = report.means()
-    sep = " " if synthetic else " · "
-    return Text(f"{lead}ecall@{k} {means[f'recall@{k}']:.3f}{sep}IoU {means[f'iou@{k}']:.3f}", "bold")
+        return Text(f"{'synthetic ' if synthetic else ''}recall@{k} …", "dim")
+    means, budget = report.means(), f"{report.budget / 1000:g}k tok"
+    iou = "synthetic" if synthetic else f"{budget} {means['iou@budget']:.3f}"
+    return Text(f"recall@{k} {means[f'recall@{k}']:.3f} · {budget} {means['recall@budget']:.3f}\n"
+                f"IoU@{k} {means[f'iou@{k}']:.3f} · {iou}", "bold")
 
 
 def questions_label(source: str, queries) -> str:
@@ -276,13 +278,14 @@ class QuestionsLoaded(Message):
 def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index | Fts5Index, is_cancelled) -> RetrievalReport | None:
     """The engine's evaluation at k, one question at a time so that a run for a chunking already
     replaced stops between two questions instead of holding a core until the last; None then.
-    Budget 0: each question's ranking stops at k, all the pane and the stats read."""
+    At k and at the token budget (the stats line has both)."""
     tokens = embedded_tokens(cs.chunks)
-    report = RetrievalReport((k,), 0)
+    report = RetrievalReport((k,), TOKEN_BUDGET)
     for query in queries:
         if is_cancelled():
             return None
-        report.results += evaluate_retrieval(cs, [query], ks=(k,), budget=0, index=index, tokens=tokens).results
+        report.results += evaluate_retrieval(cs, [query], ks=(k,), budget=TOKEN_BUDGET, index=index,
+                                             tokens=tokens).results
     return report
 
 

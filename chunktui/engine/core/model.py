@@ -18,7 +18,7 @@ from itertools import accumulate, compress, count, repeat
 from operator import add, attrgetter, gt, le, lt, sub
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import slices
 from .options import CONTEXT_HEADERS
@@ -398,11 +398,13 @@ def build_chunkset(
     notes: Sequence[str] = (),
     counter=None,
     context_header: str = "none",
+    headings: Headings | None = None,
 ) -> ChunkSet:
     """Freeze spans into Chunks (sorted by start), counting tokens and finding gaps.
 
     Each chunk's embed_text (what an embedding model receives, see `embedded_texts`) is
-    counted too; where it is the chunk's text it is that same string, counted once.
+    counted too; where it is the chunk's text it is that same string, counted once. `headings`
+    gives the document's header path for `--context-header path` (see `context_heads`).
     Lines, byte offsets and hashes are left to the first read (see `_Derived`)."""
     from .tokens import get_counter
 
@@ -447,7 +449,8 @@ def build_chunkset(
     else:
         contexts = contexts or [None] * len(texts)
         metadata = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
-        heads = context_heads(doc, metadata, context_header, len(texts))
+        cores = list(map(add, starts, ov_prev))  # where each chunk's new text starts
+        heads = context_heads(doc, metadata, context_header, len(texts), cores, ends, headings)
         embed_texts = [h + (c or t) for h, c, t in zip(heads, contexts, texts)] if heads else \
             [c or t for c, t in zip(contexts, texts)]
         embed_counts = _embedded_counts(counter, heads, contexts, embed_texts, texts, token_counts)
@@ -463,24 +466,32 @@ def build_chunkset(
 
 
 # metadata naming where a chunk lives, most specific first: a header path or scope chain, else
-# a page, section or thread subject
-_PLACE_KEYS = ("header_path", "scope_chain", "page", "section", "subject")
+# a log section or thread subject (pages are added to any of them, see `pages`)
+_PLACE_KEYS = ("header_path", "scope_chain", "section", "subject")
+# (start, end) -> the document's header path at the first non-blank character of text[start:end]
+Headings = Callable[[int, int], Sequence[str]]
 
 
 def embedded_texts(doc: Document, texts: list[str], contexts: list[str | None], metadata: list[Mapping],
-                   context_header: str) -> list[str]:
+                   context_header: str, cores: Sequence[int] = (), ends: Sequence[int] = (),
+                   headings: Headings | None = None) -> list[str]:
     """What an embedding model receives for each chunk: the strategy's context text where it
     makes one (cue text without timings, a row under its header...), else the chunk's text (the
     same string), with the contextual header in front: `title` the file name, `path` the file
-    name and where the chunk lives (`guide.md > Install > From source`), then a blank line."""
-    heads = context_heads(doc, metadata, context_header, len(texts))
+    name and where the chunk lives (`guide.md > Install > From source`, `manual.pdf > Intro > p. 2`),
+    then a blank line. `cores`, `ends` and `headings` as in `context_heads`."""
+    heads = context_heads(doc, metadata, context_header, len(texts), cores, ends, headings)
     bodies = [c or t for c, t in zip(contexts, texts)]
     return [h + b for h, b in zip(heads, bodies)] if heads else bodies
 
 
-def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n: int) -> list[str]:
+def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n: int,
+                  cores: Sequence[int] = (), ends: Sequence[int] = (), headings: Headings | None = None) -> list[str]:
     """Each of `n` chunks' contextual header with the blank line after it (see `embedded_texts`),
-    or an empty list for `none`."""
+    or an empty list for `none`. Under `path`, a chunk whose metadata names no place (recursive,
+    fixed, lines... on a markdown document) takes the document's header path from `headings`
+    (strategies.markdown.heading_path_at) at its core: from `cores` (where its new text starts,
+    past the overlap it repeats) to `ends`."""
     if context_header not in CONTEXT_HEADERS:
         raise ValueError(f"context header {context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
     if context_header == "none":
@@ -488,7 +499,10 @@ def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n
     title = doc.name or "untitled"
     if context_header == "title":
         return [f"{title}\n\n"] * n
-    return [f"{' > '.join((title, *place(m)))}\n\n" for m in metadata]
+    if headings is None:
+        return [f"{' > '.join((title, *place(m)))}\n\n" for m in metadata]
+    return [f"{' > '.join((title, *place(m, headings, core, end)))}\n\n"
+            for m, core, end in zip(metadata, cores, ends)]
 
 
 def _embedded_counts(counter, heads: list[str], contexts: list[str | None], embed_texts: list[str],
@@ -530,15 +544,27 @@ def seam_anchor(counter_name: str):
     return partial(first_line_anchor, counter_name)
 
 
-def place(metadata: Mapping) -> list[str]:
-    """Where a chunk lives by its metadata (the header path, scope chain, page or subject), as
-    the parts of a contextual header; empty when the strategy says nothing of it."""
+def place(metadata: Mapping, headings: Headings | None = None, core: int = 0, end: int = 0) -> list[str]:
+    """Where a chunk lives, as the parts of a contextual header: its metadata's header path,
+    scope chain, section or subject, else the document's header path at its core (`headings`,
+    see `context_heads`), then the pages it lies on (`pages`); empty when nothing says."""
     for key in _PLACE_KEYS:
         value = metadata.get(key)
         if value not in (None, "", [], ()):
-            parts = value if isinstance(value, (list, tuple)) else [value]
-            return [f"page {p}" if key == "page" else str(p) for p in parts]
-    return []
+            parts = [str(p) for p in value] if isinstance(value, (list, tuple)) else [str(value)]
+            break
+    else:
+        parts = list(headings(core, end)) if headings is not None else []
+    return parts + pages(metadata)
+
+
+def pages(metadata: Mapping) -> list[str]:
+    """`p. 3` or `pp. 3-4`, the pages of a PDF's chunk (its `page_start`/`page_end`, which
+    `readers.locate` sets), as a header's last part; empty for a chunk of any other file."""
+    first, last = metadata.get("page_start"), metadata.get("page_end")
+    if first is None:
+        return []
+    return [f"p. {first}" if last in (None, first) else f"pp. {first}-{last}"]
 
 
 def find_gaps(doc: Document, starts: list[int], ends: list[int], declared=()) -> list[Gap]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from functools import cached_property, lru_cache
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 
 from . import Order, Param, Proposal, Strategy, register
@@ -330,6 +330,40 @@ def _cutting_big(starts: list[int], ends: list[int], big, max_char: int) -> set[
 
 _HASHES = ("", "# ", "## ", "### ")
 _NONES: tuple[tuple[None, ...], ...] = ((), (None, None), (None,), ())  # the levels below 1, 2, 3 that a heading resets
+_NON_BLANK = re.compile(r"\S")
+
+
+def heading_path_at(doc) -> Callable[[int, int], tuple[str, ...]] | None:
+    """`(start, end) -> path`: the header path in force at the first non-blank character of
+    text[start:end] of a markdown document (or an extracted PDF, HTML or DOCX text), as `run`
+    gives a section: the H1-H3 titles above it. A piece that opens with the blank lines before a
+    heading is under that heading. `--context-header path` takes it for chunks whose strategy
+    names no place. None for other kinds. The paths are made once per document from its scan."""
+    if doc.kind != "markdown":
+        return None
+    offsets, paths = derived(doc, "heading_paths", lambda: _heading_paths(scan_markdown(doc)))
+    search = _NON_BLANK.search
+    text = doc.text
+
+    def at(start: int, end: int) -> tuple[str, ...]:
+        m = search(text, start, end)
+        i = bisect_right(offsets, m.start() if m else start)
+        return paths[i - 1] if i else ()
+
+    return at
+
+
+def _heading_paths(scan: MarkdownScan) -> tuple[list[int], list[tuple[str, ...]]]:
+    """Where each H1-H3 heading's line starts, and the header path from there on."""
+    offsets: list[int] = []
+    paths: list[tuple[str, ...]] = []
+    titles: tuple[str | None, ...] = (None, None, None)
+    for offset, level, title in scan.heads:
+        if level <= 3:
+            titles = titles[:level - 1] + (title,) + _NONES[level]
+            offsets.append(offset)
+            paths.append(tuple(t for t in titles if t is not None))
+    return offsets, paths
 
 
 def run(doc, params, ctx) -> Proposal:
