@@ -67,6 +67,27 @@ def test_corrupt_zip_is_one_line_naming_the_file(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_app_refuses_a_damaged_docx_at_the_prompt(tmp_path, monkeypatch):
+    """`chunktui FILE` says it in one line and exits 2, before the screen takes over (the app's
+    worker would only meet it behind a "Cannot open" notice): a cut zip, and a zip that holds no
+    Word document."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
+    cut = tmp_path / "minutes.docx"
+    cut.write_bytes(GUIDE.read_bytes()[:6000])
+    no_word = tmp_path / "notes.docx"
+    with zipfile.ZipFile(GUIDE) as src, zipfile.ZipFile(no_word, "w") as dst:
+        for item in src.infolist():
+            if item.filename != "word/document.xml":
+                dst.writestr(item, src.read(item))
+    for bad, problem in ((cut, "not a readable DOCX (corrupt zip"), (no_word, "not a readable DOCX")):
+        for args in ((bad,), ("open", bad)):
+            code, out, err = run(*args)
+            assert code == 2 and out == "" and err.strip().count("\n") == 0, err
+            assert err.startswith(f"chunktui: error: {bad}: {problem}"), err
+    assert not started
+
+
 def test_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
     bomb = tmp_path / "bomb.docx"
     with zipfile.ZipFile(GUIDE) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:

@@ -104,6 +104,23 @@ def reader_for(path) -> str | None:
     return READERS.get(Path(path).suffix.lower())
 
 
+def check_opens(path, password: str | None = None) -> None:
+    """Raise DocumentError (PasswordError for a missing or wrong password) when the reader of the
+    file's format cannot open it at all: a damaged or truncated PDF, an encrypted one without its
+    password, a DOCX that is no zip or no Word package. Quick (the file is opened, not read
+    through), so the app's command line can say so in one line before its screen takes over;
+    HTML and text files are left to their readers, which take any bytes."""
+    fmt = reader_for(path)
+    if fmt == "pdf":
+        from .pdf import check_opens as check_pdf
+
+        check_pdf(path, password)
+    elif fmt == "docx":
+        from .docx import check_opens as check_docx
+
+        check_docx(path)
+
+
 def extract(path: str, data: bytes, digest: str, options: dict | None = None, watch: Watch | None = None) -> Extraction:
     """The file's extraction, from the cache when this content was read with these options.
     `watch` hears of the reader's progress and may stop it (a PDF reports page by page; the

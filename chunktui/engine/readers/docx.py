@@ -23,16 +23,7 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
 def read_docx(path: str, data: bytes) -> Extraction:
-    _check_zip(path, data)
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-        raise DocumentError(path, f"not a readable DOCX ({exc or type(exc).__name__})") from None
-    except Exception as exc:  # noqa: BLE001 - lxml's XMLSyntaxError and kin: a damaged part
-        raise DocumentError(path, f"not a readable DOCX ({type(exc).__name__}: {exc})") from None
+    document = _open(path, data)
     parts: list[str] = []
     regions: list[Region] = []
     pos = 0
@@ -57,6 +48,29 @@ def read_docx(path: str, data: bytes) -> Extraction:
         regions[-1].end = len(text)
     warnings = [] if text.strip() else ["the document has no text: no chunks"]
     return Extraction(text=text, extractor=library_version("python-docx"), regions=regions, warnings=warnings)
+
+
+def _open(path: str, data: bytes):
+    """python-docx's document of the bytes, or the one-line error of a corrupt zip, a zip bomb, or
+    a zip that is no Word package (a part missing or damaged)."""
+    _check_zip(path, data)
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        return docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise DocumentError(path, f"not a readable DOCX ({exc or type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - lxml's XMLSyntaxError and kin: a damaged part
+        raise DocumentError(path, f"not a readable DOCX ({type(exc).__name__}: {exc})") from None
+
+
+def check_opens(path) -> None:
+    """Raise DocumentError if the file at `path` is no DOCX python-docx can open. Opening parses
+    the package's XML but does not walk the body (the slow part of a read), so this is quick."""
+    from pathlib import Path
+
+    _open(str(path), Path(path).read_bytes())
 
 
 def _is_item(block: str) -> bool:
