@@ -117,6 +117,15 @@ def test_the_app_refuses_a_truncated_pdf_at_the_prompt(tmp_path, monkeypatch):
     assert code == 0 and len(started) == 1, err
 
 
+def test_labels_are_one_line_on_a_manuals_table_of_contents():
+    """The page of pdfTeX's table of contents opens with its roman page number on a line of its
+    own: prose labelled the chunk `i\\nTable of Contents\\n1 Introduction . . .`, which broke the
+    app's table row and gutter."""
+    labels = [c.boundary_label for c in chunk_document(load_document(MANUAL), "prose", {}).chunks]
+    assert "i Table of Contents 1 Introduction . . . . . . . . . . . . ." in labels
+    assert all(label.isprintable() for label in labels), labels
+
+
 def test_ten_thousand_empty_pages_finish_as_gaps(tmp_path):
     from pypdf import PdfWriter
 

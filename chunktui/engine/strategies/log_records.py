@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import Param, Proposal, Strategy, register
 from ..readers.logs import level_counts, line_text, record_starts
-from ..core.model import Span
+from ..core.model import Span, one_line
 from .log import add_time_range
 
 
@@ -46,7 +46,7 @@ def run(doc, params, ctx) -> Proposal:
         add_time_range(meta, opening, line_text(doc, starts[b] + 1))
         if a == b and total > size:
             meta["oversized"] = True
-        spans.append(Span(start, end, "record", opening[:60].strip(), meta))
+        spans.append(Span(start, end, "record", one_line(opening, 60), meta))
     return Proposal(spans, notes=[f"log-records: {len(starts)} records in {len(spans)} chunks"])
 
 
