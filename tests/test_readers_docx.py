@@ -33,7 +33,8 @@ def test_styles_become_markdown():
     lines = doc.text.splitlines()
     for line in ("# Field guide to chunking", "# Why chunk at all", "## Sizes", "- Pieces follow headings",
                  "- Tables stay whole", "| recursive | 512 | 64 |", "1. Numbered one",
-                 "> [comment 0] Check this figure against the benchmark.",
+                 "> [comment 1] Check this figure against the benchmark.", "A comment is attached here.[^c1]",
+                 "Overlap is measured, never assumed.[^1]",
                  "> [footnote 1] Measured from the offsets of both chunks."):
         assert line in lines, line
     assert lines.index("- Tables stay whole") == lines.index("- Pieces follow headings") + 1  # one list
@@ -128,19 +129,46 @@ def test_a_docx_written_by_libreoffice_reads_as_markdown():
     doc = load_document(LO_NOTES)
     assert doc.text == (
         "# Release notes\n\n"
-        "This release moves the configuration to one file. Upgrades keep every setting.\n\n"
+        "This release moves the configuration to one file.[^1] Upgrades keep every setting.\n\n"
         "## Changed defaults\n\n"
-        "The timeout is now 30 seconds.\n\n"
+        "[^c1]The timeout is now 30 seconds.\n\n"
         "| Setting | Value |\n| --- | --- |\n| timeout | 30 s |\n| retries | 3 |\n\n"
         "## Removed\n\n"
         "- The legacy sync command.\n- The XML export.\n\n"
-        "> [footnote 2] The old files are read once and then renamed.\n\n"
-        "> [comment 0] Check the timeout figure before release.\n")
+        "> [footnote 1] The old files are read once and then renamed.\n\n"
+        "> [comment 1] Check the timeout figure before release.\n")
     cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
     table = next(c for c in cs.chunks if "| timeout |" in c.text)
     assert table.metadata["header_path"] == ["Release notes", "Changed defaults"]
     # body blocks: 1 heading, 2 paragraph, 3 heading, 4 paragraph, 5 table
     assert table.metadata["paragraph_end"] == 5
+
+
+def test_footnotes_are_numbered_in_the_order_the_text_refers_to_them(tmp_path):
+    """Not by their w:id (LibreOffice's first footnote is 2, Word's 1 or 2): LibreOffice's file
+    with a footnote (w:id 3) referred to from the title, before its own (w:id 2), and one (w:id 4)
+    that nothing refers to."""
+    notes = tmp_path / "notes.docx"
+    with zipfile.ZipFile(LO_NOTES) as src, zipfile.ZipFile(notes, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item).decode("utf-8")
+            if item.filename == "word/document.xml":
+                data = data.replace("<w:t>Release notes</w:t></w:r>",
+                                    '<w:t>Release notes</w:t></w:r><w:r><w:footnoteReference w:id="3"/></w:r>')
+            elif item.filename == "word/footnotes.xml":
+                data = data.replace("</w:footnotes>", "".join(
+                    f'<w:footnote w:id="{n}"><w:p><w:r><w:t>{words}</w:t></w:r></w:p></w:footnote>'
+                    for n, words in ((3, "Written for 2.0."), (4, "Nothing refers to this one."))) + "</w:footnotes>")
+            dst.writestr(item, data)
+    doc = load_document(notes)
+    lines = doc.text.splitlines()
+    assert lines[0] == "# Release notes[^1]"
+    assert lines[2] == "This release moves the configuration to one file.[^2] Upgrades keep every setting."
+    assert [line for line in lines if line.startswith(">")] == [
+        "> [footnote 1] Written for 2.0.", "> [footnote 2] The old files are read once and then renamed.",
+        "> [footnote 3] Nothing refers to this one.", "> [comment 1] Check the timeout figure before release."]
+    cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
+    assert all(doc.text[c.start:c.end] == c.text for c in cs.chunks)
 
 
 def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
