@@ -3,8 +3,8 @@
 Heading styles ("Heading 1".."Heading 6", "Title") become `#` headings, list paragraphs `-`
 items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; footnotes
 and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`), numbered from
-1 in the order the body refers to them (not by their `w:id`, which Word and LibreOffice start
-at 1, 2 or 0), and the body holds a mark where each is referred to (`[^N]`, `[^cN]`). Each
+1 in the order the body refers to them (not by their `w:id`: LibreOffice's first footnote is 2,
+comments count from 0), and the body holds a mark where each is referred to (`[^N]`, `[^cN]`). Each
 chunk gets the range of body blocks it touches (`paragraph_start`/`paragraph_end`, 1-based,
 counting the body's paragraphs and tables in order; a table is one block).
 """
