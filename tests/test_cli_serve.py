@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -64,6 +65,37 @@ def test_the_served_command_opens_the_file_with_this_interpreter(monkeypatch, tm
     code, err = run("my notes.md", "--port", _free_port())
     assert code == 0, err
     assert shlex.split(started[0].command) == [sys.executable, "-m", "chunktui", "open", str(doc.resolve())]
+
+
+LOCKED = Path(__file__).parent / "fixtures" / "docs" / "libtasn1-encrypted.pdf"  # password s3cret
+
+
+def test_a_missing_or_wrong_password_fails_before_serving(never_serves, tmp_path):
+    assert_one_line_error(*run(LOCKED), str(LOCKED), "encrypted PDF: give its password with --password")
+    assert_one_line_error(*run(LOCKED, "--password", "not-it"), "wrong password for this encrypted PDF")
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(LOCKED.read_bytes()[:20_000])
+    assert_one_line_error(*run(cut, "--password", "s3cret"), str(cut), "not a readable PDF")
+    assert_one_line_error(*run(LOCKED, "--html", "all"), "--html")
+
+
+def test_html_and_password_reach_each_tabs_app(monkeypatch):
+    """As `chunktui open` takes them: the served command carries them, and open parses it so."""
+    import shlex
+
+    import textual_serve.server
+
+    started = []
+    monkeypatch.setattr(textual_serve.server.Server, "serve", lambda self: started.append(self))
+    code, err = run(LOCKED, "--port", _free_port(), "--password", "s3cret", "--html", "whole")
+    assert code == 0, err
+    served = shlex.split(started[0].command)
+    assert served[3:] == ["open", "--html", "whole", "--password", "s3cret", str(LOCKED.resolve())]
+    opened = []
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: opened.append(kw) or 0)
+    result = CliRunner().invoke(cli, served[3:])
+    assert result.exit_code == 0, result.stderr
+    assert opened[0]["reader_options"] == {"html": "whole", "password": "s3cret"}
 
 
 @pytest.mark.parametrize("args, url", [

@@ -33,7 +33,7 @@ def test_errors_are_chunking_errors():
     assert issubclass(UnsupportedLanguageError, ChunkingError)
     with pytest.raises(UnsupportedLanguageError, match="'.txt'"):
         chunk("notes.txt", "hello")
-    with pytest.raises(ParamError, match="max-chunk-size"):
+    with pytest.raises(ParamError, match="max_chunk_size"):
         Chunker(max_chunk_size="big")
     with pytest.raises(ParamError, match="not a parameter"):
         Chunker(maxChunkSize=10)

@@ -34,7 +34,8 @@ def test_styles_become_markdown():
     lines = doc.text.splitlines()
     for line in ("# Field guide to chunking", "# Why chunk at all", "## Sizes", "- Pieces follow headings",
                  "- Tables stay whole", "| recursive | 512 | 64 |", "1. Numbered one",
-                 "> [comment 0] Check this figure against the benchmark.",
+                 "> [comment 1] Check this figure against the benchmark.", "A comment is attached here.[^c1]",
+                 "Overlap is measured, never assumed.[^1]",
                  "> [footnote 1] Measured from the offsets of both chunks."):
         assert line in lines, line
     assert lines.index("- Tables stay whole") == lines.index("- Pieces follow headings") + 1  # one list
@@ -66,6 +67,27 @@ def test_corrupt_zip_is_one_line_naming_the_file(tmp_path):
     assert code == 2 and err.strip().count("\n") == 0
     assert err.startswith(f"chunktui: error: {bad}: not a readable DOCX (corrupt zip")
     assert not (tmp_path / "out").exists()
+
+
+def test_the_app_refuses_a_damaged_docx_at_the_prompt(tmp_path, monkeypatch):
+    """`chunktui FILE` says it in one line and exits 2, before the screen takes over (the app's
+    worker would only meet it behind a "Cannot open" notice): a cut zip, and a zip that holds no
+    Word document."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
+    cut = tmp_path / "minutes.docx"
+    cut.write_bytes(GUIDE.read_bytes()[:6000])
+    no_word = tmp_path / "notes.docx"
+    with zipfile.ZipFile(GUIDE) as src, zipfile.ZipFile(no_word, "w") as dst:
+        for item in src.infolist():
+            if item.filename != "word/document.xml":
+                dst.writestr(item, src.read(item))
+    for bad, problem in ((cut, "not a readable DOCX (corrupt zip"), (no_word, "not a readable DOCX")):
+        for args in ((bad,), ("open", bad)):
+            code, out, err = run(*args)
+            assert code == 2 and out == "" and err.strip().count("\n") == 0, err
+            assert err.startswith(f"chunktui: error: {bad}: {problem}"), err
+    assert not started
 
 
 def test_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
@@ -108,19 +130,46 @@ def test_a_docx_written_by_libreoffice_reads_as_markdown():
     doc = load_document(LO_NOTES)
     assert doc.text == (
         "# Release notes\n\n"
-        "This release moves the configuration to one file. Upgrades keep every setting.\n\n"
+        "This release moves the configuration to one file.[^1] Upgrades keep every setting.\n\n"
         "## Changed defaults\n\n"
-        "The timeout is now 30 seconds.\n\n"
+        "[^c1]The timeout is now 30 seconds.\n\n"
         "| Setting | Value |\n| --- | --- |\n| timeout | 30 s |\n| retries | 3 |\n\n"
         "## Removed\n\n"
         "- The legacy sync command.\n- The XML export.\n\n"
-        "> [footnote 2] The old files are read once and then renamed.\n\n"
-        "> [comment 0] Check the timeout figure before release.\n")
+        "> [footnote 1] The old files are read once and then renamed.\n\n"
+        "> [comment 1] Check the timeout figure before release.\n")
     cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
     table = next(c for c in cs.chunks if "| timeout |" in c.text)
     assert table.metadata["header_path"] == ["Release notes", "Changed defaults"]
     # body blocks: 1 heading, 2 paragraph, 3 heading, 4 paragraph, 5 table
     assert table.metadata["paragraph_end"] == 5
+
+
+def test_footnotes_are_numbered_in_the_order_the_text_refers_to_them(tmp_path):
+    """Not by their w:id (LibreOffice's first footnote is 2, Word's 1 or 2): LibreOffice's file
+    with a footnote (w:id 3) referred to from the title, before its own (w:id 2), and one (w:id 4)
+    that nothing refers to."""
+    notes = tmp_path / "notes.docx"
+    with zipfile.ZipFile(LO_NOTES) as src, zipfile.ZipFile(notes, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item).decode("utf-8")
+            if item.filename == "word/document.xml":
+                data = data.replace("<w:t>Release notes</w:t></w:r>",
+                                    '<w:t>Release notes</w:t></w:r><w:r><w:footnoteReference w:id="3"/></w:r>')
+            elif item.filename == "word/footnotes.xml":
+                data = data.replace("</w:footnotes>", "".join(
+                    f'<w:footnote w:id="{n}"><w:p><w:r><w:t>{words}</w:t></w:r></w:p></w:footnote>'
+                    for n, words in ((3, "Written for 2.0."), (4, "Nothing refers to this one."))) + "</w:footnotes>")
+            dst.writestr(item, data)
+    doc = load_document(notes)
+    lines = doc.text.splitlines()
+    assert lines[0] == "# Release notes[^1]"
+    assert lines[2] == "This release moves the configuration to one file.[^2] Upgrades keep every setting."
+    assert [line for line in lines if line.startswith(">")] == [
+        "> [footnote 1] Written for 2.0.", "> [footnote 2] The old files are read once and then renamed.",
+        "> [footnote 3] Nothing refers to this one.", "> [comment 1] Check the timeout figure before release."]
+    cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
+    assert all(doc.text[c.start:c.end] == c.text for c in cs.chunks)
 
 
 def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
@@ -152,9 +201,9 @@ def test_a_table_word_put_in_a_table_cell_keeps_its_text():
 
 def test_comments_written_by_word_follow_the_body_as_marked_blocks():
     doc = load_document(DOCS / "word-comments.docx")
-    body, _, notes = doc.text.partition("\n\n> [comment 0]")
-    assert "Some text worthy of note." in body and "Paragraph 7" in body
-    assert "> [comment 0] Text with hyperlink https://google.com embedded." in doc.text
+    body, _, notes = doc.text.partition("\n\n> [comment 1]")
+    assert "Some text worthy of note.[^c1]" in body and "Paragraph 6[^c4]" in body and "Paragraph 7" in body
+    assert "> [comment 1] Text with hyperlink https://google.com embedded." in doc.text
     assert "> [comment 4] Paragraph with Heading 2 paragraph style." in doc.text  # a comment's style is no heading
     assert not [line for line in doc.text.splitlines() if line.startswith("#")]
     assert_exact(doc, chunk_document(doc, "recursive", {"size": 80, "overlap": 20}))

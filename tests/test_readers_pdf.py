@@ -116,6 +116,31 @@ def test_truncated_pdf_is_one_line_naming_the_file(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def test_the_app_refuses_a_truncated_pdf_at_the_prompt(tmp_path, monkeypatch):
+    """As it does an encrypted one: one line and exit 2 before the screen takes over, not a file
+    picker with a "Cannot open" notice."""
+    started = []
+    monkeypatch.setattr("chunktui.cli.commands.run_app", lambda **kw: started.append(kw) or 0)
+    bad = tmp_path / "report.pdf"
+    bad.write_bytes(MANUAL.read_bytes()[:40_000])
+    for args in ((bad,), ("open", bad)):
+        code, out, err = run(*args)
+        assert_one_line_error(code, err, str(bad), "not a readable PDF, damaged or truncated")
+        assert out == ""
+    assert not started
+    code, _, err = run("open", MANUAL)
+    assert code == 0 and len(started) == 1, err
+
+
+def test_labels_are_one_line_on_a_manuals_table_of_contents():
+    """The page of pdfTeX's table of contents opens with its roman page number on a line of its
+    own: prose labelled the chunk `i\\nTable of Contents\\n1 Introduction . . .`, which broke the
+    app's table row and gutter."""
+    labels = [c.boundary_label for c in chunk_document(load_document(MANUAL), "prose", {}).chunks]
+    assert "i Table of Contents 1 Introduction . . . . . . . . . . . . ." in labels
+    assert all(label.isprintable() for label in labels), labels
+
+
 def test_ten_thousand_empty_pages_finish_as_gaps(tmp_path):
     from pypdf import PdfWriter
 

@@ -23,6 +23,21 @@ def tokens_segment(table, row: int):
     return next(s for s in table.render_line(y) if s.text.strip() == f"{chunk.tokens:,}")
 
 
+def test_a_label_with_line_feeds_is_drawn_on_one_line():
+    """A label from a plugin strategy or a chunks.yaml saved before labels were made one line (a
+    PDF's table of contents gave `i\\nTable of Contents`) must not break its table row or the
+    detail pane's head line."""
+    from chunktui.ui.widgets.chunk_detail import detail_renderable
+
+    text = "i\nTable of Contents\n1 Introduction\n\nNotes\n"
+    cs = build_chunkset(Document.from_text(text), [Span(0, 35, "paragraph", "i\nTable of Contents\n1 Introduction"),
+                                                  Span(35, len(text), "paragraph", "\tNotes\r")],
+                        strategy="prose", params={}, tokenizer="cl100k_base")
+    assert [chunk_table.chunk_label(c, 40) for c in cs.chunks] == ["i Table of Contents 1 Introduction", "Notes"]
+    head = detail_renderable(cs.chunks[0], cs).renderables[0].plain.splitlines()
+    assert head[1] == "paragraph: i Table of Contents 1 Introduction"
+
+
 @pytest.mark.parametrize("size", [(220, 50), SIZE])
 @run
 async def test_a_row_per_chunk_with_the_engines_numbers(size):

@@ -344,7 +344,7 @@ def open_command(path, profile, queries_path, auto_n, html_mode, password):
         check_text_file(path)  # a binary file is refused here, before the screen takes over
         from chunktui.formats.store import check_source_password
 
-        check_source_password(path, password)  # as is a missing or wrong password, which only the worker would meet
+        check_source_password(path, password)  # as are a wrong password and a damaged PDF or DOCX, which only the worker would meet
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import click
 
+from chunktui.cli import commands  # the module, not its names: mypy then types serve_command across the import cycle
 from chunktui.engine.core.errors import ChunktuiError, DocumentError
 
 
@@ -25,10 +26,14 @@ from chunktui.engine.core.errors import ChunktuiError, DocumentError
 @click.option("--public-url", metavar="URL",
               help="The address browsers reach the server by, when it is not http://HOST:PORT (behind a proxy, "
                    "or with --host 0.0.0.0, where it defaults to this machine's name).")
-def serve_command(path, host, port, public_url):
-    """Serve the app to a browser at http://HOST:PORT (one app per tab; exports are offered as downloads)."""
+@commands.HTML_MODE
+@commands.PASSWORD
+def serve_command(path, host, port, public_url, html_mode, password):
+    """Serve the app to a browser at http://HOST:PORT (one app per tab; exports are offered as downloads).
+
+    --html and --password reach each tab's app as they reach `chunktui open`."""
     if path is not None:
-        check_path(path)
+        check_path(path, password)
     check_listen(host, port)
     if public_url is not None and not public_url.startswith(("http://", "https://")):
         raise ChunktuiError(f"--public-url: expected http://... or https://..., got {public_url!r}")
@@ -36,7 +41,8 @@ def serve_command(path, host, port, public_url):
         from textual_serve.server import Server
     except ImportError:
         raise ChunktuiError("serve: textual-serve is not installed (pip install textual-serve)") from None
-    command = [sys.executable, "-m", "chunktui", "open"] + ([str(path.resolve())] if path else [])
+    command = [sys.executable, "-m", "chunktui", "open", *reader_flags(html_mode, password)]
+    command += [str(path.resolve())] if path else []
     title = f"chunktui {path.name}" if path else "chunktui"
     Server(shlex.join(command), host=host, port=port, title=title,
            public_url=(public_url or browser_url(host, port)).rstrip("/")).serve()
@@ -53,8 +59,14 @@ def browser_url(host: str, port: int) -> str:
     return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
-def check_path(path: Path) -> None:
-    """The checks `open` makes, here, so that a bad FILE fails at the prompt and not in every browser tab."""
+def reader_flags(html_mode: str, password: str | None) -> list[str]:
+    """The reader options each tab's `chunktui open` is given: those that are not the default."""
+    return (["--html", html_mode] if html_mode != "main" else []) + (["--password", password] if password else [])
+
+
+def check_path(path: Path, password: str | None) -> None:
+    """The checks `open` makes, here, so that a bad FILE (or a missing or wrong password) fails at the
+    prompt and not in every browser tab."""
     if not path.exists():
         raise DocumentError(path, "no such file")
     if not path.is_file() and not path.is_dir():
@@ -63,6 +75,9 @@ def check_path(path: Path) -> None:
         from chunktui.engine.readers.documents import check_text_file
 
         check_text_file(path)
+        from chunktui.formats.store import check_source_password
+
+        check_source_password(path, password)
 
 
 def check_listen(host: str, port: int) -> None:

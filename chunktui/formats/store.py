@@ -356,7 +356,9 @@ def is_chunk_store(path: Path) -> bool:
 def check_source_password(path: Path, password: str | None) -> None:
     """Raise PasswordError when `path` (a PDF, or a chunks.yaml whose source is one) is encrypted
     and `password` is missing or wrong; a review without any password is let through (it shows the
-    stored chunks and says the source is not checked)."""
+    stored chunks and says the source is not checked). A PDF or DOCX `path` that cannot be opened at
+    all (damaged, truncated, not a zip) raises DocumentError too."""
+    from chunktui.engine.readers import check_opens
     from chunktui.engine.readers.pdf import check_password
 
     path = Path(path)
@@ -367,7 +369,7 @@ def check_source_password(path: Path, password: str | None) -> None:
         if source is not None and password:
             check_password(source, password)
     else:
-        check_password(path, password)
+        check_opens(path, password)
 
 
 def _resolve_source(stored, base: Path) -> Path | None:

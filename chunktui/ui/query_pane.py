@@ -32,6 +32,7 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from chunktui.engine import ChunkSet, ChunktuiError, Document
+from chunktui.engine.core.model import one_line
 from chunktui.engine.analysis.bm25 import document_tokens
 from chunktui.engine.analysis.retrieval import (TOKEN_BUDGET, BM25Index, Fts5Index, RetrievalReport, auto_queries, bm25_index,
                                                 embedded_tokens, evaluate_retrieval, load_queries, merge)
@@ -237,7 +238,7 @@ class QueryPane(Vertical):
                     label = " > ".join(map(str, label))
                 options.append(Option(Text.assemble((f"★{rank} ", "bold"), f"#{pos + 1}  ",
                                                     (f"{score:6.2f}", "bold"),
-                                                    f"  L{c.start_line}-{c.end_line}  ", (str(label), "dim")),
+                                                    f"  L{c.start_line}-{c.end_line}  ", (one_line(str(label)), "dim")),
                                       id=f"chunk:{pos}"))
         if queries and report is not None:
             if options:

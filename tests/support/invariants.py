@@ -5,6 +5,7 @@ long runs their generated inputs are made of."""
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from chunktui.engine.strategies._delimiters import decode_delimiters
 from chunktui.engine.core.tokens import get_counter, get_encoding
 
 ENC = get_encoding("cl100k_base")
+LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what breaks a row of the app's table or gutter
 
 FRAGMENTS = [
     "word", "the", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "?", "!", ",", "é", "e\u0301", "ñ",
@@ -59,6 +61,7 @@ def check_invariants(cs):
         assert c.embed_text == (c.context_text or c.text)
         assert c.embed_tokens == (c.tokens if c.embed_text == c.text else len(ENC.encode_ordinary(c.embed_text)))
         assert c.sha256 == hashlib.sha256(c.text.encode("utf-8")).hexdigest()
+        assert not LINE_BREAKING.search(c.boundary_label), c.boundary_label  # a label is drawn on one row
         ov_prev = max(0, min(chunks[i - 1].end, c.end) - c.start) if i else 0
         ov_next = max(0, c.end - chunks[i + 1].start) if i + 1 < len(chunks) else 0
         assert (c.overlap_prev_chars, c.overlap_next_chars) == (ov_prev, ov_next)

@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from itertools import accumulate, starmap
 
 from ..core.derived import derived
-from ..core.model import Span
+from ..core.model import Span, one_line
 from ..strategies import Proposal
 from .entities import Entity, extract
 from .languages import COMMENT_LIKE, MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
@@ -587,15 +587,15 @@ class CodeChunker:
     def _boundary(self, index, s2, scope_label, defined, local_imports) -> tuple[str, str]:
         for d in defined:
             if d.extent_start <= s2 <= d.start or d.start == s2:
-                return _BOUNDARY.get(d.kind, "entity"), d.signature
+                return _BOUNDARY.get(d.kind, "entity"), one_line(d.signature)
         if local_imports and local_imports[0].start <= s2 + 1:
-            return "import", local_imports[0].signature
+            return "import", one_line(local_imports[0].signature)
         if scope_label is not None:
-            return "statement", scope_label
+            return "statement", one_line(scope_label)
         text = self.doc.text
         nl = text.find("\n", s2, s2 + 200)
         first_line = text[s2:nl if nl >= 0 else s2 + 80]
-        return ("start" if index == 0 else "block"), first_line.strip()[:80]
+        return ("start" if index == 0 else "block"), one_line(first_line, 80)
 
     def _context(self, chain, scope_label, defined, siblings, uses: list[str], code: str) -> str:
         """The text for an embedding model (not for context mode "none")."""

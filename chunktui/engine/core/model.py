@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import re
 import weakref
 from bisect import bisect_left, bisect_right
 from collections import deque
@@ -24,6 +25,25 @@ from . import slices
 from .options import CONTEXT_HEADERS
 if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
     from ..readers.documents import Document
+
+
+_CONTROL = "\x00-\x1f\x7f-\x9f\u2028\u2029"  # C0 and C1 controls (line feed, tab, NEL...) and Unicode's line breaks
+_BREAK = re.compile(f" *[{_CONTROL}][ {_CONTROL}]*")  # a run of them, with the spaces around it
+_LEADING = re.compile(f"[\\s{_CONTROL}]*")
+
+
+def one_line(text: str, limit: int = 0) -> str:
+    """`text` as a label: one line, whatever the document held. Line feeds, tabs and other control
+    characters become a space (with the spaces and controls around them), and the ends are
+    stripped; runs of plain spaces stay. Cut to `limit` characters when one is given (only the
+    head of a long text is looked at). A label drawn in a gutter or a table cell with a line
+    feed in it breaks the row (the table of contents of a PDF gave a label of three lines)."""
+    if limit:
+        blank = _LEADING.match(text)
+        text = text[blank.end() if blank else 0:][:limit * 4]
+    if text.isprintable():
+        return text.strip()[:limit or None]
+    return _BREAK.sub(" ", text).strip()[:limit or None]
 
 
 # Span's metadata default, told apart by identity: a new dict per span, as field(default_factory=dict) gives

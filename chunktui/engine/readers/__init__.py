@@ -8,7 +8,8 @@ the document: per-page character ranges (PDF), the nearest heading's anchor (HTM
 body-block index range (DOCX). `locate` adds them to each span's metadata after a strategy ran.
 
 Extractions are cached in memory by the file's sha256 and the reader options, so re-chunking
-and reopening never re-extract.
+and reopening never re-extract, and on disk (disk_cache.py; never an encrypted PDF's text), so
+another process reopening the file does not either.
 """
 
 from __future__ import annotations
@@ -104,6 +105,23 @@ def reader_for(path) -> str | None:
     return READERS.get(Path(path).suffix.lower())
 
 
+def check_opens(path, password: str | None = None) -> None:
+    """Raise DocumentError (PasswordError for a missing or wrong password) when the reader of the
+    file's format cannot open it at all: a damaged or truncated PDF, an encrypted one without its
+    password, a DOCX that is no zip or no Word package. Quick (the file is opened, not read
+    through), so the app's command line can say so in one line before its screen takes over;
+    HTML and text files are left to their readers, which take any bytes."""
+    fmt = reader_for(path)
+    if fmt == "pdf":
+        from .pdf import check_opens as check_pdf
+
+        check_pdf(path, password)
+    elif fmt == "docx":
+        from .docx import check_opens as check_docx
+
+        check_docx(path)
+
+
 def extract(path: str, data: bytes, digest: str, options: dict | None = None, watch: Watch | None = None) -> Extraction:
     """The file's extraction, from the cache when this content was read with these options.
     `watch` hears of the reader's progress and may stop it (a PDF reports page by page; the
@@ -115,21 +133,31 @@ def extract(path: str, data: bytes, digest: str, options: dict | None = None, wa
     if hit is not None:
         _cache.move_to_end(key)
         return hit
-    if fmt == "pdf":
-        from .pdf import read_pdf
-        result = read_pdf(path, data, options.get("password"), watch)
-    elif fmt == "docx":
-        from .docx import read_docx
-        result = read_docx(path, data)
-    else:
-        from .html import read_html
-        result = read_html(path, data, options.get("html", "main"))
+    from . import disk_cache
+
+    on_disk = disk_cache.entry_path(digest, fmt, key[2]) if fmt and disk_cache.cacheable(fmt, data, options) else None
+    result = disk_cache.load(on_disk) if on_disk is not None else None
+    if result is None:
+        result = _read(path, data, fmt, options, watch)
+        if on_disk is not None:
+            disk_cache.store(on_disk, result)
     _cache[key] = result
     while len(_cache) > _CACHE_SIZE:
         _cache.popitem(last=False)
     if watch is not None:
         watch.report(1.0)
     return result
+
+
+def _read(path: str, data: bytes, fmt: str | None, options: dict, watch: Watch | None) -> Extraction:
+    if fmt == "pdf":
+        from .pdf import read_pdf
+        return read_pdf(path, data, options.get("password"), watch)
+    if fmt == "docx":
+        from .docx import read_docx
+        return read_docx(path, data)
+    from .html import read_html
+    return read_html(path, data, options.get("html", "main"))
 
 
 def extracted_document(path: str, data: bytes, digest: str, options: dict | None = None,

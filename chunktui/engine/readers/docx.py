@@ -2,7 +2,9 @@
 
 Heading styles ("Heading 1".."Heading 6", "Title") become `#` headings, list paragraphs `-`
 items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; footnotes
-and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`). Each
+and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`), numbered from
+1 in the order the body refers to them (not by their `w:id`: LibreOffice's first footnote is 2,
+comments count from 0), and the body holds a mark where each is referred to (`[^N]`, `[^cN]`). Each
 chunk gets the range of body blocks it touches (`paragraph_start`/`paragraph_end`, 1-based,
 counting the body's paragraphs and tables in order; a table is one block).
 """
@@ -12,7 +14,7 @@ from __future__ import annotations
 import io
 import re
 import zipfile
-from itertools import pairwise
+from itertools import count, pairwise
 
 from ..core.errors import DocumentError
 from . import Extraction, Region, library_version, pipe_table
@@ -23,20 +25,12 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
 def read_docx(path: str, data: bytes) -> Extraction:
-    _check_zip(path, data)
-    import docx
-    from docx.opc.exceptions import PackageNotFoundError
-
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
-        raise DocumentError(path, f"not a readable DOCX ({exc or type(exc).__name__})") from None
-    except Exception as exc:  # noqa: BLE001 - lxml's XMLSyntaxError and kin: a damaged part
-        raise DocumentError(path, f"not a readable DOCX ({type(exc).__name__}: {exc})") from None
+    document = _open(path, data)
+    marks = _note_marks(document)
     parts: list[str] = []
     regions: list[Region] = []
     pos = 0
-    for number, block in enumerate(_blocks(document), 1):
+    for number, block in enumerate(_blocks(document, marks), 1):
         if not block:
             continue
         if parts:
@@ -46,7 +40,7 @@ def read_docx(path: str, data: bytes) -> Extraction:
         regions.append(Region(pos, pos + len(block), {"paragraph": number}))
         parts.append(block)
         pos += len(block)
-    notes = _notes(document)
+    notes = _notes(document, marks)
     if notes:
         parts.append(("\n\n" if parts else "") + "\n\n".join(notes))
     text = "".join(parts)
@@ -57,6 +51,29 @@ def read_docx(path: str, data: bytes) -> Extraction:
         regions[-1].end = len(text)
     warnings = [] if text.strip() else ["the document has no text: no chunks"]
     return Extraction(text=text, extractor=library_version("python-docx"), regions=regions, warnings=warnings)
+
+
+def _open(path: str, data: bytes):
+    """python-docx's document of the bytes, or the one-line error of a corrupt zip, a zip bomb, or
+    a zip that is no Word package (a part missing or damaged)."""
+    _check_zip(path, data)
+    import docx
+    from docx.opc.exceptions import PackageNotFoundError
+
+    try:
+        return docx.Document(io.BytesIO(data))
+    except (PackageNotFoundError, KeyError, ValueError, zipfile.BadZipFile) as exc:
+        raise DocumentError(path, f"not a readable DOCX ({exc or type(exc).__name__})") from None
+    except Exception as exc:  # noqa: BLE001 - lxml's XMLSyntaxError and kin: a damaged part
+        raise DocumentError(path, f"not a readable DOCX ({type(exc).__name__}: {exc})") from None
+
+
+def check_opens(path) -> None:
+    """Raise DocumentError if the file at `path` is no DOCX python-docx can open. Opening parses
+    the package's XML but does not walk the body (the slow part of a read), so this is quick."""
+    from pathlib import Path
+
+    _open(str(path), Path(path).read_bytes())
 
 
 def _is_item(block: str) -> bool:
@@ -77,20 +94,38 @@ def _check_zip(path: str, data: bytes) -> None:
         raise DocumentError(path, f"a zip member expands {worst:,.0f} times, over the limit of {MAX_RATIO} (zip bomb?)")
 
 
-def _blocks(document):
+_REFERENCES = {f"{_W}footnoteReference": "footnote", f"{_W}commentReference": "comment"}
+_MARK = {"footnote": "[^{}]", "comment": "[^c{}]"}
+
+
+def _note_marks(document) -> dict[tuple[str, str], int]:
+    """The number of each footnote and comment, (kind, w:id) -> 1, 2, ..., in the order the body
+    (its tables too) refers to them."""
+    numbers: dict[tuple[str, str], int] = {}
+    counts = dict.fromkeys(_MARK, 0)
+    for ref in document.element.body.iter(*_REFERENCES):
+        kind = _REFERENCES[ref.tag]
+        key = (kind, ref.get(f"{_W}id") or "")
+        if key not in numbers:
+            counts[kind] += 1
+            numbers[key] = counts[kind]
+    return numbers
+
+
+def _blocks(document, marks: dict[tuple[str, str], int]):
     """Markdown of each body block (paragraph or table), in order; an empty paragraph gives ''."""
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
     for item in document.iter_inner_content():
         if isinstance(item, Paragraph):
-            yield _paragraph(item)
+            yield _paragraph(item, marks)
         elif isinstance(item, Table):
-            yield _table(item)
+            yield _table(item, marks)
 
 
-def _paragraph(p) -> str:
-    text = _inline(p).strip()
+def _paragraph(p, marks: dict[tuple[str, str], int]) -> str:
+    text = _inline(p, marks).strip()
     if not text:
         return ""
     style = (p.style.name if p.style is not None else "") or ""
@@ -107,52 +142,61 @@ def _paragraph(p) -> str:
     return text
 
 
-def _inline(p) -> str:
+def _inline(p, marks: dict[tuple[str, str], int]) -> str:
+    """The paragraph's text, links as markdown links, and the mark of each footnote or comment
+    referred to where the reference stands."""
     from docx.text.hyperlink import Hyperlink
 
     out = []
     for item in p.iter_inner_content():
         if isinstance(item, Hyperlink):
             out.append(f"[{item.text}]({item.address})" if item.address else item.text)
-        else:
-            out.append(item.text)
+            continue
+        out.append(item.text)
+        for ref in item._r.iter(*_REFERENCES):
+            kind = _REFERENCES[ref.tag]
+            out.append(_MARK[kind].format(marks[(kind, ref.get(f"{_W}id") or "")]))
     return "".join(out)
 
 
-def _table(table) -> str:
-    return pipe_table([[" ".join(_cell_text(cell).split()).replace("|", "\\|") for cell in row.cells]
+def _table(table, marks: dict[tuple[str, str], int]) -> str:
+    return pipe_table([[" ".join(_cell_text(cell, marks).split()).replace("|", "\\|") for cell in row.cells]
                        for row in table.rows])
 
 
-def _cell_text(cell) -> str:
-    """A cell's paragraphs and the cells of the tables inside it, in order (python-docx's
-    `cell.text` leaves a nested table out, and Word puts tables in cells)."""
+def _cell_text(cell, marks: dict[tuple[str, str], int]) -> str:
+    """A cell's paragraphs (with their marks) and the cells of the tables inside it, in order
+    (python-docx's `cell.text` leaves a nested table out, and Word puts tables in cells)."""
     from docx.table import Table
 
     parts = []
     for item in cell.iter_inner_content():
         if isinstance(item, Table):
-            parts += [_cell_text(inner) for row in item.rows for inner in row.cells]
+            parts += [_cell_text(inner, marks) for row in item.rows for inner in row.cells]
         else:
-            parts.append(item.text)
+            parts.append(_inline(item, marks))
     return " ".join(parts)
 
 
-def _notes(document) -> list[str]:
-    """Footnotes and comments as marked blocks, read from their parts' XML."""
-    out = []
+def _notes(document, marks: dict[tuple[str, str], int]) -> list[str]:
+    """Footnotes, then comments, as marked blocks read from their parts' XML, each under the number
+    of its mark in the body; those the body never refers to are numbered after the rest."""
+    from lxml import etree
+
+    found: dict[str, list[tuple[int | None, str]]] = {"footnote": [], "comment": []}
     for part in document.part.package.parts:
-        name = str(part.partname)
-        kind = {"/word/footnotes.xml": "footnote", "/word/comments.xml": "comment"}.get(name)
+        kind = {"/word/footnotes.xml": "footnote", "/word/comments.xml": "comment"}.get(str(part.partname))
         if kind is None:
             continue
-        from lxml import etree
-
-        root = etree.fromstring(part.blob)
-        for note in root.iter(f"{_W}footnote", f"{_W}comment"):
+        for note in etree.fromstring(part.blob).iter(f"{_W}footnote", f"{_W}comment"):
             if note.get(f"{_W}type") in ("separator", "continuationSeparator"):
                 continue
             words = " ".join("".join(t.text or "" for t in note.iter(f"{_W}t")).split())
             if words:
-                out.append(f"> [{kind} {note.get(f'{_W}id')}] {words}")
+                found[kind].append((marks.get((kind, note.get(f"{_W}id") or "")), words))
+    out = []
+    for kind, notes in found.items():
+        unreferred = count(max((n for (k, _), n in marks.items() if k == kind), default=0) + 1)
+        numbered = sorted((number if number is not None else next(unreferred), words) for number, words in notes)
+        out += [f"> [{kind} {number}] {words}" for number, words in numbered]
     return out

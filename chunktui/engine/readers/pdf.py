@@ -26,18 +26,31 @@ _DROP = str.maketrans({"\ufffe": None, "\x02": None, "\x00": None, "\r": None})
 
 
 def read_pdf(path: str, data: bytes, password: str | None = None, watch: Watch | None = None) -> Extraction:
-    import pypdfium2 as pdfium
-
-    try:
-        pdf = pdfium.PdfDocument(data, password=password)
-    except pdfium.PdfiumError as exc:
-        if "password" in str(exc).lower():
-            raise _password_error(path, password) from None
-        raise DocumentError(path, _open_problem(str(exc))) from None
+    pdf = _open(path, data, password)
     try:
         return _extract(path, pdf, watch)
     finally:
         pdf.close()
+
+
+def _open(path, source, password: str | None):
+    """PDFium's document of `source` (the bytes, or the path, which PDFium reads as it needs), or
+    the one-line error of a missing or wrong password, or of a damaged or truncated file."""
+    import pypdfium2 as pdfium
+
+    try:
+        return pdfium.PdfDocument(source, password=password)
+    except pdfium.PdfiumError as exc:
+        if "password" in str(exc).lower():
+            raise _password_error(path, password) from None
+        raise DocumentError(path, _open_problem(str(exc))) from None
+
+
+def check_opens(path, password: str | None) -> None:
+    """Raise PasswordError or DocumentError if PDFium cannot open the file at `path`: encrypted
+    without this password, or damaged or truncated. Opening reads only the trailer and the
+    cross-reference table, so this is quick on a file of any size."""
+    _open(path, str(path), password).close()
 
 
 def check_password(path, password: str | None) -> None:
@@ -48,13 +61,12 @@ def check_password(path, password: str | None) -> None:
 
     if reader_for(path) != "pdf":
         return
-    import pypdfium2 as pdfium
-
     try:
-        pdfium.PdfDocument(str(path), password=password).close()
-    except pdfium.PdfiumError as exc:
-        if "password" in str(exc).lower():
-            raise _password_error(path, password) from None
+        check_opens(path, password)
+    except PasswordError:
+        raise
+    except DocumentError:
+        pass
 
 
 def _password_error(path, password: str | None) -> PasswordError:

@@ -34,7 +34,7 @@ from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
 from ..readers.mail import build_threads, missing_header_warnings, normalise_subject, parse_messages
-from ..core.model import Span, chunk_id
+from ..core.model import Span, chunk_id, one_line
 
 _SEP = "\n\n"
 _QUOTE = re.compile(r"^[ \t]*>")
@@ -245,7 +245,7 @@ def run(doc, params, ctx) -> Proposal:
         if max(len(d["text"]), d["span"][1] - d["span"][0]) > max_chars:  # only a window of one message can be
             meta["oversized"] = True
         first = d["new"][0]
-        label = f"{normalise_subject(d['subject']) or d['subject']} · {first.sender.split(' <')[0]}"
+        label = one_line(f"{normalise_subject(d['subject']) or d['subject']} · {first.sender.split(' <')[0]}")
         spans.append(Span(d["span"][0], d["span"][1], "message", label, meta, context_text=d["text"]))
         for m in d["new"]:
             if m.index not in d["covered"]:

@@ -21,7 +21,7 @@ from operator import itemgetter
 
 from . import Param, Proposal, Strategy, register
 from ..core import slices
-from ..core.model import Metadata, SpanTable
+from ..core.model import Metadata, SpanTable, one_line
 from ..readers.logs import LEVEL_NAMES, line_levels, line_texts, record_starts, timestamps_of
 
 _STEP = 1 << 15  # records mapped per C-level call: a million at once holds the GIL (and the app) 20+ ms
@@ -107,7 +107,7 @@ def _describe(doc, records, groups, size, ctx) -> tuple[list[str], list[Metadata
     firsts = [records[a] for a, _, _ in groups]
     stops = [records[b] if b < n_records else n_lines for _, b, _ in groups]  # the line after each chunk
     openings = line_texts(doc, firsts)
-    labels = slices.mapped(str.strip, slices.mapped(_LABEL, openings))
+    labels = slices.mapped(one_line, slices.mapped(_LABEL, openings))  # a TSV log's tabs too
     ts_open = timestamps_of(openings)
     ts_close = timestamps_of(line_texts(doc, [records[b - 1] for _, b, _ in groups]))
     codes = line_levels(doc)

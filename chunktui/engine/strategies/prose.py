@@ -18,7 +18,7 @@ from dataclasses import replace
 
 from . import Param, Proposal, Strategy, register
 from ._boilerplate import find_boilerplate, parse_blocks
-from ..core.model import Span
+from ..core.model import Span, one_line
 
 _SENTENCE_END = re.compile(r"[.!?…](?:[\"'”’)\]]*)[ \t]+|\n")
 _WORD_START = re.compile(r"(?<=\s)(?=\S)")
@@ -163,8 +163,7 @@ def _char_pieces(start, end, limit, count):
 def _label(text, u):
     if u.kind == "heading":
         return ("#" * u.level + " " + u.title) if u.level else u.title
-    first = text[u.start:u.end].strip().split("\n", 1)[0]
-    return first[:60]
+    return one_line(text[u.start:u.end].strip().split("\n", 1)[0], 60)
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -222,7 +221,7 @@ def run(doc, params, ctx) -> Proposal:
                     meta = {"header_path": list(u.path), "paragraphs": 1, "split_paragraph": True}
                     if kind == "char" and b - a == 1 and count(a, b) > hi:
                         meta["oversized"] = True  # one character (an emoji) is more tokens than the limit
-                    label = _label(text, heads[0]) if heads and not k else text[a:b].strip()[:60]
+                    label = _label(text, heads[0]) if heads and not k else one_line(text[a:b], 60)
                     spans.append(Span(a, b, kind if k else first_kind, label, meta))
                 continue
             group.append(u)

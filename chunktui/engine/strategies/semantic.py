@@ -31,7 +31,7 @@ from collections.abc import Callable
 from . import Order, Param, Proposal, Strategy, register
 from ..core.derived import derived
 from ..core.errors import ChunkingError
-from ..core.model import Span
+from ..core.model import Span, one_line
 from .markdown import heading_label, scan_markdown, split_lines
 
 SCORES = {"heading": 6.0, "class": 4.0, "function": 3.0, "import": 2.0, "paragraph": 1.0}
@@ -145,7 +145,7 @@ def _definition(stripped: str, allow_signature: bool) -> tuple[str, str] | None:
 
 
 def _short(text: str, width: int = 40) -> str:
-    text = text.strip()
+    text = one_line(text)
     return text if len(text) <= width else text[:width - 1] + "…"
 
 

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.widgets import RichLog
 
 from chunktui.engine import Chunk, ChunkSet
+from chunktui.engine.core.model import one_line
 
 TEXT_LIMIT = 6000  # chars of chunk text drawn; the middle of a longer chunk is elided
 PATH_KEYS = ("scope_chain", "header_path")
@@ -106,11 +107,11 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
                 + f" ({chunkset.tokenizer})\n")
     head.append(f"{chunk.boundary_type}", "italic")
     if chunk.boundary_label:
-        head.append(f": {chunk.boundary_label}")
+        head.append(f": {one_line(chunk.boundary_label)}")
     path = next((chunk.metadata[k] for k in PATH_KEYS if chunk.metadata.get(k)), None)
     if path:
         head.append("\n")
-        head.append(" > ".join(path) if isinstance(path, (list, tuple)) else str(path), "bold cyan")
+        head.append(one_line(" > ".join(map(str, path)) if isinstance(path, (list, tuple)) else str(path)), "bold cyan")
     facts = Table.grid(padding=(0, 1))
     facts.add_column(style="dim", no_wrap=True)
     facts.add_column()

@@ -23,6 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from chunktui.engine import Chunk, ChunkSet
+from chunktui.engine.core.model import one_line
 from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
@@ -123,16 +124,17 @@ def _path(chunk) -> list[str] | None:
     for key in PATH_KEYS:
         value = chunk.metadata.get(key)
         if value:
-            return [str(v) for v in value] if isinstance(value, (list, tuple)) else [str(value)]
+            return [one_line(str(v)) for v in value] if isinstance(value, (list, tuple)) else [one_line(str(value))]
     return None
 
 
 def chunk_label(chunk, width: int, neighbours: tuple = (), part: int = 1, root: int = 0) -> str:
     """Scope chain or header path (the part that tells it from its neighbours), else the boundary
-    label (the column scrolls sideways for a long one)."""
+    label (the column scrolls sideways for a long one). One line, whatever the strategy or a saved
+    chunks.yaml gave: a line feed in a cell would break the row."""
     path = _path(chunk)
     if not path:
-        return chunk.boundary_label
+        return one_line(chunk.boundary_label)
     return distinct_label(path, [p for p in map(_path, neighbours) if p], width, part, root)
 
 

@@ -25,6 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from chunktui.engine import Chunk, ChunkSet, Document
+from chunktui.engine.core.model import one_line
 from .tints import Tints, build_tints
 
 MAX_COLUMNS = 1000  # characters of one line drawn; the rest is summarised as "… +N chars"
@@ -351,7 +352,7 @@ class DocumentView(ScrollView, can_focus=True):
         if starting:
             first = chunks[starting[0]]
             more = f"+{len(starting) - 1}" if len(starting) > 1 else ""
-            label = first.boundary_label or first.boundary_type
+            label = one_line(first.boundary_label) or first.boundary_type  # a line feed would break the gutter
             rank = self.ranks.get(first.index)
             text = f"#{first.index + 1}{more} {f'★{rank} ' if rank else ''}{label}"
             style = tints.marker(first.index)
