@@ -452,7 +452,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         facts = load_phrases(facts_path)
     if scheduler is not None and executor != "dask":
         raise ChunktuiError("--scheduler: only with --executor dask")
-    if workers is not None or resume or executor == "dask":
+    if workers is not None or resume or executor == "dask" or (len(jobs) > 1 and not dry_run and facts is None):
+        # several files: index.json, the corpus dataset, a Ctrl-C summary and --resume, whatever the core count
         from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:
