@@ -282,3 +282,14 @@ def test_a_parquet_folder_run_writes_one_verified_dataset(corpus, tmp_path):
     assert err.splitlines() == [f"chunktui: error: {out_dir}/corpus.parquet: chunk-0001 of {corpus}/guide.md "
                                 "read back does not match its sha256; nothing written"]
     assert (out_dir / "corpus.parquet").read_bytes() == before and not list(out_dir.glob(".*tmp"))
+
+
+def test_without_jobs_a_pool_starts_only_where_it_pays(corpus):
+    """The sample folder (17 files, 0.2 MB) is less work than a pool's start, on any number of
+    cores; forty times as many files are not, from two cores on."""
+    from chunktui.cli.parallel import pool_pays
+    from chunktui.formats.discover import plan_jobs
+
+    jobs = plan_jobs([corpus], None, 0, [])
+    assert not pool_pays(jobs, 2) and not pool_pays(jobs, 64)
+    assert pool_pays(jobs * 40, 2) and not pool_pays(jobs * 40, 1)
