@@ -27,7 +27,9 @@ def without_times(files: dict[str, bytes]) -> dict[str, object]:
 
 
 def test_two_processes_write_what_one_writes(corpus, tmp_path, monkeypatch):
-    """In tasks of three files (a big folder's batches, on a small one), each handed to the pool once."""
+    """In tasks of three files (a big folder's batches, on a small one), each handed to the pool once.
+    Without --jobs, a folder too small for a pool to pay is chunked in this process, and writes
+    the same outputs and the same index.json."""
     from chunktui.cli import parallel
 
     tasks = []
@@ -49,6 +51,8 @@ def test_two_processes_write_what_one_writes(corpus, tmp_path, monkeypatch):
     one, two = outputs(tmp_path / "one"), outputs(tmp_path / "two")
     assert len(one) > 20 and without_times(one) == without_times(two)
     index = json.loads((tmp_path / "two" / "index.json").read_text())
+    in_process = (tmp_path / "one" / "index.json").read_text().replace(str(tmp_path / "one"), str(tmp_path / "two"))
+    assert json.loads(in_process) == index
     assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl",
                                  "context_header": "none"}
     manifests = sorted((tmp_path / "two").rglob("manifest.json"))
@@ -73,6 +77,57 @@ def test_resume_chunks_only_what_changed(corpus, tmp_path):
     assert "One more note." in "".join(p.read_text() for p in (out_dir / "notes-md").glob("chunk-*.txt"))
     code, out, err = run("chunk", corpus, "-o", out_dir, "--jobs", "2", "--resume", "-s", "lines")
     assert code == 0 and "skipped" not in out, err  # other settings: every file again, over its earlier output
+
+
+def test_resume_after_a_run_without_index_reads_each_manifest(corpus, tmp_path):
+    """index.json lost (or an older run's): each output folder's manifest.json holds the source's
+    sha256 and the settings, and --resume skips what they match, whatever spelling the flags had."""
+    out_dir = tmp_path / "out"
+    assert run("chunk", corpus, "-o", out_dir, "-s", "lines", "--size", "40")[0] == 0
+    before = {p: p.stat().st_mtime_ns for p in out_dir.rglob("manifest.json")}
+    (out_dir / "index.json").unlink()
+    changed = corpus / "notes.md"
+    changed.write_text(changed.read_text() + "\n## Later\n\nOne more note.\n")
+    code, out, err = run("chunk", corpus, "-o", out_dir, "-s", "lines", "--chunk-lines", "40", "--resume")
+    assert code == 0, err
+    assert f"Unchanged, skipped (--resume): {len(before) - 1} files" in out and out.startswith("Split 1 file ")
+    assert [p.parent.name for p in out_dir.rglob("manifest.json") if p.stat().st_mtime_ns != before[p]] == ["notes-md"]
+    index = json.loads((out_dir / "index.json").read_text())["files"]
+    assert len(index) == len(before) and index[str(corpus / "guide.md")]["strategy"] == "lines"
+    (out_dir / "index.json").unlink()
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--resume")  # auto did not make these: all again
+    assert code == 0 and "skipped" not in out, err
+    (out_dir / "index.json").unlink()
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--resume")
+    assert code == 0 and f"Unchanged, skipped (--resume): {len(before)} files" in out, err
+
+
+def test_ctrl_c_in_a_run_without_jobs_says_what_is_missing(corpus, tmp_path, monkeypatch):
+    """A folder too small for a pool runs in this process; Ctrl-C there keeps what was written,
+    records it in index.json and says how to finish, as a pool run does."""
+    from chunktui.cli import parallel
+
+    calls = []
+    chunk_one = parallel.chunk_one
+
+    def interrupted_on_the_third(*args):
+        calls.append(args[0])
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return chunk_one(*args)
+
+    monkeypatch.setattr(parallel, "chunk_one", interrupted_on_the_third)
+    out_dir = tmp_path / "out"
+    code, out, err = run("chunk", corpus, "-o", out_dir)
+    total = len(list(corpus.rglob("*.*")))
+    assert code == 130 and out.startswith("Split 2 files ")
+    assert err.splitlines()[-1] == (f"chunktui: interrupted: {total - 2} files not chunked; "
+                                    "run again with --resume to finish")
+    index = json.loads((out_dir / "index.json").read_text())["files"]
+    assert sorted(index) == sorted(str(source) for source in calls[:2])
+    monkeypatch.undo()
+    code, out, err = run("chunk", corpus, "-o", out_dir, "--resume")
+    assert code == 0 and out.startswith(f"Split {total - 2} files ") and "skipped (--resume): 2 files" in out, err
 
 
 def test_a_bad_file_is_one_line_and_the_others_are_written(corpus, tmp_path):
@@ -175,11 +230,18 @@ def test_a_killed_worker_costs_no_file(corpus, tmp_path):
     assert out.startswith(f"Split {total:,} files") and len(list(out_dir.rglob("manifest.json"))) == total
 
 
-def test_resume_without_jobs_runs_one_process_a_core_it_may_use(corpus, tmp_path):
+def test_resume_without_jobs_runs_one_process_a_core_it_may_use(corpus, tmp_path, monkeypatch):
     """The default counts the cores this process may run on (a container's or taskset's limit),
-    not the machine's: pinned to one core, one process, and the same outputs."""
+    not the machine's: pinned to one core, no pool however much work there is, and the same outputs."""
     import os
 
+    from chunktui.cli import parallel
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a pool was started on one core")
+
+    monkeypatch.setattr(parallel, "POOL_START", 0.0)
+    monkeypatch.setattr(parallel, "ProcessPoolExecutor", no_pool)
     allowed = os.sched_getaffinity(0)
     os.sched_setaffinity(0, {min(allowed)})
     try:
@@ -187,7 +249,8 @@ def test_resume_without_jobs_runs_one_process_a_core_it_may_use(corpus, tmp_path
     finally:
         os.sched_setaffinity(0, allowed)
     assert code == 0, err
-    assert "with 1 process." in out
+    assert " process" not in out and "Index: " in out
+    monkeypatch.undo()
     assert run("chunk", corpus, "-o", tmp_path / "all", "-f", "jsonl", "--jobs", "2")[0] == 0
     assert without_times(outputs(tmp_path / "pinned")) == without_times(outputs(tmp_path / "all"))
 
@@ -197,7 +260,7 @@ def test_a_parquet_folder_run_writes_one_verified_dataset(corpus, tmp_path):
     import pyarrow.parquet as pq
 
     out_dir = tmp_path / "out"
-    code, out, err = run("chunk", corpus, "-o", out_dir, "-f", "parquet", "--jobs", "2")
+    code, out, err = run("chunk", corpus, "-o", out_dir, "-f", "parquet")  # no --jobs: a folder run is one
     assert code == 0, err
     index = json.loads((out_dir / "index.json").read_text())["files"]
     parts = [pq.read_table(Path(e["output"]) / "chunks.parquet") for _, e in sorted(index.items())]
@@ -219,3 +282,14 @@ def test_a_parquet_folder_run_writes_one_verified_dataset(corpus, tmp_path):
     assert err.splitlines() == [f"chunktui: error: {out_dir}/corpus.parquet: chunk-0001 of {corpus}/guide.md "
                                 "read back does not match its sha256; nothing written"]
     assert (out_dir / "corpus.parquet").read_bytes() == before and not list(out_dir.glob(".*tmp"))
+
+
+def test_without_jobs_a_pool_starts_only_where_it_pays(corpus):
+    """The sample folder (17 files, 0.2 MB) is less work than a pool's start, on any number of
+    cores; forty times as many files are not, from two cores on."""
+    from chunktui.cli.parallel import pool_pays
+    from chunktui.formats.discover import plan_jobs
+
+    jobs = plan_jobs([corpus], None, 0, [])
+    assert not pool_pays(jobs, 2) and not pool_pays(jobs, 64)
+    assert pool_pays(jobs * 40, 2) and not pool_pays(jobs * 40, 1)

@@ -408,15 +408,15 @@ def demo():
 @HTML_MODE
 @PASSWORD
 @click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Chunk the files in N processes (default with --resume or --executor: one a core), "
-                   "with one progress bar and index.json beside the outputs.")
+              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs. "
+                   "Default for several files: one a core, or this process when a pool cannot pay (few or small files).")
 @click.option("--executor", type=click.Choice(("local", "dask")), default="local", show_default=True,
               help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).")
 @click.option("--scheduler", default=None, metavar="ADDRESS",
               help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.")
 @click.option("--resume", is_flag=True,
-              help="Skip files index.json records with the same sha256 and settings; chunk the others over "
-                   "their earlier output (implies --jobs).")
+              help="Skip files index.json (or, without it, their manifest.json) records with the same sha256 "
+                   "and settings; chunk the others over their earlier output (implies --jobs).")
 @CONTEXT_HEADER
 def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
           max_file_size, html_mode, password, workers, resume, executor, scheduler, context_header, **flags):
@@ -452,7 +452,8 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         facts = load_phrases(facts_path)
     if scheduler is not None and executor != "dask":
         raise ChunktuiError("--scheduler: only with --executor dask")
-    if workers is not None or resume or executor == "dask":
+    if workers is not None or resume or executor == "dask" or (len(jobs) > 1 and not dry_run and facts is None):
+        # several files: index.json, the corpus dataset, a Ctrl-C summary and --resume, whatever the core count
         from chunktui.cli.parallel import run_parallel
 
         if dry_run or facts is not None:

@@ -20,6 +20,7 @@ import json
 import multiprocessing
 import os
 import signal
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -39,6 +40,13 @@ if TYPE_CHECKING:
 EXIT_INTERRUPTED = 130
 How = tuple[str, dict, str, str, dict | None, str]  # strategy, params, tokenizer, format, reader options, context header
 MAX_BATCH = 16  # files a task at most
+# Without --jobs, a run whose work is estimated below what starting the pool costs is chunked in
+# this process. Measured on the 2-core machine at a load of 6 (python files of the standard library,
+# in this process against a pool of 2, median of 3): the pool's start is 0.8 to 1.5 s of wall time,
+# a file costs about 5 ms plus 1.8 ms a KB in one process.
+POOL_START = 1.0  # seconds
+FILE_COST = 0.005  # seconds a file
+BYTE_COST = 1.8e-6  # seconds a byte
 
 
 def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
@@ -49,7 +57,6 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     from chunktui.formats.export import check_target, recover_interrupted
     from chunktui.formats.records import display_path, to_plain
 
-    workers = workers or cores()
     root = index_root([j.out_dir for j in jobs])
     settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt,
                 "context_header": context_header}
@@ -58,6 +65,8 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     for job in jobs:
         key = display_path(job.source)
         entry = earlier.get(key)
+        if entry is None and resume:
+            entry = manifest_entry(job, settings, budget)
         if entry is not None and unchanged(entry, job):
             files[key] = entry
             continue
@@ -66,14 +75,46 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
         check_target(job.out_dir, force or resume, job.source)
         todo.append((key, job))
     skipped = len(jobs) - len(todo)
+    in_process = workers is None and executor == "local" and not pool_pays([job for _, job in todo], cores())
+    workers = workers or cores()
     started = time.perf_counter()
     done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
-                                 force or resume, budget, workers, executor, scheduler)
+                                 force or resume, budget, 0 if in_process else workers, executor, scheduler)
+    duplicates = count_duplicates(files)
     write_index(root / INDEX_NAME, settings, files)
     dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
-    where = f"on the Dask cluster at {scheduler}" if scheduler else f"with {workers} process{'es' * (workers != 1)}"
-    return summary(files, todo, done, skipped, interrupted, root, budget, seconds, where, dataset)
+    where = (f" in {seconds:.1f} s on the Dask cluster at {scheduler}" if scheduler else "" if in_process
+             else f" in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}")
+    return summary(files, todo, done, skipped, interrupted, root, budget, where, dataset, duplicates)
+
+
+def count_duplicates(files: dict) -> int:
+    """The chunks of this run with the sha256 of an earlier one (in any file), each entry's chunk
+    sha256s taken out (they are not kept in index.json)."""
+    seen: set[str] = set()
+    total = 0
+    for entry in files.values():
+        shas = entry.pop("sha256s", ())
+        total += len(shas)
+        seen.update(shas)
+    return total - len(seen)
+
+
+def pool_pays(jobs, workers: int) -> bool:
+    """Whether `workers` processes would finish `jobs` sooner than this process alone, their start
+    included: the work they take off this process (all but a worker's share) against POOL_START."""
+    if workers < 2:
+        return False
+    work = sum(FILE_COST + BYTE_COST * source_size(job.source) for job in jobs)
+    return work * (1 - 1 / workers) > POOL_START
+
+
+def source_size(path) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def corpus_dataset(root: Path, files: dict) -> str | bool:
@@ -119,6 +160,32 @@ def read_index(path: Path, settings: dict) -> dict:
         return {}
 
 
+def manifest_entry(job, settings: dict, budget: int) -> dict | None:
+    """The index entry of a source whose output folder's manifest.json was written with `settings`
+    (a run without index.json, or one that did not record this source); None when it was not.
+    The manifest holds the params the strategy ran with: `settings`' own are completed by that
+    strategy to compare, and `auto` must have been asked for exactly when it picked the strategy."""
+    from chunktui.engine import get_strategy
+    from chunktui.formats.records import display_path, to_plain
+
+    try:
+        manifest = json.loads((Path(job.out_dir) / "manifest.json").read_text(encoding="utf-8"))
+        if any(manifest.get(k) != settings[k] for k in ("tokenizer", "format", "context_header")):
+            return None
+        strat = get_strategy(manifest["strategy"])
+        picked = any(note.startswith("auto: picked ") for note in manifest.get("notes", []))
+        asked = get_strategy(settings["strategy"]).name
+        if (asked == "auto") != picked or asked not in ("auto", strat.name):
+            return None
+        if to_plain(strat.validate(settings["params"])) != manifest["params"]:
+            return None
+        return {"source_sha256": manifest["source_sha256"], "output": display_path(job.out_dir),
+                "strategy": strat.name, "chunks": len(manifest["chunks"]), "lines": manifest["source_lines"],
+                "over_budget": sum(c["embed_tokens"] > budget for c in manifest["chunks"])}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, ChunktuiError):
+        return None
+
+
 def unchanged(entry: dict, job) -> bool:
     """The earlier run wrote this source as it is now, and its manifest is still there."""
     if "error" in entry or not (Path(job.out_dir) / "manifest.json").is_file():
@@ -153,20 +220,16 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
     """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
+    `workers` 0 runs them in this process, one after the other, as a worker would.
+
     A worker that dies (killed, out of memory, a crash in a library) breaks the whole pool: the
     files of the batches that were in flight are chunked again a file a task, and the files in
     flight when that pool breaks too one at a time, so the one that kills its worker again is
     reported alone; the rest go to a new pool."""
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     if not todo:
         return 0, False
     jobs = dict(todo)
-    console = Console(stderr=True)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
-                        TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
+    progress = progress_bar()
     tally = {"done": 0, "chunks": 0}
     started = time.perf_counter()
 
@@ -195,6 +258,11 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
             interrupted = run_dask(todo, how, budget, workers, scheduler, finish, progress.console)
             return tally["done"], interrupted
         try:
+            if workers == 0:
+                for key in queue:
+                    job = jobs[key]
+                    settle(chunk_task([(key, job.source, job.out_dir)], how, force, budget), finish, progress.console)
+                queue = []
             while queue or suspects or alone:
                 if alone:
                     key = alone.pop(0)
@@ -226,6 +294,22 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
         except KeyboardInterrupt:
             interrupted = True
     return tally["done"], interrupted
+
+
+def progress_bar():
+    """rich's transient bar with files, chunks and files a second on a terminal (or where rich is
+    told to draw one); else commands' _NoProgress, which prints lines and spares importing rich."""
+    from chunktui.cli.commands import _NoProgress
+
+    if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ or "TTY_COMPATIBLE" in os.environ):
+        return _NoProgress()
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
+                    TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
 
 
 def batch_size(files: int, workers: int) -> int:
@@ -332,11 +416,11 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
         return {"error": str(exc)}
     return {"source_sha256": doc.sha256, "output": display_path(out_dir), "strategy": cs.strategy,
             "chunks": len(cs.chunks), "lines": doc.line_count, "over_budget": sum(c.embed_tokens > budget for c in cs.chunks),
-            "warnings": list(cs.warnings)}
+            "warnings": list(cs.warnings), "sha256s": [c.sha256 for c in cs.chunks]}
 
 
 def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
-            seconds: float, where: str, dataset: str | bool | None = None) -> int:
+            where: str, dataset: str | bool | None = None, duplicates: int = 0) -> int:
     """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
     Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
@@ -347,12 +431,17 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     written = [e for e in ran if "error" not in e]
     over = sum(e["over_budget"] for e in written)
     if over:
-        warn_line(f"{plural(over, 'chunk')} over the {budget:,}-token budget (see --budget)")
+        over_files = sum(e["over_budget"] > 0 for e in written)
+        warn_line(f"{plural(over, 'chunk')} in {plural(over_files, 'file')} over the {budget:,}-token budget "
+                  "(see --budget)")
     line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
-            f"{plural(sum(e['chunks'] for e in written), 'chunk')} in {seconds:.1f} s {where}"
-            f". Output: {folder_display(root)} (one folder per file). Index: {folder_display(root)}{INDEX_NAME}")
+            f"{plural(sum(e['chunks'] for e in written), 'chunk')}{where}"
+            f". Output: {folder_display(root)} (one folder per file, each with its manifest.json)"
+            f". Index: {folder_display(root)}{INDEX_NAME}")
     if dataset:
         line += f". Dataset: {dataset}"
+    if duplicates:
+        line += f". Duplicates (same sha256 as an earlier chunk): {duplicates:,}"
     if skipped:
         line += f". Unchanged, skipped (--resume): {plural(skipped, 'file')}"
     if failed:
