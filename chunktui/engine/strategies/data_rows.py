@@ -51,7 +51,7 @@ def run(doc, params, ctx) -> Proposal:
         if len(text) > max_chars:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))
-    return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"],
+    return Proposal(spans, notes=[f"data-rows: {len(table.rows):,} rows in {len(spans):,} chunks"],
                     warnings=shape_warnings(table, doc))
 
 

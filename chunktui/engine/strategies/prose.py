@@ -241,7 +241,7 @@ def run(doc, params, ctx) -> Proposal:
     if not units and not gaps and text:  # only whitespace: still one chunk, nothing silently lost
         for a, b, kind in _pieces(text, 0, len(text), hi, counter, count=count):
             spans.append(Span(a, b, "start" if a == 0 else kind, "", {"header_path": [], "paragraphs": 0}))
-    notes = [f"prose: {len(gaps)} boilerplate block(s) left out"] if gaps else []
+    notes = [f"prose: {len(gaps):,} boilerplate block(s) left out"] if gaps else []
     return Proposal(spans, gaps=gaps, notes=notes)
 
 
