@@ -46,7 +46,7 @@ def _units(doc, keep_boilerplate):
     for i, b in enumerate(blocks):
         start = 0 if i == 0 else b.start
         end = blocks[i + 1].start if i + 1 < len(blocks) else len(doc.text)
-        if b.kind == "heading" and b.level <= 3:
+        if b.kind == "heading" and b.level:  # H4-H6 too: they tell the chunks of a long H2 apart
             path = [p for p in path if p[0] < b.level] + [(b.level, b.title)]
         if i in boiler:
             if gaps and gaps[-1][1] == start and gaps[-1][2] == boiler[i]:
