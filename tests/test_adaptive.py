@@ -49,7 +49,7 @@ def test_dense_code_shrinks_chunks():
 
 
 def test_sparse_prose_grows_chunks():
-    cs = run("\n".join([SPARSE] * 400) + "\n", size=100, overlap=0)
+    cs = run("\n".join([SPARSE] * 400) + "\n", size=100, overlap=0, max_tokens=0)  # lines, not tokens
     assert all(c.metadata["density"] < 0.2 for c in cs.chunks)
     assert all(c.metadata["target_lines"] > 150 for c in cs.chunks)
     assert min(core_lengths(cs)[:-1]) >= 150 - 40
@@ -75,7 +75,7 @@ def test_density_map_ranges():
 
 def test_cuts_prefer_headings_near_the_adapted_target():
     lines = ["# Top"] + [SPARSE] * 150 + ["", "## Next"] + [SPARSE] * 200
-    cs = run("\n".join(lines) + "\n", "markdown", size=80, overlap=0)
+    cs = run("\n".join(lines) + "\n", "markdown", size=80, overlap=0, max_tokens=0)
     # sparse: target ~2x 80 lines; the heading at line 153 is within the +-25% window
     assert cs.chunks[1].metadata["core_start_line"] == 153
     assert cs.chunks[1].boundary_label == "## Next"

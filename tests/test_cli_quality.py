@@ -57,8 +57,8 @@ def test_sweep_bad_input_is_one_line_and_exit_2():
 
 def test_compare_two_profiles(tmp_path):
     a, b = tmp_path / "a.yaml", tmp_path / "b.yaml"
-    save_profile(a, "lines", {"size": 20, "overlap": 0}, "cl100k_base")
-    save_profile(b, "lines", {"size": 40, "overlap": 0}, "cl100k_base")
+    save_profile(a, "lines", {"size": 20, "overlap": 0, "max_tokens": 0}, "cl100k_base")
+    save_profile(b, "lines", {"size": 40, "overlap": 0, "max_tokens": 0}, "cl100k_base")
     code, out, _ = run("compare", GUIDE, "--a", str(a), "--b", str(b))
     assert code == 0
     doc = load_document(GUIDE)

@@ -198,3 +198,11 @@ def test_a_csv_error_names_the_path_as_given():
     doc = Document.from_text("a,b\n1,2\n3,x\ry\n", path="exports/cr.csv")
     with pytest.raises(ChunkingError, match=r"^exports/cr.csv: line 3: "):
         chunk_document(doc, "data")
+
+
+def test_notes_group_the_digits_of_row_counts():
+    """numpy_umath_cos.csv: the first 1,031 lines of numpy's
+    _core/tests/data/umath-validation-set-cos.csv. A count of 1030 rows read as a year."""
+    doc = load_document(FIXTURES / "numpy_umath_cos.csv")
+    assert chunk_document(doc, "data").notes[0].startswith("data: header + 20 of 1,030 rows")
+    assert chunk_document(doc, "data-rows").notes[0].startswith("data-rows: 1,030 rows in ")

@@ -258,7 +258,7 @@ def test_default_output_dir_dashes_the_file_name():
 def test_profile_round_trip_and_validation(tmp_path):
     path = save_profile(tmp_path / "p.yaml", "fixed-count", {"size": "50"}, "o200k_base")
     profile = load_profile(path)
-    assert (profile.strategy, profile.params, profile.tokenizer) == ("lines", {"chunk_lines": 50, "overlap_lines": 20}, "o200k_base")
+    assert (profile.strategy, profile.params, profile.tokenizer) == ("lines", {"chunk_lines": 50, "overlap_lines": 20, "max_tokens": 512}, "o200k_base")
     bad = {
         "unknown param": "strategy: lines\nparams: {min_char: 5}\n",
         "out of range": "strategy: lines\nparams: {size: -1}\n",

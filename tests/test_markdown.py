@@ -219,3 +219,23 @@ def test_fences_whole_overlap_bounded_and_sizes_fit(text, max_char, overlap, min
             assert b.metadata.get("part", 1) > 1 and a.end - b.start <= overlap
         else:
             assert b.start == a.end
+
+
+@pytest.mark.parametrize("strategy", ["markdown", "prose"])
+def test_header_paths_go_down_to_the_h4_a_chunk_starts_under(strategy):
+    """node_fs_filehandle.md: Node's doc/api/fs.md (Debian's nodejs-doc), its title and lines 124-403
+    (`## Promises API` to `filehandle.read(...)`). Its `### Class: FileHandle` is one long section of
+    `####` methods; the pieces were all labelled `Class: FileHandle`. Each chunk's path now ends
+    with the last heading, of any level, at or before the chunk's own text (after its overlap)."""
+    import re
+
+    doc = load_document(Path(__file__).parent / "fixtures" / "node_fs_filehandle.md")
+    heads = [(m.start(), m.group(1)) for m in re.finditer(r"^#{1,6} (.+)$", doc.text, re.M)]
+    # markdown at cgft's sizes, which the report was made with (smaller pieces may share an H4)
+    params = {"max_chars": 2048, "min_chars": 1024} if strategy == "markdown" else {}
+    chunks = chunk_document(doc, strategy, params).chunks
+    paths = [c.metadata["header_path"] for c in chunks]
+    for c, path in zip(chunks, paths):
+        core = c.start + c.overlap_prev_chars
+        assert path[-1] == [title for at, title in heads if at <= core][-1]
+    assert sum(len(p) > 3 for p in paths) >= 4 and len(set(map(tuple, paths))) == len(paths)

@@ -85,7 +85,7 @@ def test_old_manifest_and_chunks_json_load_under_the_new_names(monkeypatch):
 
 def test_old_profiles_load_under_the_new_names():
     assert load_profile(OLD / "markdown.yaml").params == {"min_chars": 100, "max_chars": 700, "overlap_chars": 50}
-    assert load_profile(OLD / "lines.yaml").params == {"chunk_lines": 30, "overlap_lines": 5}
+    assert load_profile(OLD / "lines.yaml").params == {"chunk_lines": 30, "overlap_lines": 5, "max_tokens": 512}
     code = load_profile(OLD / "code.yaml").params
     assert code["size"] == 900 and "max_chunk_size" not in code
 
@@ -99,7 +99,7 @@ def test_cli_flags_take_aliases_and_an_old_profile(tmp_path, monkeypatch):
         code, _, err = run("chunk", "guide.md", "-s", "markdown", *args, "-f", "json", "-o", name)
         assert code == 0, err
         outputs[name] = json.loads(Path(name, "manifest.json").read_text(encoding="utf-8"))
-    assert outputs["alias"]["params"] == outputs["name"]["params"] == {"min_chars": 1024, "max_chars": 700,
+    assert outputs["alias"]["params"] == outputs["name"]["params"] == {"min_chars": 640, "max_chars": 700,
                                                                         "overlap_chars": 128}
     # the flag overrides the profile's max_chars (700 over its 700 saved as max_char), the rest is the profile's
     assert outputs["profile"]["params"] == {"min_chars": 100, "max_chars": 700, "overlap_chars": 50}
@@ -152,7 +152,7 @@ def test_strategies_command_shows_aliases():
     assert code == 0 and "--size N (alias --max-chunk-size)" in out
     data = {s["name"]: s for s in json.loads(run("strategies", "--json")[1])}
     assert data["markdown"]["params"][1] | {"help": ""} == {
-        "name": "max_chars", "type": "int", "default": 2048, "help": "", "min": 1, "max": 10_000_000,
+        "name": "max_chars", "type": "int", "default": 1280, "help": "", "min": 1, "max": 10_000_000,
         "unit": "chars", "aliases": ["max_char"]}
 
 

@@ -44,6 +44,7 @@ async def test_strategy_size_and_overlap_changes_rechunk_like_the_engine():
         await settle(pilot)
         assert app.controls.strategy_name == "lines"
         assert_screen_matches_engine(app)
+        await set_input(pilot, "#param-max_tokens", "0")  # sized by lines alone
         before = len(app.chunkset.chunks)
 
         await set_input(pilot, "#param-chunk_lines", "30")
@@ -103,7 +104,7 @@ async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
 
 @run
 async def test_selecting_a_row_scrolls_the_document_there():
-    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}) as (app, pilot):
         target = app.chunkset.chunks[12]
         assert app.view.first_visible_line == 1 and target.start_line > app.view.last_visible_line
         app.table.focus()
@@ -117,7 +118,7 @@ async def test_selecting_a_row_scrolls_the_document_there():
 
 @run
 async def test_moving_the_cursor_selects_the_chunk_under_it():
-    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0}) as (app, pilot):
+    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}) as (app, pilot):
         app.view.focus()
         await pilot.press("pagedown", "down", "down")
         await pilot.pause()

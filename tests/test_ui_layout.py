@@ -141,3 +141,28 @@ async def test_every_strategy_summary_shows_whole_at_80_columns():
             await pilot.pause()
             needed = summary.get_content_height(summary.size, app.size, summary.content_region.width)
             assert summary.content_region.height >= needed, strategy.name
+
+
+@run
+async def test_the_footer_shows_whole_keys_and_the_pane_toggles():
+    """At 80 columns the footer ended `n Next p▏^p palette` (a key cut under the palette key) and at
+    100 `s Strat▏`, and < and >, the only way to the other side pane there, were past its end.
+    Each key shown now lies whole before the palette key, < and > among them; at 100 columns
+    more fit; the app resized keeps it so."""
+    from textual.widgets import Footer
+
+    def shown(app) -> list:
+        footer = app.query_one(Footer)
+        palette = footer.query_one(".-command-palette")
+        keys = [k for k in footer.query("FooterKey") if k.display and k is not palette]
+        assert all(k.region.right <= palette.region.x for k in keys)
+        assert {"toggle_pane('left')", "toggle_pane('right')"} <= {k.action for k in keys}
+        return keys
+
+    app = ChunktuiApp(SAMPLES / "guide.md", debounce=FAST)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        narrow = len(shown(app))
+        await pilot.resize_terminal(100, 30)
+        await pilot.pause()
+        assert len(shown(app)) > narrow

@@ -114,7 +114,8 @@ async def test_sweep_screen_lists_the_engine_cells_and_applies_the_chosen_one():
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(app.screen, SweepScreen)
-        assert app.controls.raw_values == {"chunk_lines": str(chosen.size), "overlap_lines": str(chosen.overlap)}
+        assert app.controls.raw_values == {"chunk_lines": str(chosen.size), "overlap_lines": str(chosen.overlap),
+                                           "max_tokens": "512"}
         shown = app.chunkset
         assert [(c.start, c.end) for c in shown.chunks] == \
             [(c.start, c.end) for c in engine({"size": chosen.size, "overlap": chosen.overlap}).chunks]
@@ -154,7 +155,7 @@ async def test_compare_screen_marks_boundaries_like_the_engine():
         screen = app.screen
         assert isinstance(screen, CompareScreen)
         box = screen.query_one("#compare-b", Input)
-        assert box.value == "lines chunk_lines=15 overlap_lines=0"
+        assert box.value == "lines chunk_lines=15 max_tokens=512 overlap_lines=0"
         box.value = "lines size=30 overlap=0"
         await pilot.press("enter")
         await settle(pilot, screen)

@@ -180,35 +180,40 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
 
 
 @run
-async def test_long_labels_scroll_sideways_under_a_header_that_follows():
-    async with opened(SAMPLES / "talk.vtt", strategy="cues", params={"size": 600}) as (app, pilot):
+async def test_every_label_is_cut_in_the_middle_to_the_column():
+    """textwrap.py under `code` at 170 columns: `def wrap(text, width=70, **k` (a boundary label)
+    was cut on the right by the pane's edge beside `TextWrapper >…ence_endings` (a scope cut in the
+    middle). Every label now fits its column, and a cut one keeps both its ends."""
+    import textwrap
+
+    app = ChunktuiApp(textwrap.__file__, strategy="code", debounce=FAST)
+    async with app.run_test(size=(170, 40)) as pilot:
+        await settle(pilot)
         table = app.table
-        label = table.get_cell_at((0, 5))  # "00:00:04.200 --> 00:00:42.817": wider than the room left for it
-        assert not row_text(table, 0).rstrip().endswith(label) and table.render_line(0).text.split()[0] == "#"
-        assert table.virtual_size.width > table.scrollable_content_region.width
-        table.focus()
-        for _ in range(table.virtual_size.width):
-            await pilot.press("right")
-        await pilot.wait_for_scheduled_animations()  # the keys scroll smoothly
-        assert table.scroll_x > 0
-        assert row_text(table, 0).rstrip().endswith(label)
-        header = table.render_line(0).text
-        assert header.split()[0] != "#" and "label" in header  # the header scrolled with the rows
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        chunks = app.chunkset.chunks
+        rows = range(min(table.row_count, table.scrollable_content_region.height - 1))
+        labels = {row: table.get_cell_at((row, 5)) for row in rows}
+        assert any(not chunks[row].metadata.get("scope_chain") for row in rows)  # some are boundary labels
+        cut = [label for label in labels.values() if "…" in label]
+        assert cut and all(not label.endswith("…") for label in cut)
+        for row, label in labels.items():
+            assert row_text(table, row).rstrip().endswith(label)
 
 
 @run
-async def test_wide_character_labels_are_shown_whole(tmp_path):
-    """A label's column is measured in cells: CJK text takes two a character and must not be cut."""
+async def test_wide_character_labels_are_cut_in_cells(tmp_path):
+    """A label's column is measured in cells: CJK text takes two a character, so a label of 40
+    cells in a narrower column loses its middle, whole characters at a time, and fits it."""
+    from rich.cells import cell_len
+
     path = tmp_path / "cjk.txt"
     path.write_text("日本語の文章です。これは二番目の文です。\n\n段落が変わります。\n", encoding="utf-8")
     async with opened(path, strategy="prose") as (app, pilot):
         table = app.table
         label = table.get_cell_at((0, 5))
-        assert label.startswith("日本語の文章です。")
-        table.focus()
-        for _ in range(table.virtual_size.width):
-            await pilot.press("right")
-        await pilot.wait_for_scheduled_animations()
+        assert label.startswith("日本語の文章") and label.endswith("目の文です。") and "…" in label
+        assert cell_len(label) <= table._widths[-1] - 1
         assert row_text(table, 0).rstrip().endswith(label)
 
 

@@ -21,7 +21,7 @@ from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.reactive import reactive
 from textual.timer import Timer
-from textual.widgets import Footer, Static
+from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
@@ -46,6 +46,7 @@ from .quality_actions import QUALITY_BINDINGS, QualityMixin
 from .query_pane import QUERY_BINDINGS, QueryMixin, QueryPane
 from .widgets.flag_histogram import FlaggedHistogram
 from .widgets.flags import FlagsPanel
+from .widgets.footer import FittingFooter
 from .widgets import scope_tree  # noqa: F401  (registers the code scope tree in the detail pane)
 from .widgets import thread_tree, cue_times, gaps  # noqa: F401  (email threads, cue timings, gaps in the detail pane)
 from chunktui.engine.code.languages import UnsupportedLanguageError
@@ -238,7 +239,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             with Vertical(id="right"):
                 yield FlaggedHistogram(id="histogram")
                 yield ChunkTable(id="table")
-        yield Footer(compact=True)
+        yield FittingFooter(compact=True)
 
     @property
     def controls(self) -> ControlsPane:

@@ -205,13 +205,20 @@ def split_contract(cs, p):
 
 def lines_contract(cs, p):
     """Cores of `chunk_lines` lines tile the file; each chunk starts `overlap_lines` lines before
-    its core, so neighbours share exactly `overlap_lines` lines."""
-    total, size, overlap = cs.document.line_count, p["chunk_lines"], p["overlap_lines"]
+    its core, so neighbours share exactly `overlap_lines` lines; under a `max_tokens` cap a core
+    may be shorter and an overlap too, only in a chunk that holds at most the cap (or is one core
+    line over it alone, flagged)."""
+    total, size, overlap, cap = cs.document.line_count, p["chunk_lines"], p["overlap_lines"], p.get("max_tokens", 0)
     expected_core = 1
     for c in cs.chunks:
         core_a, core_b = c.metadata["core_start_line"], c.metadata["core_end_line"]
-        assert core_a == expected_core and core_b == min(total, core_a + size - 1)
-        assert c.start_line == max(1, core_a - overlap)
+        full, start = min(total, core_a + size - 1), max(1, core_a - overlap)
+        assert core_a == expected_core and core_a <= core_b <= full and start <= c.start_line <= core_a
+        if cap:
+            flagged = c.metadata.get("over_max_tokens", False)
+            assert c.tokens <= cap or flagged and core_b == core_a == c.start_line
+        else:
+            assert core_b == full and c.start_line == start
         assert c.end_line == core_b
         expected_core = core_b + 1
     assert expected_core == total + 1

@@ -23,7 +23,7 @@ from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
 from ..core.derived import derived
-from .semantic import classify, max_lines, plan
+from .semantic import classify, max_lines, max_tokens_param, plan
 
 FULL_LINE = 80  # characters: a line this long counts as completely filled
 MIN_FACTOR, MAX_FACTOR = 0.5, 2.0
@@ -82,7 +82,7 @@ def run(doc, params, ctx) -> Proposal:
     def extra(first: int, target: int) -> dict:
         return {"density": round(chosen[first], 3), "target_lines": target}
 
-    return Proposal(plan(doc, ctx, cls, target_for, overlap, extra))
+    return Proposal(plan(doc, ctx, cls, target_for, overlap, extra, params["max_tokens"]))
 
 
 register(Strategy(
@@ -93,6 +93,7 @@ register(Strategy(
               aliases=("size",)),
         Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
               aliases=("overlap",)),
+        max_tokens_param(),
     ),
     run=run,
     constraints=(Order("overlap_lines", "chunk_lines"),),

@@ -63,7 +63,7 @@ def run(doc, params, ctx) -> Proposal:
     gaps = [] if spans or subs.blocks else [(0, len(doc.text), "blank")]
     for start, _end, kind in subs.blocks:
         gaps.append((start, next_block.get(start, len(doc.text)), kind))
-    notes = [f"cues: {len(subs.cues)} {subs.format.upper()} cues"]
+    notes = [f"cues: {len(subs.cues):,} {subs.format.upper()} cues"]
     if subs.header and spans:  # the WEBVTT header's title and metadata travel with the first chunk
         spans[0] = replace(spans[0], metadata={**spans[0].metadata, "header": dict(subs.header)})
     return Proposal(spans, gaps=gaps, notes=notes, warnings=_order_warnings(subs.cues))

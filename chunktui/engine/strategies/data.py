@@ -46,7 +46,7 @@ def run(doc, params, ctx) -> Proposal:
         meta = table.chunk_metadata(row_numbers=numbers, section="sample")
         spans.append(Span(first.start, last.end, "sample", label, meta, context_text=header_text + body))
     gaps = sampled_out_gaps(spans, len(text))
-    notes = [f"data: header + {len(picked)} of {len(table.rows)} rows, evenly spaced from the first to the last, "
+    notes = [f"data: header + {len(picked):,} of {len(table.rows):,} rows, evenly spaced from the first to the last, "
              f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]
     return Proposal(spans, gaps=gaps, notes=notes, warnings=shape_warnings(table, doc))
 

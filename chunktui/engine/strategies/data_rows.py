@@ -2,7 +2,7 @@
 
 For users who want the whole table: a chunk never splits a row (a quoted field
 with newlines stays whole), holds at most `max_rows` rows and, when `max_chars` is
-set, at most that many characters; a single row longer than that is a chunk of
+set, at most that many characters (with the header it is embedded with); a single row longer than that is a chunk of
 its own, flagged oversized. Chunks after the first repeat the header row in
 their context_text, so each one can be embedded on its own.
 """
@@ -33,7 +33,8 @@ def run(doc, params, ctx) -> Proposal:
             ctx.check()
         count = i - first
         stop = rows[i + 1].start if i + 1 < len(rows) else len(text)
-        if count and (count >= size or stop - start > max_chars):
+        # a chunk after the first is embedded with the header: its characters count too
+        if count and (count >= size or stop - start + (len(header_text) if groups else 0) > max_chars):
             groups.append([start, first, i - 1])
             start, first = row.start, i
     if rows:
@@ -51,7 +52,7 @@ def run(doc, params, ctx) -> Proposal:
         if len(text) > max_chars:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))
-    return Proposal(spans, notes=[f"data-rows: {len(table.rows)} rows in {len(spans)} chunks"],
+    return Proposal(spans, notes=[f"data-rows: {len(table.rows):,} rows in {len(spans):,} chunks"],
                     warnings=shape_warnings(table, doc))
 
 

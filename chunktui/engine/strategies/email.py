@@ -283,7 +283,7 @@ def _message_gaps(m, uncovered: str | None = None) -> list[tuple[int, int, str]]
 
 
 def _n(count: int, noun: str) -> str:
-    return f"{count} {noun}{'' if count == 1 else 'es' if noun.endswith('ch') else 's'}"
+    return f"{count:,} {noun}{'' if count == 1 else 'es' if noun.endswith('ch') else 's'}"
 
 
 register(Strategy(

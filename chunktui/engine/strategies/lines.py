@@ -10,21 +10,28 @@ from __future__ import annotations
 
 from . import Order, Param, Proposal, Strategy, register
 from ..core.model import Span
+from .semantic import TokenCap, max_tokens_param
 
 
 def run(doc, params, ctx) -> Proposal:
     size, overlap = params["chunk_lines"], params["overlap_lines"]
+    cap = TokenCap(doc, ctx, params["max_tokens"]) if params["max_tokens"] else None
     total = doc.line_count
     spans = []
-    for core_first in range(1, total + 1, size):
+    core_first = 1
+    while core_first <= total:
         ctx.check()
         core_last = min(total, core_first + size - 1)
         first = max(1, core_first - overlap)
+        oversized = False
+        if cap is not None:  # fewer lines where they are over the cap
+            first, core_last, oversized = cap.fit(first, core_first, core_last)
         start, end = doc.line_start(first), doc.line_end(core_last)
-        spans.append(Span(
-            start, end, "line", f"lines {core_first}-{core_last}",
-            metadata={"core_start_line": core_first, "core_end_line": core_last},
-        ))
+        meta: dict[str, object] = {"core_start_line": core_first, "core_end_line": core_last}
+        if oversized:
+            meta["over_max_tokens"] = True  # not `oversized`: that says over the size in lines
+        spans.append(Span(start, end, "line", f"lines {core_first}-{core_last}", metadata=meta))
+        core_first = core_last + 1
     return Proposal(spans)
 
 
@@ -36,6 +43,7 @@ register(Strategy(
               aliases=("size",)),
         Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
               aliases=("overlap",)),
+        max_tokens_param(),
     ),
     run=run,
     aliases=("fixed-count",),

@@ -366,6 +366,28 @@ def _heading_paths(scan: MarkdownScan) -> tuple[list[int], list[tuple[str, ...]]
     return offsets, paths
 
 
+class _DeepHeadings:
+    """The H4-H6 headings, which do not start sections but name what a split piece starts under."""
+
+    def __init__(self, heads: list[tuple[int, int, str]]):
+        self.heads = heads
+        self.offsets = [h[0] for h in heads]
+
+    def paths(self, section: int, cores: list[int]) -> list[list[str]]:
+        """For each core start (in order) in the section starting at `section`, the titles of the
+        H4-H6 headings in force there, shallowest first."""
+        out: list[list[str]] = []
+        stack: list[tuple[int, str]] = []
+        i = bisect_left(self.offsets, section)
+        for core in cores:
+            while i < len(self.heads) and self.offsets[i] <= core:
+                _, level, title = self.heads[i]
+                stack = [h for h in stack if h[0] < level] + [(level, title)]
+                i += 1
+            out.append([t for _, t in stack if t])
+        return out
+
+
 def run(doc, params, ctx) -> Proposal:
     """A section runs from one H1-H3 heading to the next (the text before the first one is a section
     without heading); a short running group or a short next section is joined if it fits. Header
@@ -376,6 +398,7 @@ def run(doc, params, ctx) -> Proposal:
     fences = scan.fence_spans
     fence_starts = [a for a, _ in fences]
     titled = [h for h in scan.heads if h[1] <= 3]
+    deep = _DeepHeadings([h for h in scan.heads if h[1] > 3])
     bounds = [h[0] for h in titled]
     heads: list[tuple[int, int, str] | None] = list(titled)  # None: the text before the first heading
     if not bounds or bounds[0] > 0:
@@ -441,8 +464,11 @@ def run(doc, params, ctx) -> Proposal:
             labels.append(label)
             tails = parts.get(k) or parts.setdefault(k, [f" (part {p}/{k})" for p in range(2, k + 1)])
             labels += map((label or "start").__add__, tails)
-            # each piece its own header path, as every chunk's metadata is its own
-            metas += [{"header_path": path.copy(), "part": p, "parts": k} for p in range(1, k + 1)]
+            # each piece its own header path, as every chunk's metadata is its own, down to the
+            # H4-H6 heading it starts under (`filehandle.close()`, not only `Class: FileHandle`)
+            cores = [start, *ends[first:first + k - 1]]
+            metas += [{"header_path": path + deeper, "part": p, "parts": k}
+                      for p, deeper in enumerate(deep.paths(start, cores), 1)]
             if j > i + 1:  # a heading-only section and the long one it goes with
                 for meta in metas[first:]:
                     meta["fused_headings"] = fused.copy()
@@ -453,13 +479,15 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(SpanTable(starts, ends, types, labels, metas) if starts else [])
 
 
+# 1280 characters with the overlap hold 512 tokens of dense text (an API reference's code, an XML
+# table: 2.2-2.8 characters a token); cgft's 2048 made 48 of Node's fs.md's 180 chunks over budget
 register(Strategy(
     name="markdown",
     summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
     params=(
-        Param("min_chars", "int", 1024, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000,
+        Param("min_chars", "int", 640, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000,
               step=128, aliases=("min_char",)),
-        Param("max_chars", "int", 2048, "Sections longer than this are split.", min=1, max=10_000_000, step=128,
+        Param("max_chars", "int", 1280, "Sections longer than this are split.", min=1, max=10_000_000, step=128,
               aliases=("max_char",)),
         Param("overlap_chars", "int", 128, "Characters repeated between the pieces of a split section.", min=0,
               max=10_000_000, step=16, aliases=("chunk_overlap",)),

@@ -46,7 +46,7 @@ def _units(doc, keep_boilerplate):
     for i, b in enumerate(blocks):
         start = 0 if i == 0 else b.start
         end = blocks[i + 1].start if i + 1 < len(blocks) else len(doc.text)
-        if b.kind == "heading" and b.level <= 3:
+        if b.kind == "heading" and b.level:  # H4-H6 too: they tell the chunks of a long H2 apart
             path = [p for p in path if p[0] < b.level] + [(b.level, b.title)]
         if i in boiler:
             if gaps and gaps[-1][1] == start and gaps[-1][2] == boiler[i]:
@@ -240,7 +240,7 @@ def run(doc, params, ctx) -> Proposal:
     if not units and not gaps and text:  # only whitespace: still one chunk, nothing silently lost
         for a, b, kind in _pieces(text, 0, len(text), hi, counter, count=count):
             spans.append(Span(a, b, "start" if a == 0 else kind, "", {"header_path": [], "paragraphs": 0}))
-    notes = [f"prose: {len(gaps)} boilerplate block(s) left out"] if gaps else []
+    notes = [f"prose: {len(gaps):,} boilerplate block(s) left out"] if gaps else []
     return Proposal(spans, gaps=gaps, notes=notes)
 
 

@@ -32,6 +32,7 @@ from . import Order, Param, Proposal, Strategy, register
 from ..core.derived import derived
 from ..core.errors import ChunkingError
 from ..core.model import Span, one_line
+from ..core.tokens import DEFAULT_BUDGET
 from .markdown import heading_label, scan_markdown, split_lines
 
 SCORES = {"heading": 6.0, "class": 4.0, "function": 3.0, "import": 2.0, "paragraph": 1.0}
@@ -297,10 +298,56 @@ def best_cut(cls: Lines, first: int, target: int) -> int:
     return best
 
 
+class TokenCap:
+    """Fits line ranges to a token cap, by bisection on exact counts of the run's tokenizer (one
+    encoding of the text, kept for a big one, then a few characters a count)."""
+
+    def __init__(self, doc, ctx, limit: int):
+        self.doc, self.limit = doc, limit
+        counter = ctx.counter("tokens")
+        index = counter.span_index(doc.text) if hasattr(counter, "span_index") else None
+        self.count: Callable[[int, int], int] = index.count if index is not None \
+            else (lambda s, e: counter.count(doc.text[s:e]))
+
+    def fits(self, first: int, last: int) -> bool:
+        return self.count(self.doc.line_start(first), self.doc.line_end(last)) <= self.limit
+
+    def fit(self, start: int, core: int, last: int) -> tuple[int, int, bool]:
+        """(start, last, oversized) for lines start..last whose core starts at `core`: the last line
+        moved up until they fit, the overlap (start..core-1) shortened only when the first core
+        line alone does not fit with it; `oversized` when that line alone is over the cap."""
+        if self.fits(start, last):
+            return start, last, False
+        if self.fits(start, core):
+            lo, hi = core, last - 1  # the greatest last line that fits
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                lo, hi = (mid, hi) if self.fits(start, mid) else (lo, mid - 1)
+            return start, lo, False
+        lo, hi = min(start + 1, core), core  # the least overlap start that fits with the core's first line
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if self.fits(mid, core) else (mid + 1, hi)
+        return lo, core, not self.fits(core, core)
+
+
+def _best_up_to(cls: Lines, first: int, limit: int) -> int:
+    """The cut at or before `limit` for a core starting at `first`: the best boundary in the second
+    half of the lines that fit, the latest on ties, else `limit`."""
+    best, best_score = limit, 0.0
+    for i in range(limit, max(first + 1, (first + limit + 1) // 2) - 1, -1):
+        if cls.score[i] > best_score:
+            best, best_score = i, cls.score[i]
+    return best
+
+
 def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
-         extra: Callable[[int, int], dict] | None = None) -> list[Span]:
-    """Spans whose cores tile the lines, each cut chosen by `best_cut` around `target_for(core_start)`."""
+         extra: Callable[[int, int], dict] | None = None, max_tokens: int = 0) -> list[Span]:
+    """Spans whose cores tile the lines, each cut chosen by `best_cut` around `target_for(core_start)`,
+    then moved up (to the best boundary in the second half of what fits) while the chunk is over
+    `max_tokens` (0: no cap)."""
     n = cls.count
+    cap = TokenCap(doc, ctx, max_tokens) if max_tokens else None
     spans: list[Span] = []
     first = 1
     while first <= n:
@@ -312,6 +359,11 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
         else:
             cut = best_cut(cls, first, target)
         start_line = max(1, first - overlap)
+        oversized = False
+        if cap is not None:
+            start_line, last, oversized = cap.fit(start_line, first, cut - 1)
+            if last < cut - 1:
+                cut = _best_up_to(cls, first, last + 1)
         if (kind := cls.kind[first]) is not None:
             btype, blabel = kind, cls.label[first]
         elif first == 1:
@@ -324,6 +376,8 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
             meta[cls.context_key] = list(context)
         if extra is not None:
             meta.update(extra(first, target))
+        if oversized:
+            meta["over_max_tokens"] = True  # not `oversized`: that says over the size in lines
         spans.append(Span(doc.line_start(start_line), doc.line_end(cut - 1), btype, blabel, metadata=meta))
         first = cut
     return spans
@@ -331,7 +385,17 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
 
 def run(doc, params, ctx) -> Proposal:
     size = params["chunk_lines"]
-    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap_lines"]))
+    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap_lines"],
+                         max_tokens=params["max_tokens"]))
+
+
+def max_tokens_param() -> Param:
+    """The token cap of the strategies sized in lines: 200 lines of a config file, an XML table or an
+    API reference are 2,000-2,800 tokens, four times the default budget, so by default a chunk
+    also stops before the budget."""
+    return Param("max_tokens", "int", DEFAULT_BUDGET, "Most tokens per chunk, overlap included: the cut moves "
+                 "up to fit (0: no cap); one line over it alone is flagged over_max_tokens.", min=0, max=10_000_000,
+                 step=64)
 
 
 def max_lines(size: int, overlap: int) -> int:
@@ -348,6 +412,7 @@ register(Strategy(
               aliases=("size",)),
         Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
               aliases=("overlap",)),
+        max_tokens_param(),
     ),
     run=run,
     aliases=("semantic-boundary",),

@@ -28,7 +28,7 @@ from chunktui.ui.compat import update_scrollbars
 
 COLUMNS = ("#", "lines", "chars", "tokens", "type", "label", "pages")  # the cells, as get_cell_at numbers them
 DRAWN = ("#", "lines", "pages", "chars", "tokens", "type", "label")  # left to right; pages only for a PDF
-LABEL_WIDTH = 60  # the label column scrolls sideways past this
+LABEL_WIDTH = 60  # cells a label is cut to (in the middle) however wide the pane
 MIN_LABEL_WIDTH = 12
 ROOMY_LABEL = 24  # below this much room for the label, the type column gives it its cells, then the lines column
 NARROW_DROPS = ("type", "lines")
@@ -130,11 +130,11 @@ def _path(chunk) -> list[str] | None:
 
 def chunk_label(chunk, width: int, neighbours: tuple = (), part: int = 1, root: int = 0) -> str:
     """Scope chain or header path (the part that tells it from its neighbours), else the boundary
-    label (the column scrolls sideways for a long one). One line, whatever the strategy or a saved
-    chunks.yaml gave: a line feed in a cell would break the row."""
+    label; either is cut in the middle to `width`, so no label is cut on one side only. One line,
+    whatever the strategy or a saved chunks.yaml gave: a line feed in a cell would break the row."""
     path = _path(chunk)
     if not path:
-        return one_line(chunk.boundary_label)
+        return middle_cut(one_line(chunk.boundary_label), width)
     return distinct_label(path, [p for p in map(_path, neighbours) if p], width, part, root)
 
 
@@ -155,9 +155,9 @@ class ColumnSizes:
     pages: bool  # some chunk has pages (a PDF's): else there is no pages column
 
     def label_width(self, room: int) -> int:
-        """Label column width: a path is cut to `room`; a boundary label shows up to LABEL_WIDTH
-        (then the column scrolls sideways)."""
-        return min(LABEL_WIDTH, max(len("label"), self.label, room if self.paths else 0))
+        """Label column width: `room` when some label is a path, else the widest boundary label up
+        to `room` (a longer one is cut in the middle, as a path is)."""
+        return max(len("label"), room if self.paths else min(room, self.label))
 
 
 def column_sizes(chunks) -> ColumnSizes:
