@@ -25,11 +25,12 @@ run: $(VENV)/.installed
 test: lint chromium
 	$(BIN)/python -m pytest -n 2 tests
 
-# ruff with the rules and the short ignore list in pyproject.toml, mypy with the settings there (it
-# finds nothing), then the import contracts there (the layers of CONTRIBUTING.md's layout); `make test`
-# runs it first
+# ruff with the rules and the short ignore list in pyproject.toml, ruff's formatter as a check (run
+# `ruff format chunktui tests bench` to apply it), mypy with the settings there (it finds nothing),
+# then the import contracts there (the layers of CONTRIBUTING.md's layout); `make test` runs it first
 lint: $(STAMP)
 	$(BIN)/ruff check chunktui tests bench
+	$(BIN)/ruff format --check chunktui tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
