@@ -25,19 +25,28 @@ from bench.system import store_app_results
 SERVICES = ("api", "auth", "billing", "search", "worker", "scheduler")
 LEVELS = ("DEBUG",) * 3 + ("INFO",) * 8 + ("WARN",) * 2 + ("ERROR",)
 MESSAGES = (
-    "GET /v1/orders/{n} 200 in {ms} ms", "POST /v1/checkout 201 in {ms} ms", "cache miss for user:{n}",
-    "retrying upstream call to payments (attempt {a}/5)", "job {n} finished in {ms} ms",
-    "connection pool at {a}0% ({n} waiting)", "token refreshed for session {n}",
-    "slow query on orders_by_customer took {ms} ms", "user {n} logged in from 10.0.{a}.{a}",
+    "GET /v1/orders/{n} 200 in {ms} ms",
+    "POST /v1/checkout 201 in {ms} ms",
+    "cache miss for user:{n}",
+    "retrying upstream call to payments (attempt {a}/5)",
+    "job {n} finished in {ms} ms",
+    "connection pool at {a}0% ({n} waiting)",
+    "token refreshed for session {n}",
+    "slow query on orders_by_customer took {ms} ms",
+    "user {n} logged in from 10.0.{a}.{a}",
 )
-PY_TRACE = ('Traceback (most recent call last):\n'
-            '  File "/srv/app/handlers.py", line 212, in handle\n    result = service.charge(order)\n'
-            '  File "/srv/app/billing.py", line 88, in charge\n    raise PaymentError(resp.reason)\n'
-            'billing.PaymentError: card declined (order {n})\n')
-JAVA_TRACE = ('java.lang.IllegalStateException: queue {n} closed\n'
-              '\tat com.example.worker.Queue.take(Queue.java:141)\n'
-              '\tat com.example.worker.Runner.loop(Runner.java:77)\n'
-              '\tat java.base/java.lang.Thread.run(Thread.java:833)\n')
+PY_TRACE = (
+    "Traceback (most recent call last):\n"
+    '  File "/srv/app/handlers.py", line 212, in handle\n    result = service.charge(order)\n'
+    '  File "/srv/app/billing.py", line 88, in charge\n    raise PaymentError(resp.reason)\n'
+    "billing.PaymentError: card declined (order {n})\n"
+)
+JAVA_TRACE = (
+    "java.lang.IllegalStateException: queue {n} closed\n"
+    "\tat com.example.worker.Queue.take(Queue.java:141)\n"
+    "\tat com.example.worker.Runner.loop(Runner.java:77)\n"
+    "\tat java.base/java.lang.Thread.run(Thread.java:833)\n"
+)
 
 
 def generate(path: Path, megabytes: float, seed: int = 11) -> None:
@@ -113,20 +122,28 @@ def main() -> None:
         generate(path, args.mb)
         size_mb = path.stat().st_size / 2**20
         print(f"generated {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
-        done = subprocess.run([sys.executable, "-c", CHILD, str(path), args.strategy], capture_output=True,
-                              text=True, cwd=Path(__file__).resolve().parent.parent)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path), args.strategy],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         if done.returncode:
             sys.exit(done.stderr[-3000:])
         result = json.loads(done.stdout.strip().splitlines()[-1])
     result["file_mb"] = size_mb
     result["peak_rss_x_file"] = result["peak_rss_mb"] / size_mb
     print(f"file {size_mb:.0f} MiB, {result['lines']:,} lines; {result['strategy']} -> {result['chunks']:,} chunks")
-    print(f"first screen  {result['first_screen_s']:.2f} s (imports {result['import_s']:.2f} s)  target 2 s: "
-          f"{'meets' if result['first_screen_s'] <= 2 else 'MISSES'}")
+    print(
+        f"first screen  {result['first_screen_s']:.2f} s (imports {result['import_s']:.2f} s)  target 2 s: "
+        f"{'meets' if result['first_screen_s'] <= 2 else 'MISSES'}"
+    )
     print(f"first chunks  {result['first_chunks_s']:.2f} s")
-    print(f"peak RSS      {result['peak_rss_mb']:.0f} MiB = {result['peak_rss_x_file']:.2f}x the file "
-          f"(at first screen {result['rss_at_first_screen_mb']:.0f} MiB)  target 4x: "
-          f"{'meets' if result['peak_rss_x_file'] <= 4 else 'MISSES'}")
+    print(
+        f"peak RSS      {result['peak_rss_mb']:.0f} MiB = {result['peak_rss_x_file']:.2f}x the file "
+        f"(at first screen {result['rss_at_first_screen_mb']:.0f} MiB)  target 4x: "
+        f"{'meets' if result['peak_rss_x_file'] <= 4 else 'MISSES'}"
+    )
     store_app_results("big_log", args.label, result)
 
 

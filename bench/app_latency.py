@@ -118,10 +118,15 @@ async def measure(path: Path, steps: int, debounce: float, strategy: str | None)
         meter.stop()
         doc = app.doc
         result = {
-            "file": path.name, "chars": len(doc.text), "lines": doc.line_count,
-            "strategy": app.chunkset.strategy, "size_param": size_param,
-            "size_values": app.chunkset.params.get(size_param), "chunks": counts,
-            "open_to_first_chunks_s": first, "debounce_s": debounce,
+            "file": path.name,
+            "chars": len(doc.text),
+            "lines": doc.line_count,
+            "strategy": app.chunkset.strategy,
+            "size_param": size_param,
+            "size_values": app.chunkset.params.get(size_param),
+            "chunks": counts,
+            "open_to_first_chunks_s": first,
+            "debounce_s": debounce,
             "latency_median_ms": 1000 * statistics.median(latencies),
             "latency_p95_ms": 1000 * percentile(latencies, 0.95),
             "to_idle_median_ms": 1000 * statistics.median(idle_latencies),
@@ -150,15 +155,22 @@ def main() -> None:
             path = Path(tmp) / f"corpus-{size}.md"
             path.write_text(corpus("markdown", SIZES[size]), encoding="utf-8")
             results[size] = asyncio.run(measure(path, args.steps, args.debounce, args.strategy))
-    print(f"{'file':8} {'chars':>11} {'strategy':>9} {'chunks':>7} {'median':>9} {'p95':>9} "
-          f"{'to idle':>9} {'stall max':>10} {'target':>8}")
+    print(
+        f"{'file':8} {'chars':>11} {'strategy':>9} {'chunks':>7} {'median':>9} {'p95':>9} "
+        f"{'to idle':>9} {'stall max':>10} {'target':>8}"
+    )
     for size, r in results.items():
         target = TARGETS_MS.get(size)
-        verdict = "" if target is None else ("meets" if r["latency_median_ms"] <= target
-                                             and r["max_stall_ms"] <= 50 else "MISSES")
-        print(f"{size:8} {r['chars']:>11,} {r['strategy']:>9} {r['chunks'][-1]:>7,} "
-              f"{r['latency_median_ms']:>7.0f}ms {r['latency_p95_ms']:>7.0f}ms {r['to_idle_median_ms']:>7.0f}ms "
-              f"{r['max_stall_ms']:>8.0f}ms {verdict:>8}")
+        verdict = (
+            ""
+            if target is None
+            else ("meets" if r["latency_median_ms"] <= target and r["max_stall_ms"] <= 50 else "MISSES")
+        )
+        print(
+            f"{size:8} {r['chars']:>11,} {r['strategy']:>9} {r['chunks'][-1]:>7,} "
+            f"{r['latency_median_ms']:>7.0f}ms {r['latency_p95_ms']:>7.0f}ms {r['to_idle_median_ms']:>7.0f}ms "
+            f"{r['max_stall_ms']:>8.0f}ms {verdict:>8}"
+        )
     store_app_results("latency", args.label, results)
 
 

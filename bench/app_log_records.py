@@ -97,9 +97,12 @@ def main() -> None:
         generate(path, args.mb)
         load_before = os.getloadavg()[0]  # the machine is shared: the load says how comparable a run is
         t = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", CHILD, str(path), "at-once" if args.at_once else "wait"],
-                              capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent.parent)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path), "at-once" if args.at_once else "wait"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         if done.returncode:
             sys.exit(done.stderr[-3000:])
         result = json.loads(done.stdout.strip().splitlines()[-1])
@@ -108,13 +111,17 @@ def main() -> None:
     result["file_mb"] = path_mb = result["chars"] / 1e6
     print(f"{path_mb:.0f} MB, {result['lines']:,} lines; log-records -> {result['chunks']:,} chunks")
     if "index_s" in result:
-        print(f"index    {result['index_s']:7.2f} s  longest stall {1000 * result['index_stall_s']:7.0f} ms"
-              "  (built in the background after the first chunks)")
+        print(
+            f"index    {result['index_s']:7.2f} s  longest stall {1000 * result['index_stall_s']:7.0f} ms"
+            "  (built in the background after the first chunks)"
+        )
     result["at_once"] = args.at_once
     for step in ("switch", "smaller"):
         print(f"{step:8} {result[step + '_s']:7.2f} s  longest stall {1000 * result[step + '_stall_s']:7.0f} ms")
     print(f"pagedown           longest stall {1000 * result['pagedown_stall_s']:7.0f} ms  (target: every stall 100 ms)")
-    print(f"load     {result['load_1min'][0]:.1f} at the start, {result['load_1min'][1]:.1f} at the end (1-minute average)")
+    print(
+        f"load     {result['load_1min'][0]:.1f} at the start, {result['load_1min'][1]:.1f} at the end (1-minute average)"
+    )
     store_app_results("log_records", args.label, result)
 
 

@@ -19,8 +19,10 @@ from pathlib import Path
 
 from chunktui.ui.app import ChunktuiApp
 
-WORDS = ("chunk overlap token budget retrieval index embedding vector source offset boundary heading "
-         "section paragraph sentence strategy document window query answer context").split()
+WORDS = (
+    "chunk overlap token budget retrieval index embedding vector source offset boundary heading "
+    "section paragraph sentence strategy document window query answer context"
+).split()
 
 
 def generate(path: Path, megabytes: float, seed: int = 7) -> None:
@@ -84,6 +86,7 @@ def main() -> None:
             print(f"\ngenerated {path.stat().st_size / 1e6:.1f} MB in {time.perf_counter() - t:.1f} s")
             per_page[megabytes] = asyncio.run(measure(path, args.strategy, args.pages))
         print(f"\npage-down cost, {args.mb:g} MB vs 0.2 MB: {per_page[args.mb] / per_page[0.2]:.2f}x")
+
 
 if __name__ == "__main__":
     main()

@@ -49,8 +49,13 @@ def engine_alone(app: ChunktuiApp, repeats: int = 3) -> float:
     best = float("inf")
     for _ in range(repeats):
         began = time.perf_counter()
-        evaluate_retrieval(app.chunkset, app.queries, ks=(app.query_k,), budget=TOKEN_BUDGET,
-                           index=query_pane.bm25_index(app.chunkset.chunks, app.chunkset.document.text))
+        evaluate_retrieval(
+            app.chunkset,
+            app.queries,
+            ks=(app.query_k,),
+            budget=TOKEN_BUDGET,
+            index=query_pane.bm25_index(app.chunkset.chunks, app.chunkset.document.text),
+        )
         best = min(best, time.perf_counter() - began)
     return best
 
@@ -107,8 +112,12 @@ async def measure(path: Path, steps: int, questions: int) -> dict:
             counts.append(len(app.chunkset.chunks))
         doc = app.doc
         result = {
-            "file": path.name, "chars": len(doc.text), "strategy": app.chunkset.strategy,
-            "questions": len(app.queries), "k": app.query_k, "chunks": counts,
+            "file": path.name,
+            "chars": len(doc.text),
+            "strategy": app.chunkset.strategy,
+            "questions": len(app.queries),
+            "k": app.query_k,
+            "chunks": counts,
             "recall_after_chunks_median_ms": 1000 * statistics.median(latencies),
             "recall_after_chunks_p95_ms": 1000 * percentile(latencies, 0.95),
             "engine_alone_median_ms": 1000 * statistics.median(engine),
@@ -144,10 +153,14 @@ def report(label: str, args) -> None:
         r = asyncio.run(measure(path, args.steps, args.questions))
     ratio = r["recall_after_chunks_median_ms"] / r["engine_alone_median_ms"]
     verdict = "meets" if r["recall_after_chunks_median_ms"] <= TARGET_MS else "MISSES"
-    print(f"{label}: {r['chars']:,} chars, {r['strategy']}, {r['chunks'][-1]:,} chunks, {r['questions']} questions, k={r['k']}")
-    print(f"new chunks -> recall drawn: median {r['recall_after_chunks_median_ms']:.0f} ms, "
-          f"p95 {r['recall_after_chunks_p95_ms']:.0f} ms ({verdict} {TARGET_MS} ms); "
-          f"evaluate_retrieval alone {r['engine_alone_median_ms']:.0f} ms (app / engine {ratio:.2f}x)")
+    print(
+        f"{label}: {r['chars']:,} chars, {r['strategy']}, {r['chunks'][-1]:,} chunks, {r['questions']} questions, k={r['k']}"
+    )
+    print(
+        f"new chunks -> recall drawn: median {r['recall_after_chunks_median_ms']:.0f} ms, "
+        f"p95 {r['recall_after_chunks_p95_ms']:.0f} ms ({verdict} {TARGET_MS} ms); "
+        f"evaluate_retrieval alone {r['engine_alone_median_ms']:.0f} ms (app / engine {ratio:.2f}x)"
+    )
     r["load_at_start"] = load  # the machine entry is shared with the other app benches
     store_app_results("query_latency", label, r)
 

@@ -87,13 +87,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "service.log"
         generate(path, args.mb)
-        done = subprocess.run([sys.executable, "-c", CHILD, str(path)], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent.parent)
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         if done.returncode:
             sys.exit(done.stderr[-3000:])
     result = json.loads(done.stdout.strip().splitlines()[-1])
-    print(f"{args.mb:g} MB log, log-records size 1 -> 2: {result['chunks']:,} chunks; longest stall "
-          f"{1000 * result['stall_s']:.0f} ms")
+    print(
+        f"{args.mb:g} MB log, log-records size 1 -> 2: {result['chunks']:,} chunks; longest stall "
+        f"{1000 * result['stall_s']:.0f} ms"
+    )
     for name, (cpu, wall) in sorted(result["calls"].items(), key=lambda item: -item[1][0]):
         print(f"  {name:36} cpu {1000 * cpu:7.1f} ms   wall {1000 * wall:7.1f} ms")
     store_app_results("result_cost", args.label, result)

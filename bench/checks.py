@@ -54,8 +54,13 @@ def check(text: str, chunks: list, mode: Mode) -> dict:
             overlapping += 1
         covered += max(0, end - max(start, prev_end))
         prev_start, prev_end = start, max(prev_end, end)
-    result.update(bad_round_trip=bad_round_trip, out_of_order=out_of_order, lost_gaps=lost_gaps,
-                  overlapping=overlapping, coverage=covered / len(text) if text else 1.0)
+    result.update(
+        bad_round_trip=bad_round_trip,
+        out_of_order=out_of_order,
+        lost_gaps=lost_gaps,
+        overlapping=overlapping,
+        coverage=covered / len(text) if text else 1.0,
+    )
     return result
 
 

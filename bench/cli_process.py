@@ -52,7 +52,7 @@ STDLIB_SHARE = 0.5  # of the corpus: the standard library's top-level modules, w
 CL100K_URL = "https://openaipublic.blob.core.windows.net/encodings/cl100k_base.tiktoken"
 CHUNKTUI = [sys.executable, "-c", "import sys; from chunktui.cli import main; sys.exit(main())"]
 
-LANGCHAIN = '''
+LANGCHAIN = """
 import json, sys
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 {load}
@@ -63,13 +63,13 @@ with open(sys.argv[2], "w", encoding="utf-8") as out:
         start = doc.metadata["start_index"]
         row = {{"index": i, "start": start, "end": start + len(doc.page_content){count}, "text": doc.page_content}}
         out.write(json.dumps(row) + "\\n")
-'''
+"""
 LOAD = 'import tiktoken; enc = tiktoken.get_encoding("cl100k_base")'
-ENCODE_ONCE = '''
+ENCODE_ONCE = """
 import sys, tiktoken
 enc = tiktoken.get_encoding("cl100k_base")
 print(len(enc.encode_ordinary(open(sys.argv[1], encoding="utf-8").read())))
-'''
+"""
 PEER_SCRIPTS = {
     "langchain.py": LANGCHAIN.format(load="", count=""),
     "langchain_tiktoken.py": LANGCHAIN.format(load=LOAD, count=', "tokens": len(enc.encode(doc.page_content))'),
@@ -79,12 +79,24 @@ PEER_SCRIPTS = {
 # (target, numerator, denominator, most): numerator's median at most `most` x denominator's,
 # or, without a denominator, at most `most` seconds
 TARGETS = [
-    ("recursive 2048/128 with exact tokens vs LangChain + tiktoken per chunk",
-     "chunktui recursive 2048/128", "langchain + tiktoken per chunk", 0.75),
-    ("recursive 2048/128 with exact tokens vs plain LangChain",
-     "chunktui recursive 2048/128", "langchain recursive 2048/128", 1.5),
-    ("recursive --unit tokens 512/50 vs load and encode once",
-     "chunktui recursive tokens 512/50", "tiktoken load + encode once", 1.5),
+    (
+        "recursive 2048/128 with exact tokens vs LangChain + tiktoken per chunk",
+        "chunktui recursive 2048/128",
+        "langchain + tiktoken per chunk",
+        0.75,
+    ),
+    (
+        "recursive 2048/128 with exact tokens vs plain LangChain",
+        "chunktui recursive 2048/128",
+        "langchain recursive 2048/128",
+        1.5,
+    ),
+    (
+        "recursive --unit tokens 512/50 vs load and encode once",
+        "chunktui recursive tokens 512/50",
+        "tiktoken load + encode once",
+        1.5,
+    ),
     ("`chunktui --version`", "chunktui --version", None, 0.150),
     ("`chunktui chunk` on a 1 KB file", "chunktui chunk 1 KB file", None, 0.350),
 ]
@@ -143,8 +155,11 @@ def chunktui_from(root: Path | None) -> list[str]:
     """The command line run from `root`'s chunktui (ahead of the working directory), or this one's."""
     if root is None:
         return CHUNKTUI
-    return [sys.executable, "-c", f"import sys; sys.path.insert(0, {str(root)!r}); "
-                                  "from chunktui.cli import main; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        f"import sys; sys.path.insert(0, {str(root)!r}); from chunktui.cli import main; sys.exit(main())",
+    ]
 
 
 def commands(folder: Path, doc: Path, small: Path, peer: str, baseline: Path | None) -> dict[str, list[str]]:
@@ -152,8 +167,12 @@ def commands(folder: Path, doc: Path, small: Path, peer: str, baseline: Path | N
     files, whole = build_folder(folder, doc)
     chunk = [*CHUNKTUI, "chunk", "-s", "recursive", "--format", "jsonl", "--force"]
     cmds[f"chunktui folder of {FOLDER_FILES} files"] = [*chunk, "-o", str(folder / "out-folder"), str(files)]
-    cmds[f"chunktui one file, same {whole.stat().st_size // 1000} KB"] = [*chunk, "-o", str(folder / "out-whole"),
-                                                                         str(whole)]
+    cmds[f"chunktui one file, same {whole.stat().st_size // 1000} KB"] = [
+        *chunk,
+        "-o",
+        str(folder / "out-whole"),
+        str(whole),
+    ]
     if baseline is not None:
         old = _commands(folder, doc, small, peer, chunktui_from(baseline))
         cmds.update({f"{name} (baseline)": argv for name, argv in old.items() if name.startswith("chunktui")})
@@ -166,10 +185,13 @@ def _commands(folder: Path, doc: Path, small: Path, peer: str, chunktui: list[st
     return {
         "chunktui recursive 2048/128": [*chunk, "--size", "2048", "--overlap", "128", str(doc)],
         "langchain recursive 2048/128": [peer, str(folder / "langchain.py"), str(doc), str(folder / "lc.jsonl")],
-        "langchain + tiktoken per chunk": [peer, str(folder / "langchain_tiktoken.py"), str(doc),
-                                           str(folder / "lc.jsonl")],
-        "chunktui recursive tokens 512/50": [*chunk, "--unit", "tokens", "--size", "512", "--overlap", "50",
-                                             str(doc)],
+        "langchain + tiktoken per chunk": [
+            peer,
+            str(folder / "langchain_tiktoken.py"),
+            str(doc),
+            str(folder / "lc.jsonl"),
+        ],
+        "chunktui recursive tokens 512/50": [*chunk, "--unit", "tokens", "--size", "512", "--overlap", "50", str(doc)],
         "tiktoken load + encode once": [peer, str(folder / "encode_once.py"), str(doc)],
         "chunktui --version": [*chunktui, "--version"],
         "chunktui chunk 1 KB file": [*chunk, str(small)],
@@ -198,9 +220,13 @@ def measure(rounds: int, baseline: Path | None = None) -> dict:
         small.write_text(doc.read_text(encoding="utf-8")[:1024].rsplit("\n", 1)[0] + "\n", encoding="utf-8")
         for name, script in PEER_SCRIPTS.items():
             (folder / name).write_text(script)
-        env = dict(os.environ, TIKTOKEN_CACHE_DIR=str(tiktoken_cache(folder)), XDG_CACHE_HOME=str(folder / "cache"),
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-                   PYTHONPYCACHEPREFIX=str(folder / "pycache"))
+        env = dict(
+            os.environ,
+            TIKTOKEN_CACHE_DIR=str(tiktoken_cache(folder)),
+            XDG_CACHE_HOME=str(folder / "cache"),
+            PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+            PYTHONPYCACHEPREFIX=str(folder / "pycache"),
+        )
         env.pop("PYTHONDONTWRITEBYTECODE", None)  # compiled modules are cached, as in an install
         cmds = commands(folder, doc, small, peer, baseline)
         times: dict[str, list[float]] = {name: [] for name in cmds}
@@ -209,16 +235,22 @@ def measure(rounds: int, baseline: Path | None = None) -> dict:
         for name in names:  # warm the disk cache, fill chunktui's vocabulary cache and the bytecode cache
             run_once(cmds[name], env)
         for r in range(rounds):
-            for name in names[r % len(names):] + names[:r % len(names)]:  # each round starts elsewhere
+            for name in names[r % len(names) :] + names[: r % len(names)]:  # each round starts elsewhere
                 wall, used = run_once(cmds[name], env)
                 times[name].append(wall)
                 cpu[name].append(used)
         return {
-            "corpus_chars": len(doc.read_text(encoding="utf-8")), "corpus_bytes": doc.stat().st_size,
-            "rounds": rounds, "peer_python": peer, "baseline": str(baseline) if baseline else None,
+            "corpus_chars": len(doc.read_text(encoding="utf-8")),
+            "corpus_bytes": doc.stat().st_size,
+            "rounds": rounds,
+            "peer_python": peer,
+            "baseline": str(baseline) if baseline else None,
             "median_s": {name: statistics.median(ts) for name, ts in times.items()},
             "median_cpu_s": {name: statistics.median(ts) for name, ts in cpu.items()},
-            "runs_s": times, "runs_cpu_s": cpu, "load_average": os.getloadavg(), "cores": os.cpu_count(),
+            "runs_s": times,
+            "runs_cpu_s": cpu,
+            "load_average": os.getloadavg(),
+            "cores": os.cpu_count(),
         }
 
 
@@ -246,9 +278,14 @@ def _folder_target(wall: dict, cpu: dict) -> list[tuple[str, str, bool]]:
         return []
     extra = [(t[folder] - t[whole]) / (FOLDER_FILES - 1) for t in (wall, cpu)]
     share = [e / t["chunktui chunk 1 KB file"] for e, t in zip(extra, (wall, cpu))]
-    return [(f"folder runs: each of {FOLDER_FILES} files beyond the first vs a 1 KB file's whole process",
-             f"{extra[0] * 1000:.1f} ms wall ({share[0]:.3f}x), {extra[1] * 1000:.1f} ms CPU ({share[1]:.3f}x) "
-             f"(at most {FOLDER_SHARE}x)", share[0] <= FOLDER_SHARE)]
+    return [
+        (
+            f"folder runs: each of {FOLDER_FILES} files beyond the first vs a 1 KB file's whole process",
+            f"{extra[0] * 1000:.1f} ms wall ({share[0]:.3f}x), {extra[1] * 1000:.1f} ms CPU ({share[1]:.3f}x) "
+            f"(at most {FOLDER_SHARE}x)",
+            share[0] <= FOLDER_SHARE,
+        )
+    ]
 
 
 def _cell(run: dict, name: str) -> str:

@@ -29,11 +29,18 @@ _PER_LANGUAGE = 250  # files at most per language and root, in sorted order: the
 def corpus() -> list[Path]:
     lib = Path(sysconfig.get_paths()["stdlib"])
     npm = Path("/usr/lib/node_modules/npm")
-    roots = [(lib, "*.py", False), (npm / "lib", "*.js", True), (npm / "node_modules", "*.js", True),
-             (Path("/usr/share/doc"), "*.[ch]", True), (Path("/usr/share/doc"), "*.go", True),
-             (Path("/usr/share/doc"), "*.rs", True), (Path("/usr/share/doc"), "*.cpp", True),
-             (lib / "site-packages", "*.c", True), (lib / "site-packages", "*.cpp", True),
-             (Path("/usr/share"), "*.sh", True)]
+    roots = [
+        (lib, "*.py", False),
+        (npm / "lib", "*.js", True),
+        (npm / "node_modules", "*.js", True),
+        (Path("/usr/share/doc"), "*.[ch]", True),
+        (Path("/usr/share/doc"), "*.go", True),
+        (Path("/usr/share/doc"), "*.rs", True),
+        (Path("/usr/share/doc"), "*.cpp", True),
+        (lib / "site-packages", "*.c", True),
+        (lib / "site-packages", "*.cpp", True),
+        (Path("/usr/share"), "*.sh", True),
+    ]
     files: list[Path] = []
     for root, pattern, deep in roots:
         found = sorted((root.rglob if deep else root.glob)(pattern)) if root.is_dir() else []
@@ -58,7 +65,7 @@ def measure(size: int, unit: str, show: int) -> dict:
         stats = per[cs.chunks[0].metadata["language"]]
         stats[0] += 1
         for c in cs.chunks:
-            own = doc.text[doc.line_start(c.metadata["core_start_line"]):c.end]
+            own = doc.text[doc.line_start(c.metadata["core_start_line"]) : c.end]
             n = {"bytes": len(own.encode()), "chars": len(own)}.get(unit) or c.tokens
             stats[1] += 1
             if n <= size:
@@ -67,8 +74,10 @@ def measure(size: int, unit: str, show: int) -> dict:
                 stats[3] += not c.metadata.get("oversized")
                 biggest.append((n, str(path), c.metadata["core_start_line"], c.metadata["core_end_line"]))
     total = [sum(s[i] for s in per.values()) for i in range(4)]
-    print(f"code at {size} {unit}: {total[0]} files, {total[1]} chunks, {total[2] / total[1]:.2%} fit, "
-          f"{total[1] - total[2]} over the limit ({total[3]} of them not flagged oversized)")
+    print(
+        f"code at {size} {unit}: {total[0]} files, {total[1]} chunks, {total[2] / total[1]:.2%} fit, "
+        f"{total[1] - total[2]} over the limit ({total[3]} of them not flagged oversized)"
+    )
     for lang, (f, c, ok, unflagged) in sorted(per.items()):
         print(f"  {lang:<11} {f:>4} files {c:>6} chunks {ok / c:8.2%} fit  {c - ok:>4} over ({unflagged} unflagged)")
     for n, path, a, b in sorted(biggest, reverse=True)[:show]:

@@ -87,8 +87,10 @@ def bench_corpus(sizes: str) -> None:
             params = strat.validate({"max_chunk_size": size, "unit": "chars", "overlap_lines": 0})
             took = best(lambda d: strat.run(d, params, Context()), 3, fresh=fresh)
             again = best(lambda: strat.run(doc, params, Context()), 3)  # parse kept on doc
-            print(f"  code strategy {size:5}  {took * 1000:8.1f} ms   ratio {took / whole:5.2f}x"
-                  f"   (re-chunk of the same Document {again * 1000:.1f} ms)")
+            print(
+                f"  code strategy {size:5}  {took * 1000:8.1f} ms   ratio {took / whole:5.2f}x"
+                f"   (re-chunk of the same Document {again * 1000:.1f} ms)"
+            )
 
 
 def main(argv: list[str]) -> None:
@@ -99,8 +101,10 @@ def main(argv: list[str]) -> None:
         for f in argv:
             bench(f, Path(f).read_text(encoding="utf-8"))
         return
-    for name, sample, marker in (("big_inventory.py", "inventory.py", "\nlogger = "),
-                                 ("big_auth.ts", "auth_middleware.ts", "\n/** Claims")):
+    for name, sample, marker in (
+        ("big_inventory.py", "inventory.py", "\nlogger = "),
+        ("big_auth.ts", "auth_middleware.ts", "\n/** Claims"),
+    ):
         text = (ROOT / "sample_docs" / sample).read_text()
         head, body = text.split(marker, 1)  # imports once, as in a real file; the rest 200 times
         bench(name, head + (marker + body) * 200)

@@ -60,6 +60,7 @@ class Contender:
 
 # ---- chunktui ---------------------------------------------------------------------------
 
+
 def _ours(strategy: str, params: Callable[[Mode], dict]) -> Callable[[Mode], Runner]:
     """chunk_document end to end (spans, lines, bytes, hashes, gaps). Character modes
     count sizes in characters; token modes count every chunk's exact cl100k tokens."""
@@ -111,6 +112,7 @@ def _code(mode: Mode) -> dict:
 
 # ---- peers ------------------------------------------------------------------------------
 
+
 def _token_len():
     encode = get_encoding(TOKENIZER).encode_ordinary
     return lambda t: len(encode(t))
@@ -120,8 +122,9 @@ def langchain_recursive(mode: Mode, text: str) -> Runner:
     from langchain_text_splitters import RecursiveCharacterTextSplitter
 
     kwargs = {"length_function": _token_len()} if mode.unit == "tokens" else {}
-    splitter = RecursiveCharacterTextSplitter(chunk_size=mode.size, chunk_overlap=mode.overlap,
-                                              add_start_index=True, **kwargs)
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=mode.size, chunk_overlap=mode.overlap, add_start_index=True, **kwargs
+    )
     return lambda: [(d.metadata["start_index"], d.page_content) for d in splitter.create_documents([text])]
 
 
@@ -160,8 +163,10 @@ def chonkie_code(mode: Mode, text: str) -> Runner:
     except ImportError:
         # tried: chonkie 1.7 hands the chunking itself to the pack's `process`, which only 1.x has,
         # and 1.x downloads its grammars at run time; 0.13.0 bundles them but has no `process`
-        raise Skip("CodeChunker needs tree-sitter-language-pack 1.x, which downloads its grammars at run "
-                   "time (offline here; the bundled 0.13.0 lacks the API chonkie calls)") from None
+        raise Skip(
+            "CodeChunker needs tree-sitter-language-pack 1.x, which downloads its grammars at run "
+            "time (offline here; the bundled 0.13.0 lacks the API chonkie calls)"
+        ) from None
     from chonkie import CodeChunker
 
     chunker = CodeChunker(tokenizer="character", chunk_size=mode.size, language="python")

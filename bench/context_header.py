@@ -35,8 +35,10 @@ def main() -> None:
             seconds, cs = timed(lambda: chunk_document(doc, args.strategy, context_header=header))
             times[header].append(seconds)
     base = statistics.median(times["none"])
-    print(f"{args.strategy} on {len(text) / 1e6:.1f} MB markdown, {len(cs.chunks):,} chunks, "
-          f"median of {args.repeat}, token index warm:")
+    print(
+        f"{args.strategy} on {len(text) / 1e6:.1f} MB markdown, {len(cs.chunks):,} chunks, "
+        f"median of {args.repeat}, token index warm:"
+    )
     for header in HEADERS:
         t = statistics.median(times[header])
         print(f"  --context-header {header:5}: {t:6.2f} s  ({t / base:.2f}x none)")

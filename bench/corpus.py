@@ -41,8 +41,13 @@ def _roots(kind: str) -> list[Path]:
     stdlib = Path(sysconfig.get_paths()["stdlib"])
     if kind == "code":
         return [stdlib]
-    roots = [stdlib.parent, *map(Path, site.getsitepackages()), Path(sys.prefix),
-             Path("/usr/share/doc"), Path("/usr/lib/node_modules")]
+    roots = [
+        stdlib.parent,
+        *map(Path, site.getsitepackages()),
+        Path(sys.prefix),
+        Path("/usr/share/doc"),
+        Path("/usr/lib/node_modules"),
+    ]
     return [r for r in dict.fromkeys(roots) if r.is_dir()]
 
 
@@ -108,13 +113,13 @@ def corpus_parts(kind: str, size: int) -> tuple[str, ...]:
                 break
             continue
         if len(text) > cap:
-            text = text[:text.rfind("\n", 0, cap) + 1] or text[:cap]
+            text = text[: text.rfind("\n", 0, cap) + 1] or text[:cap]
         if not text.endswith("\n"):
             text += "\n"
         if total + len(text) > size:
             cut = text.rfind("\n", 0, size - total)
             if cut > 0:
-                parts.append(text[:cut + 1])
+                parts.append(text[: cut + 1])
                 total += cut + 1
             if total >= size * 0.99:
                 break

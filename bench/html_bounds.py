@@ -63,16 +63,29 @@ def headings(n: int) -> bytes:
     return _page("".join(f"<h2>Head {i}</h2><p>text {i} para words</p>" for i in range(n)))
 
 
-KINDS = {f.__name__: f for f in (deep, deep_stacks, siblings, table, long_text, links, nested_lists, nested_tables,
-                                 headings)}
+KINDS = {
+    f.__name__: f for f in (deep, deep_stacks, siblings, table, long_text, links, nested_lists, nested_tables, headings)
+}
 
 
 def _trafilatura(data: bytes, fast: bool) -> str:
     import trafilatura
 
-    return trafilatura.extract(data.decode(), output_format="markdown", include_links=True, include_tables=True,
-                               include_formatting=True, include_comments=False, include_images=False,
-                               deduplicate=False, with_metadata=False, fast=fast) or ""
+    return (
+        trafilatura.extract(
+            data.decode(),
+            output_format="markdown",
+            include_links=True,
+            include_tables=True,
+            include_formatting=True,
+            include_comments=False,
+            include_images=False,
+            deduplicate=False,
+            with_metadata=False,
+            fast=fast,
+        )
+        or ""
+    )
 
 
 def _chunktui(data: bytes, mode: str) -> str:
@@ -85,8 +98,12 @@ def _chunktui(data: bytes, mode: str) -> str:
         return f"refused: {exc.problem}"
 
 
-READS = {"main": lambda d: _chunktui(d, "main"), "whole": lambda d: _chunktui(d, "whole"),
-         "trafilatura": lambda d: _trafilatura(d, False), "trafilatura fast": lambda d: _trafilatura(d, True)}
+READS = {
+    "main": lambda d: _chunktui(d, "main"),
+    "whole": lambda d: _chunktui(d, "whole"),
+    "trafilatura": lambda d: _trafilatura(d, False),
+    "trafilatura fast": lambda d: _trafilatura(d, True),
+}
 
 
 def elements(data: bytes) -> int:
@@ -108,14 +125,19 @@ def main(kinds=tuple(KINDS), sizes=SIZES, reads=tuple(READS)) -> None:
                 taken = time.perf_counter() - start
                 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
                 shown = out if out.startswith("refused") else f"{len(out):,} chars"
-                print(f"{kind} | {n:,} | {len(data) // 1000:,} | {elements(data):,} | {read} | {taken:.2f} | {peak} | "
-                      f"{shown}", flush=True)
+                print(
+                    f"{kind} | {n:,} | {len(data) // 1000:,} | {elements(data):,} | {read} | {taken:.2f} | {peak} | "
+                    f"{shown}",
+                    flush=True,
+                )
                 if taken > CAP:
                     break
 
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    main(tuple(args[0].split(",")) if args else tuple(KINDS),
-         tuple(int(s) for s in args[1].split(",")) if len(args) > 1 else SIZES,
-         tuple(args[2].split(",")) if len(args) > 2 else tuple(READS))
+    main(
+        tuple(args[0].split(",")) if args else tuple(KINDS),
+        tuple(int(s) for s in args[1].split(",")) if len(args) > 1 else SIZES,
+        tuple(args[2].split(",")) if len(args) > 2 else tuple(READS),
+    )

@@ -77,14 +77,20 @@ def main() -> None:
             freed = time.perf_counter() - freed
             run: dict[str, float] = {"load_1min": load}
             for name, (a, b) in zip(("chunk", "derive", "prepare"), zip(marks, marks[1:])):
-                run[f"{name}_s"], run[f"{name}_cpu_s"], run[f"{name}_gap_s"] = b[0] - a[0], b[1] - a[1], ticker.worst(a[0], b[0])
+                run[f"{name}_s"], run[f"{name}_cpu_s"], run[f"{name}_gap_s"] = (
+                    b[0] - a[0],
+                    b[1] - a[1],
+                    ticker.worst(a[0], b[0]),
+                )
             run["total_s"], run["total_cpu_s"] = marks[-1][0] - marks[0][0], marks[-1][1] - marks[0][1]
             run["free_s"] = freed
             runs.append(run)
-            print(f"{'first' if len(runs) == 1 else 're-chunk':8} wall {run['total_s']:6.2f} s, CPU {run['total_cpu_s']:5.2f} s "
-                  f"(chunk {run['chunk_cpu_s']:.2f}, derive {run['derive_cpu_s']:.2f}, prepare {run['prepare_cpu_s']:.2f}); "
-                  f"longest tick gap {1000 * max(run[f'{n}_gap_s'] for n in ('chunk', 'derive', 'prepare')):.0f} ms; "
-                  f"freeing it {1000 * freed:.0f} ms; load {load:.1f}")
+            print(
+                f"{'first' if len(runs) == 1 else 're-chunk':8} wall {run['total_s']:6.2f} s, CPU {run['total_cpu_s']:5.2f} s "
+                f"(chunk {run['chunk_cpu_s']:.2f}, derive {run['derive_cpu_s']:.2f}, prepare {run['prepare_cpu_s']:.2f}); "
+                f"longest tick gap {1000 * max(run[f'{n}_gap_s'] for n in ('chunk', 'derive', 'prepare')):.0f} ms; "
+                f"freeing it {1000 * freed:.0f} ms; load {load:.1f}"
+            )
         ticker.running = False
     store_app_results("log_records_engine", args.label, {"mb": args.mb, "lines": doc.line_count, "runs": runs})
 

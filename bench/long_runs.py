@@ -31,19 +31,45 @@ SIZES = {"100k": 100_000, "1m": 1_000_000, "10m": 10_000_000}  # bytes of UTF-8
 # "tiktoken encode" is tiktoken's own encoding of the run (one piece BPE-encoded whole); "windowed
 # encode" is chunktui's (long_pieces.py: the same tokens, the piece in 32 KB windows), which the
 # token index starts from
-CONFIGS = (("auto", None), ("fixed tokens 512", {"unit": "tokens", "size": 512}), ("tiktoken encode", None),
-           ("windowed encode", None))
+CONFIGS = (
+    ("auto", None),
+    ("fixed tokens 512", {"unit": "tokens", "size": 512}),
+    ("tiktoken encode", None),
+    ("windowed encode", None),
+)
 TARGET = 1.1
 
 
 # one character, or a few, repeated: the alphabets of the strategies' sweep
-REPEATED = {"=": "=", "-": "-", ".": ".", "*": "*", "#": "#", "spaces+lf": " \n", "lf": "\n", "spaces": " ",
-            "digits": "0123456789"}
+REPEATED = {
+    "=": "=",
+    "-": "-",
+    ".": ".",
+    "*": "*",
+    "#": "#",
+    "spaces+lf": " \n",
+    "lf": "\n",
+    "spaces": " ",
+    "digits": "0123456789",
+}
 # strategies that take plain text, with the file name that gives each what it reads
-PLAIN_TEXT = (("adaptive", "run.txt"), ("auto", "run.txt"), ("auto", "run.md"), ("auto", "run.log"),
-              ("data", "run.txt"), ("data-rows", "run.txt"), ("fixed", "run.txt"), ("lines", "run.txt"),
-              ("log", "run.log"), ("log-records", "run.log"), ("markdown", "run.md"), ("prose", "run.txt"),
-              ("recursive", "run.txt"), ("semantic", "run.txt"), ("split", "run.txt"))
+PLAIN_TEXT = (
+    ("adaptive", "run.txt"),
+    ("auto", "run.txt"),
+    ("auto", "run.md"),
+    ("auto", "run.log"),
+    ("data", "run.txt"),
+    ("data-rows", "run.txt"),
+    ("fixed", "run.txt"),
+    ("lines", "run.txt"),
+    ("log", "run.log"),
+    ("log-records", "run.log"),
+    ("markdown", "run.md"),
+    ("prose", "run.txt"),
+    ("recursive", "run.txt"),
+    ("semantic", "run.txt"),
+    ("split", "run.txt"),
+)
 
 
 def long_run(kind: str, nbytes: int) -> str:
@@ -108,10 +134,20 @@ def strategies_sweep() -> list[dict]:
                 chunk_document(doc, strategy, None)
                 t.append(time.process_time() - t0)
             k = exponent(t[0], t[2], sizes[0], sizes[2])  # over the whole range: one run a size is noisy
-            rows.append({"strategy": strategy, "file": path, "run": kind, "seconds": [round(x, 3) for x in t],
-                         "exponent": round(k, 2), "met": k <= TARGET})
-            print(f"{strategy:12} {path:8} {kind:9} " + " ".join(f"{x:7.2f}" for x in t)
-                  + f"  exponent {k:.2f}", flush=True)
+            rows.append(
+                {
+                    "strategy": strategy,
+                    "file": path,
+                    "run": kind,
+                    "seconds": [round(x, 3) for x in t],
+                    "exponent": round(k, 2),
+                    "met": k <= TARGET,
+                }
+            )
+            print(
+                f"{strategy:12} {path:8} {kind:9} " + " ".join(f"{x:7.2f}" for x in t) + f"  exponent {k:.2f}",
+                flush=True,
+            )
     return rows
 
 
@@ -135,10 +171,21 @@ def main(argv=None) -> int:
         for strategy, params in (c for c in CONFIGS if c[0] in args.cases.split(",")):
             t = {key: cpu_seconds(texts[key], strategy, params, args.repeat) for key in (small, large)}
             k = exponent(t[small], t[large], len(texts[small]), len(texts[large]))
-            rows.append({"run": kind, "strategy": strategy, small: round(t[small], 3), large: round(t[large], 3),
-                         "exponent": round(k, 2), "met": k <= TARGET})
-            print(f"{kind:4} {strategy:17} {small} {t[small]:7.3f} s  {large} {t[large]:7.3f} s  "
-                  f"exponent {k:.2f} ({'met' if k <= TARGET else 'missed'}: <= {TARGET})", flush=True)
+            rows.append(
+                {
+                    "run": kind,
+                    "strategy": strategy,
+                    small: round(t[small], 3),
+                    large: round(t[large], 3),
+                    "exponent": round(k, 2),
+                    "met": k <= TARGET,
+                }
+            )
+            print(
+                f"{kind:4} {strategy:17} {small} {t[small]:7.3f} s  {large} {t[large]:7.3f} s  "
+                f"exponent {k:.2f} ({'met' if k <= TARGET else 'missed'}: <= {TARGET})",
+                flush=True,
+            )
     store(ROOT / "bench" / "long_runs.json", [small, large], args.repeat, rows)
     return 0
 

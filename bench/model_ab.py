@@ -44,21 +44,44 @@ def load_revision(rev: str):
     relative imports pointed at the modules' homes in this tree."""
     folder = Path(tempfile.mkdtemp(prefix="model_ab_"))
     moved = _exists(rev, "chunktui/engine/core/model.py")
-    model = _load(rev, "chunktui/engine/core/model.py" if moved else "chunktui/engine/model.py",
-                  "chunktui.engine.core._ab_model", folder, lambda s: s if moved else _to_this_layout(s))
-    run = _load(rev, "chunktui/engine/run.py", "chunktui.engine._ab_run", folder, lambda s: _to_this_layout(
-        re.sub(r"from \.(core\.)?model import", "from chunktui.engine.core._ab_model import", s)))
+    model = _load(
+        rev,
+        "chunktui/engine/core/model.py" if moved else "chunktui/engine/model.py",
+        "chunktui.engine.core._ab_model",
+        folder,
+        lambda s: s if moved else _to_this_layout(s),
+    )
+    run = _load(
+        rev,
+        "chunktui/engine/run.py",
+        "chunktui.engine._ab_run",
+        folder,
+        lambda s: _to_this_layout(
+            re.sub(r"from \.(core\.)?model import", "from chunktui.engine.core._ab_model import", s)
+        ),
+    )
     return model.build_chunkset, run.chunk_document
 
 
 # where the modules a pre-move model.py or run.py imports relatively live now
-_HOMES = {"documents": "readers", "errors": "core", "tokens": "core", "options": "core", "stats": "core",
-          "derived": "core", "token_index": "core", "model": "core"}
+_HOMES = {
+    "documents": "readers",
+    "errors": "core",
+    "tokens": "core",
+    "options": "core",
+    "stats": "core",
+    "derived": "core",
+    "token_index": "core",
+    "model": "core",
+}
 
 
 def _to_this_layout(source: str) -> str:
-    return re.sub(r"from \.(\w+) import",
-                  lambda m: f"from chunktui.engine.{_HOMES[m[1]]}.{m[1]} import" if m[1] in _HOMES else m[0], source)
+    return re.sub(
+        r"from \.(\w+) import",
+        lambda m: f"from chunktui.engine.{_HOMES[m[1]]}.{m[1]} import" if m[1] in _HOMES else m[0],
+        source,
+    )
 
 
 def _exists(rev: str, path: str) -> bool:
@@ -66,8 +89,9 @@ def _exists(rev: str, path: str) -> bool:
 
 
 def _load(rev: str, path: str, name: str, folder: Path, edit):
-    source = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
-                            text=True).stdout
+    source = subprocess.run(
+        ["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout
     (folder / f"{name.rpartition('.')[2]}.py").write_text(edit(source))
     spec = importlib.util.spec_from_file_location(name, folder / f"{name.rpartition('.')[2]}.py")
     mod = importlib.util.module_from_spec(spec)
@@ -80,7 +104,7 @@ def alternated(old, new, repeat: int, collecting: bool) -> tuple[float, float]:
     """Median CPU seconds of each, turns alternating (the order flips each repetition)."""
     times: tuple[list, list] = ([], [])
     for r in range(repeat):
-        for k in ((0, 1) if r % 2 == 0 else (1, 0)):
+        for k in (0, 1) if r % 2 == 0 else (1, 0):
             gc.collect()
             if not collecting:
                 gc.disable()
@@ -91,8 +115,7 @@ def alternated(old, new, repeat: int, collecting: bool) -> tuple[float, float]:
     return statistics.median(times[0]), statistics.median(times[1])
 
 
-def compare(strategy: str, kind: str, doc_kind: str, params: dict, rev: str, old_build, old_run,
-            repeat: int) -> None:
+def compare(strategy: str, kind: str, doc_kind: str, params: dict, rev: str, old_build, old_run, repeat: int) -> None:
     doc = Document.from_text(corpus(kind, 10_000_000), kind=doc_kind)
     spec = get_strategy(strategy)
     values = spec.validate(params)
@@ -104,12 +127,17 @@ def compare(strategy: str, kind: str, doc_kind: str, params: dict, rev: str, old
     def run(fn):
         return lambda: fn(doc, strategy, params, tokenizer="chars")
 
-    for what, old, new, collecting in (("build", build(old_build), build(build_chunkset), True),
-                                       ("run, collector on", run(old_run), run(chunk_document), True),
-                                       ("run, collector off", run(old_run), run(chunk_document), False)):
+    for what, old, new, collecting in (
+        ("build", build(old_build), build(build_chunkset), True),
+        ("run, collector on", run(old_run), run(chunk_document), True),
+        ("run, collector off", run(old_run), run(chunk_document), False),
+    ):
         o, n = alternated(old, new, repeat, collecting)
-        print(f"{strategy} 512, 10 MB, {what}: {rev} {o * 1e3:.1f} ms, this tree {n * 1e3:.1f} ms "
-              f"(CPU, median of {repeat}): {n / o:.2f}x", flush=True)
+        print(
+            f"{strategy} 512, 10 MB, {what}: {rev} {o * 1e3:.1f} ms, this tree {n * 1e3:.1f} ms "
+            f"(CPU, median of {repeat}): {n / o:.2f}x",
+            flush=True,
+        )
 
 
 def main() -> None:

@@ -102,8 +102,19 @@ def children_cpu() -> float:
 def run(corpus: Path, out: Path, jobs: int) -> dict[str, float]:
     """Wall seconds of one run, with the CPU seconds of its parent process and of the rest."""
     own = out.with_name(out.name + ".cpu")
-    command = [sys.executable, "-c", REPORT_OWN_CPU.format(path=str(own)), "chunk", str(corpus), "-o", str(out),
-               "-f", "jsonl", "--jobs", str(jobs)]
+    command = [
+        sys.executable,
+        "-c",
+        REPORT_OWN_CPU.format(path=str(own)),
+        "chunk",
+        str(corpus),
+        "-o",
+        str(out),
+        "-f",
+        "jsonl",
+        "--jobs",
+        str(jobs),
+    ]
     before = children_cpu()
     started = time.perf_counter()
     subprocess.run(command, check=True, capture_output=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
@@ -126,9 +137,15 @@ def independent(corpus: Path, scratch: Path, n: int) -> float:
     command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     started = time.perf_counter()
-    running = [subprocess.Popen([*command, str(part), "-o", str(scratch / f"out{i}"), "-f", "jsonl", "--jobs", "1"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
-               for i, part in enumerate(parts)]
+    running = [
+        subprocess.Popen(
+            [*command, str(part), "-o", str(scratch / f"out{i}"), "-f", "jsonl", "--jobs", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        for i, part in enumerate(parts)
+    ]
     if any(proc.wait() != 0 for proc in running):
         raise SystemExit("a separate run failed")
     return time.perf_counter() - started
@@ -140,8 +157,9 @@ def outputs(folder: Path) -> dict[str, object]:
     for p in sorted(folder.rglob("*")):
         if p.is_file() and p.name != "index.json":
             data = p.read_bytes().replace(str(folder).encode(), b"OUT")
-            found[str(p.relative_to(folder))] = data if p.name != "manifest.json" else {
-                k: v for k, v in json.loads(data).items() if k != "created_at"}
+            found[str(p.relative_to(folder))] = (
+                data if p.name != "manifest.json" else {k: v for k, v in json.loads(data).items() if k != "created_at"}
+            )
     return found
 
 
@@ -162,23 +180,30 @@ def main() -> None:
             out = Path(scratch) / f"out{jobs}"
             load = os.getloadavg()[0]
             took = run(corpus, out, jobs)
-            times[jobs] = {"seconds": round(took["seconds"], 2), "load_before": round(load, 2),
-                           "parent_cpu_ms_a_file": round(took["parent_cpu"] / files * 1000, 2)}
+            times[jobs] = {
+                "seconds": round(took["seconds"], 2),
+                "load_before": round(load, 2),
+                "parent_cpu_ms_a_file": round(took["parent_cpu"] / files * 1000, 2),
+            }
             if whole_tree:
                 times[jobs]["workers_cpu_ms_a_file"] = round(took["workers_cpu"] / files * 1000, 2)
             found = outputs(out)
             first = first or found
             times[jobs]["same_outputs"] = found == first
-            print(f"--jobs {jobs}: {times[jobs]['seconds']:.1f} s (load {load:.1f}), CPU a file: parent "
-                  f"{times[jobs]['parent_cpu_ms_a_file']:.2f} ms, workers {times[jobs].get('workers_cpu_ms_a_file')} ms, "
-                  f"outputs {'identical' if found == first else 'DIFFERENT'}")
+            print(
+                f"--jobs {jobs}: {times[jobs]['seconds']:.1f} s (load {load:.1f}), CPU a file: parent "
+                f"{times[jobs]['parent_cpu_ms_a_file']:.2f} ms, workers {times[jobs].get('workers_cpu_ms_a_file')} ms, "
+                f"outputs {'identical' if found == first else 'DIFFERENT'}"
+            )
         ceiling = {jobs: independent(corpus, Path(scratch) / f"apart{jobs}", jobs) for jobs in counts[1:]}
     base = times[counts[0]]["seconds"]
     for jobs in counts[1:]:
         times[jobs]["speedup"] = round(base / times[jobs]["seconds"], 2)
         times[jobs]["apart_speedup"] = round(base / ceiling[jobs], 2)
-        print(f"--jobs {jobs}: {times[jobs]['speedup']:.2f}x --jobs {counts[0]}; {jobs} separate runs on "
-              f"1/{jobs} of the files each: {times[jobs]['apart_speedup']:.2f}x (load {os.getloadavg()[0]:.1f})")
+        print(
+            f"--jobs {jobs}: {times[jobs]['speedup']:.2f}x --jobs {counts[0]}; {jobs} separate runs on "
+            f"1/{jobs} of the files each: {times[jobs]['apart_speedup']:.2f}x (load {os.getloadavg()[0]:.1f})"
+        )
     result = {"files": files, "bytes": size, "cores": os.cpu_count(), "runs": {str(k): v for k, v in times.items()}}
     (ROOT / "bench" / "parallel_runs.json").write_text(json.dumps(result, indent=2) + "\n")
 

@@ -11,9 +11,11 @@ from .checks import check
 from .contenders import CONTENDERS, Mode, Skip
 from .corpus import corpus
 
-HEADER = ("# Licensed under the Apache License, Version 2.0 (the \"License\");\n"
-          "# you may not use this file except in compliance with the License.\n"
-          "# You may obtain a copy of the License at http://www.apache.org/licenses/LICENSE-2.0\n\n")
+HEADER = (
+    '# Licensed under the Apache License, Version 2.0 (the "License");\n'
+    "# you may not use this file except in compliance with the License.\n"
+    "# You may obtain a copy of the License at http://www.apache.org/licenses/LICENSE-2.0\n\n"
+)
 CHECKLIST = "- [ ] review the change\n- [ ] update the docs\n\n"
 STATUS = "status: ok \n\n"
 
@@ -24,7 +26,7 @@ def repeated_text() -> str:
     parts = []
     for k in range(0, len(sections), 12):
         parts.append(HEADER)
-        parts.append("\n\n".join(sections[k:k + 12]) + "\n\n")
+        parts.append("\n\n".join(sections[k : k + 12]) + "\n\n")
     parts.append(CHECKLIST * 150)
     parts.append(STATUS * 300)
     parts.append(HEADER * 20)

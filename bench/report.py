@@ -10,8 +10,12 @@ from .checks import offsets_ok
 from .corpus import SIZES
 
 ROOT = Path(__file__).resolve().parent.parent
-PROBLEMS = {"bad_round_trip": "not at their offset", "out_of_order": "before their predecessor",
-            "lost_gaps": "misplaced past unchunked text", "overlapping": "overlapping without overlap"}
+PROBLEMS = {
+    "bad_round_trip": "not at their offset",
+    "out_of_order": "before their predecessor",
+    "lost_gaps": "misplaced past unchunked text",
+    "overlapping": "overlapping without overlap",
+}
 FLOOR_LABEL = {"scan": "line scan", "encode": "encode pass", "parse": "tree-sitter parse"}
 
 METHOD = """\
@@ -95,8 +99,11 @@ def mode_rows(entry: dict, data: dict) -> list[dict]:
             row["seconds"] = med[largest]
             row["vs_peer"] = med[largest] / fastest_peer if fastest_peer and med[largest] else None
             row["vs_floor"] = med[largest] / floor if floor and med[largest] else None
-            row["exponent"] = exponent(med[smallest], med[largest], floors[smallest]["chars"],
-                                       floors[largest]["chars"]) if len(sizes) > 1 and med[smallest] else None
+            row["exponent"] = (
+                exponent(med[smallest], med[largest], floors[smallest]["chars"], floors[largest]["chars"])
+                if len(sizes) > 1 and med[smallest]
+                else None
+            )
             row["check"] = r["check"]
             row["runs"] = len(r["times"])
             row["stopped"] = r.get("stopped")
@@ -122,10 +129,14 @@ def entry_sizes(entry: dict) -> list[str]:
 def render_mode(entry: dict, data: dict) -> list[str]:
     sizes = entry_sizes(entry)
     floor_name = FLOOR_LABEL[_floor_key(entry)]
-    out = [f"### {entry['mode']} ({entry['corpus']} corpus)", "",
-           "| contender | " + " | ".join(f"MB/s {s}" for s in sizes)
-           + f" | {sizes[-1]} vs fastest peer | vs {floor_name} | exponent | chunks | largest / limit | offsets |",
-           "|---|" + "---:|" * len(sizes) + "---:|---:|---:|---:|---:|---|"]
+    out = [
+        f"### {entry['mode']} ({entry['corpus']} corpus)",
+        "",
+        "| contender | "
+        + " | ".join(f"MB/s {s}" for s in sizes)
+        + f" | {sizes[-1]} vs fastest peer | vs {floor_name} | exponent | chunks | largest / limit | offsets |",
+        "|---|" + "---:|" * len(sizes) + "---:|---:|---:|---:|---:|---|",
+    ]
     for row in mode_rows(entry, data):
         name = f"**{row['name']}**" if row["ours"] else row["name"]
         if row["skip"]:
@@ -135,9 +146,12 @@ def render_mode(entry: dict, data: dict) -> list[str]:
         over = f" ({c['over_limit']} over)" if c["over_limit"] else ""
         runs = " (1 run)" if row["runs"] == 1 and row["stopped"] else ""
         exp = "-" if row["exponent"] is None else f"{row['exponent']:.2f}"
-        out.append(f"| {name}{runs} | " + " | ".join(row["mbps"][s] for s in sizes)
-                   + f" | {_fmt_ratio(row['vs_peer'])} | {_fmt_ratio(row['vs_floor'])} | {exp}"
-                   + f" | {c['chunks']} | {c['max_size']} / {c['limit']}{over} | {_offsets_cell(c)} |")
+        out.append(
+            f"| {name}{runs} | "
+            + " | ".join(row["mbps"][s] for s in sizes)
+            + f" | {_fmt_ratio(row['vs_peer'])} | {_fmt_ratio(row['vs_floor'])} | {exp}"
+            + f" | {c['chunks']} | {c['max_size']} / {c['limit']}{over} | {_offsets_cell(c)} |"
+        )
     out.append("")
     return out
 
@@ -154,55 +168,90 @@ def targets(data: dict) -> list[tuple[str, str, bool | None]]:
             label = f"{r['name']}, {entry['mode']}"
             if entry["unit"] != "tokens" and peers:
                 fastest = min(peers, key=lambda p: p["seconds"])
-                rows.append((f"{label}: faster than every peer ({largest})",
-                             f"{r['vs_peer']:.2f}x the fastest peer ({fastest['name']})", r["vs_peer"] < 1))
+                rows.append(
+                    (
+                        f"{label}: faster than every peer ({largest})",
+                        f"{r['vs_peer']:.2f}x the fastest peer ({fastest['name']})",
+                        r["vs_peer"] < 1,
+                    )
+                )
             if entry["family"] == "code" and r["vs_floor"] is not None:
-                rows.append((f"{label}: at most 2x a bare parse ({largest})", f"{r['vs_floor']:.2f}x",
-                             r["vs_floor"] <= 2))
+                rows.append(
+                    (f"{label}: at most 2x a bare parse ({largest})", f"{r['vs_floor']:.2f}x", r["vs_floor"] <= 2)
+                )
             elif entry["unit"] != "tokens" and r["vs_floor"] is not None:
-                rows.append((f"{label}: within 5x of the delimiter scan ({largest})", f"{r['vs_floor']:.1f}x",
-                             r["vs_floor"] <= 5))
+                rows.append(
+                    (
+                        f"{label}: within 5x of the delimiter scan ({largest})",
+                        f"{r['vs_floor']:.1f}x",
+                        r["vs_floor"] <= 5,
+                    )
+                )
             if r["exponent"] is not None:
                 rows.append((f"{label}: scaling exponent at most 1.1", f"{r['exponent']:.2f}", r["exponent"] <= 1.1))
     for t in data["tokens"]:
         first = t["first"] / t["encode"]
-        rows.append((f"token counts, first chunking ({t['size']}): at most 1.3x one encode pass",
-                     f"{first:.2f}x", first <= 1.3))
+        rows.append(
+            (f"token counts, first chunking ({t['size']}): at most 1.3x one encode pass", f"{first:.2f}x", first <= 1.3)
+        )
         for label, v in t["rechunk"].items():
             ratio = v["seconds"] / t["encode"]
-            rows.append((f"token counts, re-chunk to {label} ({t['size']}): at most 0.1x one encode pass",
-                         f"{ratio:.3f}x ({v['spans']} chunks)", ratio <= 0.1))
+            rows.append(
+                (
+                    f"token counts, re-chunk to {label} ({t['size']}): at most 0.1x one encode pass",
+                    f"{ratio:.3f}x ({v['spans']} chunks)",
+                    ratio <= 0.1,
+                )
+            )
     return rows
 
 
 def render(data: dict) -> str:
     m = data["machine"]
-    out = ["# Benchmarks", "",
-           f"Generated by `{data['command'].strip()}` (`make bench` runs `python -m bench.run`) on "
-           f"{data.get('finished', 'an unrecorded date')} in {data.get('seconds', '?')} s; "
-           f"median of {data['repeat']} runs. Re-run to refresh: every number below comes from "
-           "bench/results.json of that run.", "",
-           "## Machine", "",
-           "| nproc | CPU | memory | Python | platform | load average at start (1/5/15 min) | at the end |",
-           "|---:|---|---|---|---|---|---|",
-           f"| {m['nproc']} | {m['cpu']} | {m['memory']} | {m['python']} | {m['platform']} | {m['load_at_start']} "
-           f"| {m.get('load_at_end', 'not recorded')} |",
-           "", "| package | version |", "|---|---|"]
+    out = [
+        "# Benchmarks",
+        "",
+        f"Generated by `{data['command'].strip()}` (`make bench` runs `python -m bench.run`) on "
+        f"{data.get('finished', 'an unrecorded date')} in {data.get('seconds', '?')} s; "
+        f"median of {data['repeat']} runs. Re-run to refresh: every number below comes from "
+        "bench/results.json of that run.",
+        "",
+        "## Machine",
+        "",
+        "| nproc | CPU | memory | Python | platform | load average at start (1/5/15 min) | at the end |",
+        "|---:|---|---|---|---|---|---|",
+        f"| {m['nproc']} | {m['cpu']} | {m['memory']} | {m['python']} | {m['platform']} | {m['load_at_start']} "
+        f"| {m.get('load_at_end', 'not recorded')} |",
+        "",
+        "| package | version |",
+        "|---|---|",
+    ]
     out += [f"| {k} | {v} |" for k, v in data["versions"].items()]
     out += ["", METHOD, "## Targets", "", "| target | measured | met |", "|---|---|---|"]
     for target, measured, met in targets(data):
         out.append(f"| {target} | {measured} | {'yes' if met else '**no**'} |")
-    out += ["", "## Floors", "",
-            "| corpus | size | chars | line scan (re.finditer) | paragraph scan (str.find) | encode_ordinary | tree-sitter parse |",
-            "|---|---|---:|---:|---:|---:|---:|"]
+    out += [
+        "",
+        "## Floors",
+        "",
+        "| corpus | size | chars | line scan (re.finditer) | paragraph scan (str.find) | encode_ordinary | tree-sitter parse |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
     for kind, by_size in data["floors"].items():
         for key, f in by_size.items():
             parse = f"{f['parse'] * 1000:.1f} ms" if "parse" in f else "-"
-            out.append(f"| {kind} | {key} | {f['chars']:,} | {f['scan'] * 1000:.1f} ms | {f['find'] * 1000:.1f} ms"
-                       f" | {f['encode'] * 1000:.1f} ms | {parse} |")
-    out += ["", "## Modes", "",
-            "MB/s is UTF-8 megabytes of corpus per second (higher is better); ratios are times at the largest "
-            "size (lower is better; below 1.00x is faster than the fastest peer). chunktui rows in bold.", ""]
+            out.append(
+                f"| {kind} | {key} | {f['chars']:,} | {f['scan'] * 1000:.1f} ms | {f['find'] * 1000:.1f} ms"
+                f" | {f['encode'] * 1000:.1f} ms | {parse} |"
+            )
+    out += [
+        "",
+        "## Modes",
+        "",
+        "MB/s is UTF-8 megabytes of corpus per second (higher is better); ratios are times at the largest "
+        "size (lower is better; below 1.00x is faster than the fastest peer). chunktui rows in bold.",
+        "",
+    ]
     for entry in data["modes"]:
         out += render_mode(entry, data)
     out += render_repeated(data.get("repeated", []))
@@ -213,11 +262,16 @@ def render(data: dict) -> str:
 def render_repeated(rows: list[dict]) -> list[str]:
     if not rows:
         return []
-    out = ["## Repeated text", "",
-           "A document of real sections behind the same licence header, then 150 identical checklists and "
-           "300 identical status lines "
-           "(bench/repeated.py). Offsets that a library finds with `str.find` land on an earlier copy.", "",
-           "| mode | contender | chunks | offsets |", "|---|---|---:|---|"]
+    out = [
+        "## Repeated text",
+        "",
+        "A document of real sections behind the same licence header, then 150 identical checklists and "
+        "300 identical status lines "
+        "(bench/repeated.py). Offsets that a library finds with `str.find` land on an earlier copy.",
+        "",
+        "| mode | contender | chunks | offsets |",
+        "|---|---|---:|---|",
+    ]
     for r in rows:
         if "skip" in r:
             out.append(f"| {r['mode']} | {r['contender']} | - | skipped: {r['skip']} |")
@@ -231,23 +285,33 @@ def render_tokens(rows: list[dict]) -> list[str]:
     if not rows:
         return []
     labels = list(rows[0]["rechunk"])
-    out = ["## Token counts: first chunking and re-chunk", "",
-           "`TiktokenCounter.count_spans` over real chunkings of the docs corpus (bench/token_counts.py), "
-           "as a ratio to one whole-document `encode_ordinary` pass. *first*: fixed 2048 chars with 10% "
-           "overlap, no index kept (it is built by this call); *re-chunk*: other parameters on the same "
-           "text. *direct*: encoding every span on its own, what a counter without the index does. "
-           "Each figure is the median of the runs (below 1 MB, where a run can take under a millisecond, "
-           "five times as many and at least 50); a re-chunk is timed with no garbage collection forced "
-           "before it, as an app or a pipeline calls it (the others collect first). A re-chunk costs a few microseconds a span whatever its length: "
-           "what it pays for is the characters from a span's ends to the nearest anchors.", "",
-           "| size | chunks (first) | encode pass | direct | first | " + " | ".join(f"re-chunk: {l}" for l in labels)
-           + " | exact |", "|---|---:|---:|---:|---:|" + "---:|" * len(labels) + "---|"]
+    out = [
+        "## Token counts: first chunking and re-chunk",
+        "",
+        "`TiktokenCounter.count_spans` over real chunkings of the docs corpus (bench/token_counts.py), "
+        "as a ratio to one whole-document `encode_ordinary` pass. *first*: fixed 2048 chars with 10% "
+        "overlap, no index kept (it is built by this call); *re-chunk*: other parameters on the same "
+        "text. *direct*: encoding every span on its own, what a counter without the index does. "
+        "Each figure is the median of the runs (below 1 MB, where a run can take under a millisecond, "
+        "five times as many and at least 50); a re-chunk is timed with no garbage collection forced "
+        "before it, as an app or a pipeline calls it (the others collect first). A re-chunk costs a few microseconds a span whatever its length: "
+        "what it pays for is the characters from a span's ends to the nearest anchors.",
+        "",
+        "| size | chunks (first) | encode pass | direct | first | "
+        + " | ".join(f"re-chunk: {l}" for l in labels)
+        + " | exact |",
+        "|---|---:|---:|---:|---:|" + "---:|" * len(labels) + "---|",
+    ]
     for t in rows:
         e = t["encode"]
-        cells = " | ".join(f"{v['seconds'] / e:.3f}x ({v['spans']} spans, {v['seconds'] / v['spans'] * 1e6:.0f} µs each)"
-                           for v in t["rechunk"].values())
-        out.append(f"| {t['size']} | {t['spans_first']} | {e * 1000:.0f} ms | {t['direct'] / e:.2f}x | "
-                   f"{t['first'] / e:.2f}x | {cells} | {'yes' if t['exact'] else '**NO**'} |")
+        cells = " | ".join(
+            f"{v['seconds'] / e:.3f}x ({v['spans']} spans, {v['seconds'] / v['spans'] * 1e6:.0f} µs each)"
+            for v in t["rechunk"].values()
+        )
+        out.append(
+            f"| {t['size']} | {t['spans_first']} | {e * 1000:.0f} ms | {t['direct'] / e:.2f}x | "
+            f"{t['first'] / e:.2f}x | {cells} | {'yes' if t['exact'] else '**NO**'} |"
+        )
     out.append("")
     return out
 
@@ -258,8 +322,18 @@ def write_benchmarks(data) -> None:
     the app, retrieval against the peers, retrieval and context header speed, long runs without spaces,
     document readers, corpus runs on every core)."""
     text = render(data)
-    for name in ("MISSED.md", "CODE_FIT.md", "CLI_BENCHMARKS.md", "CLI_NOTES.md", "APP_BENCHMARKS.md",
-                 "RETRIEVAL_BENCHMARKS.md", "RETRIEVAL_SPEED.md", "LONG_RUNS.md", "READERS.md", "PARALLEL_RUNS.md"):
+    for name in (
+        "MISSED.md",
+        "CODE_FIT.md",
+        "CLI_BENCHMARKS.md",
+        "CLI_NOTES.md",
+        "APP_BENCHMARKS.md",
+        "RETRIEVAL_BENCHMARKS.md",
+        "RETRIEVAL_SPEED.md",
+        "LONG_RUNS.md",
+        "READERS.md",
+        "PARALLEL_RUNS.md",
+    ):
         kept = ROOT / "bench" / name
         if kept.exists():
             text += "\n" + kept.read_text()

@@ -80,8 +80,14 @@ def main() -> None:
         return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks), index=Fts5Index(cs.chunks))
 
     def grid(with_queries: bool, workers: int = 1):
-        return sweep(doc, [args.strategy], SWEEP_SIZES, SWEEP_OVERLAPS, workers=workers,
-                     queries=queries if with_queries else None)
+        return sweep(
+            doc,
+            [args.strategy],
+            SWEEP_SIZES,
+            SWEEP_OVERLAPS,
+            workers=workers,
+            queries=queries if with_queries else None,
+        )
 
     def grid_fts5():
         """The one-worker sweep with every cell evaluated by the FTS5 peer (in this process)."""
@@ -119,29 +125,39 @@ def main() -> None:
             times.setdefault("grid evaluations", []).append(grid_evaluations())
     t = {name: statistics.median(v) for name, v in times.items()}
     means = report.means()
-    print(f"{args.strategy} on {len(text) / 1e6:.2f} MB docs, {len(cs.chunks):,} chunks, {len(queries)} synthetic "
-          f"questions, median of {args.repeat}: first chunking {t['first chunking'] * 1000:.0f} ms, re-chunking "
-          f"{t['re-chunking'] * 1000:.0f} ms, evaluation {t['evaluation'] * 1000:.0f} ms")
-    print(f"first evaluation (FTS5 table) {t['first evaluation'] * 1000:.0f} ms, second (document tokenized) "
-          f"{t['second evaluation'] * 1000:.0f} ms; FTS5 peer "
-          f"{t['evaluation with FTS5'] * 1000:.0f} ms (same rankings; FTS5 / evaluation "
-          f"{t['evaluation with FTS5'] / t['evaluation']:.2f}x)")
-    print(f"ratio first evaluation/first chunking: {t['first evaluation'] / t['first chunking']:.2f}, "
-          f"evaluation/re-chunking: {t['evaluation'] / t['re-chunking']:.2f} (target <= 3; FTS5 "
-          f"{t['evaluation with FTS5'] / t['re-chunking']:.2f}); recall@5 {means['recall@5']:.3f}, "
-          f"recall@1000 tokens {means['recall@budget']:.3f}")
+    print(
+        f"{args.strategy} on {len(text) / 1e6:.2f} MB docs, {len(cs.chunks):,} chunks, {len(queries)} synthetic "
+        f"questions, median of {args.repeat}: first chunking {t['first chunking'] * 1000:.0f} ms, re-chunking "
+        f"{t['re-chunking'] * 1000:.0f} ms, evaluation {t['evaluation'] * 1000:.0f} ms"
+    )
+    print(
+        f"first evaluation (FTS5 table) {t['first evaluation'] * 1000:.0f} ms, second (document tokenized) "
+        f"{t['second evaluation'] * 1000:.0f} ms; FTS5 peer "
+        f"{t['evaluation with FTS5'] * 1000:.0f} ms (same rankings; FTS5 / evaluation "
+        f"{t['evaluation with FTS5'] / t['evaluation']:.2f}x)"
+    )
+    print(
+        f"ratio first evaluation/first chunking: {t['first evaluation'] / t['first chunking']:.2f}, "
+        f"evaluation/re-chunking: {t['evaluation'] / t['re-chunking']:.2f} (target <= 3; FTS5 "
+        f"{t['evaluation with FTS5'] / t['re-chunking']:.2f}); recall@5 {means['recall@5']:.3f}, "
+        f"recall@1000 tokens {means['recall@budget']:.3f}"
+    )
     if args.sweep:
         single = t["re-chunking"] + t["evaluation"]
-        print(f"sweep of {len(cells)} configurations, one worker: with questions {t['sweep with questions']:.2f} s, "
-              f"without {t['sweep without questions']:.2f} s; 20 x (re-chunking + evaluation) {20 * single:.2f} s; "
-              f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1); with the "
-              f"FTS5 peer {t['sweep with questions, FTS5']:.2f} s (ratio "
-              f"{t['sweep with questions, FTS5'] / (20 * single):.2f})")
+        print(
+            f"sweep of {len(cells)} configurations, one worker: with questions {t['sweep with questions']:.2f} s, "
+            f"without {t['sweep without questions']:.2f} s; 20 x (re-chunking + evaluation) {20 * single:.2f} s; "
+            f"ratio sweep/(20 x single) {t['sweep with questions'] / (20 * single):.2f} (target <= 1); with the "
+            f"FTS5 peer {t['sweep with questions, FTS5']:.2f} s (ratio "
+            f"{t['sweep with questions, FTS5'] / (20 * single):.2f})"
+        )
         added = t["sweep with questions"] - t["sweep without questions"]
-        print(f"what the questions add to the sweep {added:.2f} s, against its {len(cells)} cells evaluated one by one "
-              f"{t['grid evaluations']:.2f} s (ratio {added / t['grid evaluations']:.2f}); the sweep with questions in "
-              f"2 worker processes (the default) {t['sweep with questions, 2 workers']:.2f} s wall "
-              f"(ratio {t['sweep with questions, 2 workers'] / (20 * single):.2f})")
+        print(
+            f"what the questions add to the sweep {added:.2f} s, against its {len(cells)} cells evaluated one by one "
+            f"{t['grid evaluations']:.2f} s (ratio {added / t['grid evaluations']:.2f}); the sweep with questions in "
+            f"2 worker processes (the default) {t['sweep with questions, 2 workers']:.2f} s wall "
+            f"(ratio {t['sweep with questions, 2 workers'] / (20 * single):.2f})"
+        )
 
 
 if __name__ == "__main__":

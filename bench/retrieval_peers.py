@@ -76,12 +76,21 @@ def placed_chunks(pairs, text: str):
     count = get_counter(TOKENIZER).count
     chunks, misplaced = [], 0
     for start, chunk_text in pairs:
-        if start is None or text[start:start + len(chunk_text)] != chunk_text:
+        if start is None or text[start : start + len(chunk_text)] != chunk_text:
             misplaced += 1
             continue
         tokens = count(chunk_text)
-        chunks.append(SimpleNamespace(start=start, end=start + len(chunk_text), text=chunk_text, context_text=None,
-                                      tokens=tokens, embed_text=chunk_text, embed_tokens=tokens))
+        chunks.append(
+            SimpleNamespace(
+                start=start,
+                end=start + len(chunk_text),
+                text=chunk_text,
+                context_text=None,
+                tokens=tokens,
+                embed_text=chunk_text,
+                embed_tokens=tokens,
+            )
+        )
     return chunks, misplaced
 
 
@@ -110,26 +119,42 @@ def measure():
 
 
 def render(rows, skipped) -> str:
-    out = ["## Retrieval on the sample queries (chunktui and peers)", "",
-           ("Written by `python -m bench.retrieval_peers --write`. BM25 (SQLite FTS5) over each chunk's text, "
-           "the hand-written questions of `sample_docs/queries/`, chunk sizes in characters, no overlap; "
-           "each peer's chunks at the offsets it reports. Metrics in characters (docs/retrieval.md); "
-           f"@budget = top chunks within {BUDGET} cl100k tokens. Best recall@budget per document in bold. "
-           "Two small documents and 23 questions: one question moves recall by 0.08-0.09, so this says which "
-           "chunkers keep these answers whole, not which is better in general."), ""]
+    out = [
+        "## Retrieval on the sample queries (chunktui and peers)",
+        "",
+        (
+            "Written by `python -m bench.retrieval_peers --write`. BM25 (SQLite FTS5) over each chunk's text, "
+            "the hand-written questions of `sample_docs/queries/`, chunk sizes in characters, no overlap; "
+            "each peer's chunks at the offsets it reports. Metrics in characters (docs/retrieval.md); "
+            f"@budget = top chunks within {BUDGET} cl100k tokens. Best recall@budget per document in bold. "
+            "Two small documents and 23 questions: one question moves recall by 0.08-0.09, so this says which "
+            "chunkers keep these answers whole, not which is better in general."
+        ),
+        "",
+    ]
     for doc_name in dict.fromkeys(r[0] for r in rows):
         mine = [r for r in rows if r[0] == doc_name]
         best = max(r[6]["recall@budget"] for r in mine)
-        out += [f"### {doc_name} ({mine[0][1]} questions)", "",
-                "| chunker | size | chunks | misplaced | " + " | ".join(COLUMNS) + " |",
-                "|---|---:|---:|---:|" + "---:|" * len(COLUMNS)]
+        out += [
+            f"### {doc_name} ({mine[0][1]} questions)",
+            "",
+            "| chunker | size | chunks | misplaced | " + " | ".join(COLUMNS) + " |",
+            "|---|---:|---:|---:|" + "---:|" * len(COLUMNS),
+        ]
         for _, _, name, size, n, misplaced, means in mine:
             cells = [f"{means[c]:.3f}" for c in COLUMNS]
             if means["recall@budget"] == best:
                 cells[3] = f"**{cells[3]}**"
             out.append(f"| {name} | {size} | {n} | {misplaced} | " + " | ".join(cells) + " |")
-        out += ["", "Best by recall@budget, then IoU@budget: " + _best(mine, ours=True) + "; best peer: "
-                + _best(mine, ours=False) + ".", ""]
+        out += [
+            "",
+            "Best by recall@budget, then IoU@budget: "
+            + _best(mine, ours=True)
+            + "; best peer: "
+            + _best(mine, ours=False)
+            + ".",
+            "",
+        ]
     out += [f"Skipped (not installed): {', '.join(f'{n} ({m})' for n, m in skipped)}.", ""] if skipped else []
     return "\n".join(out)
 

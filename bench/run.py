@@ -38,16 +38,21 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 
 def all_modes() -> list[Mode]:
-    modes = [Mode("text", unit, size, frac)
-             for unit in ("chars", "tokens") for size in (512, 4096) for frac in (0.0, 0.1)]
+    modes = [
+        Mode("text", unit, size, frac) for unit in ("chars", "tokens") for size in (512, 4096) for frac in (0.0, 0.1)
+    ]
     modes += [Mode("markdown", "chars", size, frac) for size in (512, 4096) for frac in (0.0, 0.1)]
     modes += [Mode("lines", "lines", 50, frac) for frac in (0.0, 0.1)]
     modes += [Mode("code", "chars", size, 0.0) for size in (512, 4096)]
     return modes
 
 
-QUICK_MODES = ("chars 512 overlap 0%", "tokens 512 overlap 10%", "markdown chars 4096 overlap 0%",
-               "lines 50 overlap 10%")
+QUICK_MODES = (
+    "chars 512 overlap 0%",
+    "tokens 512 overlap 10%",
+    "markdown chars 4096 overlap 0%",
+    "lines 50 overlap 10%",
+)
 
 
 def floors(kind: str, text: str, repeat: int) -> dict:
@@ -79,8 +84,9 @@ def floors(kind: str, text: str, repeat: int) -> dict:
     return out
 
 
-def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: float, log,
-               previous: dict | None = None) -> dict:
+def bench_mode(
+    mode: Mode, size_key: str, text: str, repeat: int, max_seconds: float, log, previous: dict | None = None
+) -> dict:
     """Every contender of the mode's family on `text`, turn by turn.
 
     `previous` is this mode's result at the next smaller size: a contender whose time
@@ -99,8 +105,11 @@ def bench_mode(mode: Mode, size_key: str, text: str, repeat: int, max_seconds: f
         estimate = _estimate(previous, c.name, len(text))
         if estimate is not None and estimate > max_seconds:
             before = previous["results"][c.name]["median"]
-            results[c.name] = {"ours": c.ours, "skip": f"too slow to repeat here: {before:.1f} s at "
-                               f"{previous['size']}, so at least {estimate:.0f} s at {size_key}"}
+            results[c.name] = {
+                "ours": c.ours,
+                "skip": f"too slow to repeat here: {before:.1f} s at "
+                f"{previous['size']}, so at least {estimate:.0f} s at {size_key}",
+            }
     for rep in range(repeat):
         live = [c for c in contenders if "skip" not in results[c.name] and not results[c.name].get("stopped")]
         if not live:
@@ -178,8 +187,12 @@ def parse_args(argv):
     p.add_argument("--repeat", type=int, help="runs per contender (median); default 5, quick 3")
     p.add_argument("--modes", help="only modes whose name contains one of these comma-separated strings")
     p.add_argument("--skip", help="leave out modes whose name contains one of these comma-separated strings")
-    p.add_argument("--max-seconds", type=float, help="stop repeating a contender slower than this, and skip it at "
-                   "a bigger size where it would be (default 20; quick 5)")
+    p.add_argument(
+        "--max-seconds",
+        type=float,
+        help="stop repeating a contender slower than this, and skip it at "
+        "a bigger size where it would be (default 20; quick 5)",
+    )
     p.add_argument("--no-write", action="store_true", help="print only; leave BENCHMARKS.md and results.json")
     p.add_argument("--merge", action="store_true", help="replace only the modes run now in bench/results.json")
     p.add_argument("--no-extras", action="store_true", help="skip the repeated-text probe and token-count timing")
@@ -206,26 +219,47 @@ def main(argv=None) -> int:
         print(msg, flush=True)
 
     started = time.time()
-    data = {"machine": machine(), "versions": versions(), "repeat": repeat, "sizes": sizes,
-            "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
-            "floors": {}, "modes": [], "repeated": [], "tokens": []}
+    data = {
+        "machine": machine(),
+        "versions": versions(),
+        "repeat": repeat,
+        "sizes": sizes,
+        "command": "python -m bench.run " + " ".join(sys.argv[1:] if argv is None else argv),
+        "floors": {},
+        "modes": [],
+        "repeated": [],
+        "tokens": [],
+    }
     for key in sizes:
         for kind in sorted({m.corpus for m in modes} | {"docs"}):
             text = corpus(kind, SIZES[key])
-            data["floors"].setdefault(kind, {})[key] = {"chars": len(text), "bytes": len(text.encode()),
-                                                        **floors(kind, text, repeat)}
+            data["floors"].setdefault(kind, {})[key] = {
+                "chars": len(text),
+                "bytes": len(text.encode()),
+                **floors(kind, text, repeat),
+            }
             log(f"floors {kind} {key}: {data['floors'][kind][key]}")
     warm_up(modes, log)
     for mode in modes:
-        entry = {"mode": mode.name, "family": mode.family, "unit": mode.unit, "size": mode.size,
-                 "overlap": mode.overlap, "corpus": mode.corpus, "by_size": {},
-                 "floors": {key: data["floors"][mode.corpus][key] for key in sizes}}
+        entry = {
+            "mode": mode.name,
+            "family": mode.family,
+            "unit": mode.unit,
+            "size": mode.size,
+            "overlap": mode.overlap,
+            "corpus": mode.corpus,
+            "by_size": {},
+            "floors": {key: data["floors"][mode.corpus][key] for key in sizes},
+        }
         previous = None
         for key in sizes:
             text = corpus(mode.corpus, SIZES[key])
             results = bench_mode(mode, key, text, repeat, max_seconds, log, previous)
-            exponents = _exponents(previous and previous["results"], results,
-                                   previous["chars"] if previous else 0, len(text)) if previous else {}
+            exponents = (
+                _exponents(previous and previous["results"], results, previous["chars"] if previous else 0, len(text))
+                if previous
+                else {}
+            )
             entry["by_size"][key] = results
             previous = {"size": key, "chars": len(text), "results": results, "exponents": exponents}
         data["modes"].append(entry)

@@ -37,8 +37,10 @@ def main() -> None:
         start = time.perf_counter()
         result = sweep(doc, *grid, base_params=base, workers=workers)
         times[workers] = time.perf_counter() - start
-        print(f"{args.strategy} on {len(text) / 1e6:.2f} MB markdown, {len(result.cells)} cells "
-              f"({len(result.skipped)} skipped), workers={workers}: {times[workers]:.2f} s")
+        print(
+            f"{args.strategy} on {len(text) / 1e6:.2f} MB markdown, {len(result.cells)} cells "
+            f"({len(result.skipped)} skipped), workers={workers}: {times[workers]:.2f} s"
+        )
     print(f"ratio pool/serial: {times[2] / times[1]:.2f}")
 
 

@@ -10,8 +10,16 @@ from pathlib import Path
 
 APP_RESULTS = Path(__file__).with_name("app_results.json")
 
-PACKAGES = ("chunktui", "tiktoken", "tree-sitter", "tree-sitter-python", "langchain-text-splitters",
-            "chonkie", "semchunk", "semantic-text-splitter")
+PACKAGES = (
+    "chunktui",
+    "tiktoken",
+    "tree-sitter",
+    "tree-sitter-python",
+    "langchain-text-splitters",
+    "chonkie",
+    "semchunk",
+    "semantic-text-splitter",
+)
 
 
 def machine() -> dict:
@@ -35,8 +43,14 @@ def machine() -> dict:
         load = " / ".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
         load = "unknown"
-    return {"nproc": os.cpu_count(), "cpu": cpu, "memory": memory, "python": platform.python_version(),
-            "platform": platform.platform(), "load_at_start": load}
+    return {
+        "nproc": os.cpu_count(),
+        "cpu": cpu,
+        "memory": memory,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "load_at_start": load,
+    }
 
 
 def versions() -> dict:

@@ -36,17 +36,36 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
-    "Cancelled", "Chunk", "ChunkSet", "Chunker", "ChunkingError", "ChunktuiError", "Document", "DocumentError",
-    "Gap", "ParamError", "Strategy", "UnknownStrategyError", "chunk", "load", "strategies",
+    "Cancelled",
+    "Chunk",
+    "ChunkSet",
+    "Chunker",
+    "ChunkingError",
+    "ChunktuiError",
+    "Document",
+    "DocumentError",
+    "Gap",
+    "ParamError",
+    "Strategy",
+    "UnknownStrategyError",
+    "chunk",
+    "load",
+    "strategies",
 ]
 
 # the types a caller reads or catches, imported from the engine when first named
 _TYPES = {
-    "Chunk": "chunktui.engine.core.model", "ChunkSet": "chunktui.engine.core.model", "Gap": "chunktui.engine.core.model",
-    "Document": "chunktui.engine.readers.documents", "Strategy": "chunktui.engine.strategies",
-    "Cancelled": "chunktui.engine.core.errors", "ChunkingError": "chunktui.engine.core.errors",
-    "ChunktuiError": "chunktui.engine.core.errors", "DocumentError": "chunktui.engine.core.errors",
-    "ParamError": "chunktui.engine.core.errors", "UnknownStrategyError": "chunktui.engine.core.errors",
+    "Chunk": "chunktui.engine.core.model",
+    "ChunkSet": "chunktui.engine.core.model",
+    "Gap": "chunktui.engine.core.model",
+    "Document": "chunktui.engine.readers.documents",
+    "Strategy": "chunktui.engine.strategies",
+    "Cancelled": "chunktui.engine.core.errors",
+    "ChunkingError": "chunktui.engine.core.errors",
+    "ChunktuiError": "chunktui.engine.core.errors",
+    "DocumentError": "chunktui.engine.core.errors",
+    "ParamError": "chunktui.engine.core.errors",
+    "UnknownStrategyError": "chunktui.engine.core.errors",
 }
 
 
@@ -63,8 +82,9 @@ def __dir__() -> list[str]:
     return sorted({*globals(), *_TYPES})
 
 
-def chunk(source: Source, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none",
-          **params: Any) -> ChunkSet:
+def chunk(
+    source: Source, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none", **params: Any
+) -> ChunkSet:
     """Chunk one source with `strategy` and its parameters (see `strategies()`).
 
     `tokenizer` counts each chunk's tokens (cl100k_base by default; chars, bytes, lines,
@@ -80,8 +100,9 @@ class Chunker:
     With `auto`, the options belong to the strategy it picks for each source: a name no
     strategy has is refused here, a value is checked against the picked strategy."""
 
-    def __init__(self, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none",
-                 **params: Any) -> None:
+    def __init__(
+        self, strategy: str = "auto", *, tokenizer: str | None = None, context_header: str = "none", **params: Any
+    ) -> None:
         from chunktui.engine.core.errors import ParamError
         from chunktui.engine.core.model import CONTEXT_HEADERS
         from chunktui.engine.strategies import get_strategy
@@ -95,8 +116,7 @@ class Chunker:
             raise ParamError("context_header", f"{context_header!r} is not one of {', '.join(CONTEXT_HEADERS)}")
         self.context_header: str = context_header
         try:
-            self.params: dict[str, Any] = (_known_to_some_strategy(params) if spec.delegates
-                                           else spec.validate(params))
+            self.params: dict[str, Any] = _known_to_some_strategy(params) if spec.delegates else spec.validate(params)
         except ParamError as exc:
             raise exc.for_python(params) from None
 
@@ -109,14 +129,16 @@ class Chunker:
         from chunktui.engine.run import chunk_document
 
         doc, made_here = _document(source)
-        cs = chunk_document(doc, self.strategy, self.params, tokenizer=self.tokenizer,
-                            context_header=self.context_header)
+        cs = chunk_document(
+            doc, self.strategy, self.params, tokenizer=self.tokenizer, context_header=self.context_header
+        )
         if made_here:  # chunked once: what a run keeps for re-chunking it (a code parse) can go
             forget(doc)
         return cs
 
-    def chunk_many(self, sources: Iterable[Source], *,
-                   progress: Callable[[int, int, Source], None] | None = None) -> list[ChunkSet]:
+    def chunk_many(
+        self, sources: Iterable[Source], *, progress: Callable[[int, int, Source], None] | None = None
+    ) -> list[ChunkSet]:
         """One ChunkSet per source, in order; `progress(done, total, source)` after each.
         The first source that fails raises its error (a DocumentError names the file)."""
         sources = list(sources)

@@ -65,8 +65,9 @@ class Chunker:
     def chunk(self, path, code: str) -> list[Chunk]:
         return self.chunk_set(path, code).chunks
 
-    def chunk_batch(self, files: Iterable, concurrency: int = 4,
-                    on_progress: Callable[[int, int, str, bool], None] | None = None) -> list[BatchResult]:
+    def chunk_batch(
+        self, files: Iterable, concurrency: int = 4, on_progress: Callable[[int, int, str, bool], None] | None = None
+    ) -> list[BatchResult]:
         """Chunk many files in threads; a file that fails gets its error in its result, the rest go on.
 
         `files` holds paths (read from disk), `(path, code)` pairs or dicts with `path`/`filepath` and `code`.

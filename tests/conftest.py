@@ -96,7 +96,8 @@ def corpus(tmp_path) -> Path:
     import json
 
     folder = tmp_path / "corpus"
-    shutil.copytree(Path(__file__).parent.parent / "sample_docs", folder,
-                    ignore=shutil.ignore_patterns("queries", "*.mbox"))
+    shutil.copytree(
+        Path(__file__).parent.parent / "sample_docs", folder, ignore=shutil.ignore_patterns("queries", "*.mbox")
+    )
     shutil.copytree(Path(json.__file__).parent, folder / "json", ignore=shutil.ignore_patterns("__pycache__"))
     return folder

@@ -18,7 +18,7 @@ SPARSE = "a short plain line"
 def run(text: str, kind: str = "prose", **params):
     cs = chunk_document(Document(text=text, kind=kind), "adaptive", params)
     for c in cs.chunks:
-        assert c.text == text[c.start:c.end]
+        assert c.text == text[c.start : c.end]
     assert not cs.gaps
     return cs
 
@@ -101,8 +101,11 @@ def test_code_sample_gets_smaller_chunks_than_prose_sample():
 
 
 @settings(max_examples=40, deadline=None, derandomize=True)
-@given(lines=st.lists(st.sampled_from([DENSE, SPARSE, "", "## Head", "def f(x):", "x" * 200]), max_size=300),
-       size=st.integers(1, 40), overlap=st.integers(0, 39))
+@given(
+    lines=st.lists(st.sampled_from([DENSE, SPARSE, "", "## Head", "def f(x):", "x" * 200]), max_size=300),
+    size=st.integers(1, 40),
+    overlap=st.integers(0, 39),
+)
 def test_targets_stay_within_half_and_double_and_cores_tile(lines, size, overlap):
     assume(overlap < size)
     cs = run("\n".join(lines), "code", size=size, overlap=overlap)

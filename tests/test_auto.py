@@ -11,19 +11,31 @@ from chunktui.engine.strategies.auto import pick_strategy
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 
 
-@pytest.mark.parametrize("name, strategy", [
-    ("guide.md", "prose"), ("essay.txt", "prose"), ("service.log", "log"), ("events.jsonl", "log"),
-    ("orders.csv", "data"), ("orders.tsv", "data"), ("inventory.py", "code"), ("auth_middleware.ts", "code"),
-    ("talk.vtt", "cues"), ("talk.srt", "cues"), ("threads.mbox", "email"),
-])
+@pytest.mark.parametrize(
+    "name, strategy",
+    [
+        ("guide.md", "prose"),
+        ("essay.txt", "prose"),
+        ("service.log", "log"),
+        ("events.jsonl", "log"),
+        ("orders.csv", "data"),
+        ("orders.tsv", "data"),
+        ("inventory.py", "code"),
+        ("auth_middleware.ts", "code"),
+        ("talk.vtt", "cues"),
+        ("talk.srt", "cues"),
+        ("threads.mbox", "email"),
+    ],
+)
 def test_auto_delegates_with_the_target_defaults(name, strategy):
     doc = load_document(SAMPLES / name)
     got = chunk_document(doc, "auto")
     want = chunk_document(doc, strategy)
     assert got.strategy == strategy
     assert got.params == get_strategy(strategy).defaults()
-    assert [(c.start, c.end, dict(c.metadata)) for c in got.chunks] == [(c.start, c.end, dict(c.metadata))
-                                                                        for c in want.chunks]
+    assert [(c.start, c.end, dict(c.metadata)) for c in got.chunks] == [
+        (c.start, c.end, dict(c.metadata)) for c in want.chunks
+    ]
     assert got.gaps == want.gaps
     assert got.notes[0].startswith(f"auto: picked {strategy} because ")
     assert got.notes[1:] == want.notes
@@ -40,17 +52,34 @@ def test_auto_picks_email_for_a_folder_of_eml():
     assert cs.strategy == "email" and cs.notes[0] == "auto: picked email because a folder of .eml files"
 
 
-@pytest.mark.parametrize("doc, strategy, reason", [
-    (Document.from_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhi\n", path="captions"), "cues",
-     "its content looks like subtitles"),
-    (Document.from_text("key: value\n", path="settings.yaml"), "semantic", "no format-specific strategy for .yaml"),
-    (Document.from_text("just words\n", path="data.xyz"), "prose",
-     "its content looks like prose (unknown extension .xyz)"),
-    (Document.from_text("# Title\n\nwords\n", path="notes.xyz"), "prose", "its content looks like markdown"),
-    (Document.from_text("17,4.5,0x1f;;--\n" * 20, path="dump.xyz"), "semantic", "no format-specific strategy for .xyz"),
-    (Document.from_text("17,4.5,0x1f;;--\n" * 20, path="DUMP"), "semantic", "no format-specific strategy for this text"),
-    (Document.from_text("just words\n", path="README"), "prose", "its content looks like prose"),
-])
+@pytest.mark.parametrize(
+    "doc, strategy, reason",
+    [
+        (
+            Document.from_text("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nhi\n", path="captions"),
+            "cues",
+            "its content looks like subtitles",
+        ),
+        (Document.from_text("key: value\n", path="settings.yaml"), "semantic", "no format-specific strategy for .yaml"),
+        (
+            Document.from_text("just words\n", path="data.xyz"),
+            "prose",
+            "its content looks like prose (unknown extension .xyz)",
+        ),
+        (Document.from_text("# Title\n\nwords\n", path="notes.xyz"), "prose", "its content looks like markdown"),
+        (
+            Document.from_text("17,4.5,0x1f;;--\n" * 20, path="dump.xyz"),
+            "semantic",
+            "no format-specific strategy for .xyz",
+        ),
+        (
+            Document.from_text("17,4.5,0x1f;;--\n" * 20, path="DUMP"),
+            "semantic",
+            "no format-specific strategy for this text",
+        ),
+        (Document.from_text("just words\n", path="README"), "prose", "its content looks like prose"),
+    ],
+)
 def test_auto_without_a_known_extension(doc, strategy, reason):
     name, why = pick_strategy(doc)
     assert name == strategy and why.startswith(reason)
@@ -58,8 +87,9 @@ def test_auto_without_a_known_extension(doc, strategy, reason):
 
 
 def test_code_without_a_grammar_falls_back_to_semantic_with_a_note():
-    doc = Document(text="IDENTIFICATION DIVISION.\nPROGRAM-ID. HELLO.\n", path="hello.cob", kind="code",
-                   language="cobol")
+    doc = Document(
+        text="IDENTIFICATION DIVISION.\nPROGRAM-ID. HELLO.\n", path="hello.cob", kind="code", language="cobol"
+    )
     cs = chunk_document(doc, "auto")
     assert cs.strategy == "semantic"
     assert cs.params == get_strategy("semantic").defaults()

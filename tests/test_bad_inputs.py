@@ -36,17 +36,27 @@ LONG_LINE_BYTES = 20_000_000 if os.environ.get("CHUNKTUI_SLOW") else 256 * 1024
 
 def png() -> bytes:
     """A real 1x1 PNG: signature, IHDR, IDAT and IEND chunks."""
+
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
-            + chunk(b"IEND", b""))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00"))
+        + chunk(b"IEND", b"")
+    )
 
 
 def elf() -> bytes:
     """The 64-byte header of an x86-64 ELF executable, then some code-like bytes."""
-    return (b"\x7fELF\x02\x01\x01\x00" + b"\x00" * 8 + struct.pack("<HHIQQQIHHHHHH", 2, 0x3E, 1, 0x401000, 64, 0,
-                                                                   0, 64, 56, 1, 64, 0, 0) + bytes(range(256)))
+    return (
+        b"\x7fELF\x02\x01\x01\x00"
+        + b"\x00" * 8
+        + struct.pack("<HHIQQQIHHHHHH", 2, 0x3E, 1, 0x401000, 64, 0, 0, 64, 56, 1, 64, 0, 0)
+        + bytes(range(256))
+    )
 
 
 def chunks_yaml_out_of_range(tmp: Path) -> bytes:
@@ -83,17 +93,19 @@ def nested_headings() -> bytes:
 
 
 SAMPLE = "Héllo wörld, naïve café.\nSecond line - with a dash.\n"
-MAIL = (b"From alice@example.com Mon Jan  1 00:00:00 2024\n"
-        b"From: =?klingon?Q?Al=FFice?= <alice@example.com\n"
-        b"Subject: =?utf-8?B?not-base64!!?=\n"
-        b"Content-Type: text/plain; charset=\"no-such-charset\"\n"
-        b"Content-Transfer-Encoding: quoted-printable\n"
-        b"this header line has no colon\n"
-        b"Date: yesterday-ish\n\n"
-        b"Body with a bad byte \xff and =ZZ soft break=\n\n"
-        b"From bob Tue\n"
-        b"Subject:\n\n"
-        b"second body\n")
+MAIL = (
+    b"From alice@example.com Mon Jan  1 00:00:00 2024\n"
+    b"From: =?klingon?Q?Al=FFice?= <alice@example.com\n"
+    b"Subject: =?utf-8?B?not-base64!!?=\n"
+    b'Content-Type: text/plain; charset="no-such-charset"\n'
+    b"Content-Transfer-Encoding: quoted-printable\n"
+    b"this header line has no colon\n"
+    b"Date: yesterday-ish\n\n"
+    b"Body with a bad byte \xff and =ZZ soft break=\n\n"
+    b"From bob Tue\n"
+    b"Subject:\n\n"
+    b"second body\n"
+)
 
 CASES = [
     Case("empty", "empty.txt", "result", b"", "nothing to chunk: zero chunks"),
@@ -109,42 +121,94 @@ CASES = [
     Case("utf16-bom-truncated", "u16cut.txt", "error", SAMPLE.encode("utf-16")[:-1], "odd byte after the BOM"),
     Case("latin1", "latin1.txt", "result", SAMPLE.encode("latin-1"), "read as Latin-1 with a warning"),
     Case("gb2312", "chinese.txt", "result", "中文文本，第二句。\n第三行\n".encode("gb2312"), "read as Latin-1"),
-    Case("bad-utf8-mid", "mid.md", "result", b"# ok\n\ngood text\n" + b"\xff\xfe\x80\xc3" + b" more\n",
-         "read as Latin-1 with a warning"),
+    Case(
+        "bad-utf8-mid",
+        "mid.md",
+        "result",
+        b"# ok\n\ngood text\n" + b"\xff\xfe\x80\xc3" + b" more\n",
+        "read as Latin-1 with a warning",
+    ),
     Case("mixed-newlines", "mixed.txt", "result", b"one\r\ntwo\nthree\rfour\r\n\r\nfive\r\rsix\n"),
     Case("nul-early", "nul.txt", "error", b"some text\x00more text\n", "a NUL in the first block: binary"),
-    Case("nul-late", "nul-late.txt", "result", b"text line\n" * 1000 + b"after\x00the probe\n",
-         "a NUL after the first 8 KB is kept as a character"),
+    Case(
+        "nul-late",
+        "nul-late.txt",
+        "result",
+        b"text line\n" * 1000 + b"after\x00the probe\n",
+        "a NUL after the first 8 KB is kept as a character",
+    ),
     Case("nested-headings", "deep.md", "result", nested_headings, "3,000 headings, levels 1-6 nested"),
-    Case("deep-nesting", "deep-nest.md", "result",
-         b">" * 10_000 + b" # quoted heading\n" + b"[" * 10_000 + b"(" * 10_000 + b"\n" + b"- " * 5_000 + b"item\n",
-         "10,000-deep quotes, brackets and lists on three lines"),
+    Case(
+        "deep-nesting",
+        "deep-nest.md",
+        "result",
+        b">" * 10_000 + b" # quoted heading\n" + b"[" * 10_000 + b"(" * 10_000 + b"\n" + b"- " * 5_000 + b"item\n",
+        "10,000-deep quotes, brackets and lists on three lines",
+    ),
     Case("bad-python", "broken.py", "result", b"def f(:\n    return ]\nclass\n\nx = (1,\nprint('ok')\n"),
     Case("bad-typescript", "broken.ts", "result", b"function (( {\n  let x = ;\n}}}\nexport class {\n"),
-    Case("vtt-bad-timestamps", "bad.vtt", "result",
-         b"WEBVTT\n\n00:00:xx.000 --> 00:00:02.000\nhello\n\n00:00:05.000 --> 00:00:03.000\nbackwards\n",
-         refused_by=frozenset({"cues", "auto"})),
-    Case("vtt-missing-text", "notext.vtt", "result",
-         b"WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n\n00:00:03.000 --> 00:00:04.000\n"),
+    Case(
+        "vtt-bad-timestamps",
+        "bad.vtt",
+        "result",
+        b"WEBVTT\n\n00:00:xx.000 --> 00:00:02.000\nhello\n\n00:00:05.000 --> 00:00:03.000\nbackwards\n",
+        refused_by=frozenset({"cues", "auto"}),
+    ),
+    Case(
+        "vtt-missing-text",
+        "notext.vtt",
+        "result",
+        b"WEBVTT\n\n00:00:01.000 --> 00:00:02.000\n\n00:00:03.000 --> 00:00:04.000\n",
+    ),
     Case("vtt-no-cues", "empty.vtt", "result", b"WEBVTT\n\n"),
-    Case("srt-bad-timestamps", "bad.srt", "result",
-         b"1\n00:00:01,000 --> nonsense\nhello\n\n2\n99:99:99,999 --> 00:00:01,000\nworld\n",
-         refused_by=frozenset({"cues", "auto"})),
+    Case(
+        "srt-bad-timestamps",
+        "bad.srt",
+        "result",
+        b"1\n00:00:01,000 --> nonsense\nhello\n\n2\n99:99:99,999 --> 00:00:01,000\nworld\n",
+        refused_by=frozenset({"cues", "auto"}),
+    ),
     Case("srt-missing-text", "notext.srt", "result", b"1\n00:00:01,000 --> 00:00:02,000\n\n2\n"),
-    Case("srt-no-cues", "empty.srt", "result", b"just some words, no cue at all\n",
-         refused_by=frozenset({"cues", "auto"})),
-    Case("vtt-cr-newlines", "mac.vtt", "result", b"WEBVTT\r\r00:00:01.000 --> 00:00:02.000\rhi\r",
-         "CR-only line ends: cues says so", refused_by=frozenset({"cues", "auto"})),
-    Case("srt-cr-newlines", "mac.srt", "result", b"1\r00:00:01,000 --> 00:00:02,000\rhi\r\r",
-         "CR-only line ends: cues says so", refused_by=frozenset({"cues", "auto"})),
+    Case(
+        "srt-no-cues",
+        "empty.srt",
+        "result",
+        b"just some words, no cue at all\n",
+        refused_by=frozenset({"cues", "auto"}),
+    ),
+    Case(
+        "vtt-cr-newlines",
+        "mac.vtt",
+        "result",
+        b"WEBVTT\r\r00:00:01.000 --> 00:00:02.000\rhi\r",
+        "CR-only line ends: cues says so",
+        refused_by=frozenset({"cues", "auto"}),
+    ),
+    Case(
+        "srt-cr-newlines",
+        "mac.srt",
+        "result",
+        b"1\r00:00:01,000 --> 00:00:02,000\rhi\r\r",
+        "CR-only line ends: cues says so",
+        refused_by=frozenset({"cues", "auto"}),
+    ),
     Case("mbox-broken", "broken.mbox", "result", MAIL, "broken headers, unknown charsets, a bad byte"),
-    Case("csv-ragged", "ragged.csv", "result", b"a,b,c\n1,2\n3,4,5,6\n\n\"unterminated,7\n8\n"),
+    Case("csv-ragged", "ragged.csv", "result", b'a,b,c\n1,2\n3,4,5,6\n\n"unterminated,7\n8\n'),
     Case("yaml-not-chunks", "config.yaml", "result", b"name: thing\nlist: [1, 2]\nnested: {a: b}\n"),
-    Case("yaml-python-tag", "evil.yaml", "result",
-         f"source: !!python/object/apply:os.system ['touch {SENTINEL}']\nchunks: []\n".encode(),
-         "plain text to the chunkers; never executed"),
-    Case("chunks-yaml-out-of-range", "chunks.yaml", "result", chunks_yaml_out_of_range,
-         "chunks as text; `inspect` refuses it"),
+    Case(
+        "yaml-python-tag",
+        "evil.yaml",
+        "result",
+        f"source: !!python/object/apply:os.system ['touch {SENTINEL}']\nchunks: []\n".encode(),
+        "plain text to the chunkers; never executed",
+    ),
+    Case(
+        "chunks-yaml-out-of-range",
+        "chunks.yaml",
+        "result",
+        chunks_yaml_out_of_range,
+        "chunks as text; `inspect` refuses it",
+    ),
     Case("path-spaces-non-ascii", "my dir/naïve 文档 file.md", "result", b"# T\n\nSome text.\n"),
 ]
 CASE_IDS = [c.name for c in CASES]
@@ -153,8 +217,13 @@ CASE_IDS = [c.name for c in CASES]
 def make(case: Case, tmp: Path) -> Path:
     path = tmp / case.filename
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(case.content(tmp) if case.name == "chunks-yaml-out-of-range"
-                     else case.content() if callable(case.content) else case.content)
+    path.write_bytes(
+        case.content(tmp)
+        if case.name == "chunks-yaml-out-of-range"
+        else case.content()
+        if callable(case.content)
+        else case.content
+    )
     return path
 
 
@@ -174,15 +243,17 @@ def test_load_document(case, work):
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)
-@pytest.mark.parametrize("case", [c for c in CASES if c.expected == "result"],
-                         ids=[c.name for c in CASES if c.expected == "result"])
+@pytest.mark.parametrize(
+    "case", [c for c in CASES if c.expected == "result"], ids=[c.name for c in CASES if c.expected == "result"]
+)
 def test_every_strategy(case, strategy, work):
     doc = load_document(make(case, work))
     try:
         cs = chunk_document(doc, strategy.name, {})
     except ChunkingError as exc:
         assert strategy.name in case.refused_by or strategy.kinds and doc.kind not in strategy.kinds, (
-            f"{strategy.name} refused {case.name} ({doc.kind}) although made for it: {exc}")
+            f"{strategy.name} refused {case.name} ({doc.kind}) although made for it: {exc}"
+        )
         assert str(exc).strip() and "\n" not in str(exc).strip()
         return
     assert strategy.name not in case.refused_by, f"{strategy.name} was expected to refuse {case.name}"
@@ -211,7 +282,8 @@ def test_every_strategy_small_chunks(case, strategy, work):
         cs = chunk_document(doc, strategy.name, small_params(strategy))
     except ChunkingError as exc:
         assert strategy.name in case.refused_by or strategy.kinds and doc.kind not in strategy.kinds, (
-            f"{strategy.name} refused {case.name} ({doc.kind}) although made for it: {exc}")
+            f"{strategy.name} refused {case.name} ({doc.kind}) although made for it: {exc}"
+        )
         return
     assert strategy.name not in case.refused_by
     check_invariants(cs)
@@ -256,8 +328,9 @@ def test_cli_dry_run(case, work):
 @pytest.mark.parametrize("case", CASES, ids=CASE_IDS)
 def test_cli_sweep(case, work):
     path = make(case, work)
-    code, out, err = invoke("sweep", path, "-s", "recursive,lines", "--size", "64,256", "--workers", "1",
-                            "--format", "csv")
+    code, out, err = invoke(
+        "sweep", path, "-s", "recursive,lines", "--size", "64,256", "--workers", "1", "--format", "csv"
+    )
     if case.expected == "error":
         assert_clean_error(code, out, err, path)
     else:
@@ -290,7 +363,9 @@ def test_cli_inspect(case, work):
     assert_clean_error(code, out, err, path)
 
 
-@pytest.mark.parametrize("first_start", [None, "-5", "50"], ids=["end-past-source", "negative-start", "start-after-end"])
+@pytest.mark.parametrize(
+    "first_start", [None, "-5", "50"], ids=["end-past-source", "negative-start", "start-after-end"]
+)
 @pytest.mark.parametrize("source", ["kept", "deleted"])
 def test_chunks_yaml_out_of_range_is_refused_by_the_loader(first_start, source, work):
     """Offsets outside the source are refused, whether the source is there or rebuilt from the chunks."""

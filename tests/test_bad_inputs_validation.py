@@ -28,8 +28,10 @@ class Hung(BaseException):
 @pytest.fixture
 def no_hang():
     """A FIFO read blocks forever: fail the test after 30 s instead of hanging the run."""
+
     def timed_out(signum, frame):
         raise Hung("blocked reading a special file")
+
     old = signal.signal(signal.SIGALRM, timed_out)
     signal.alarm(30)
     yield
@@ -42,10 +44,12 @@ def no_hang():
 
 def nested_jsonl(depth: int) -> str:
     """Events of a JSONL log, one of them carrying a payload nested `depth` objects deep."""
-    return ('{"ts": "2024-05-01T10:00:00Z", "level": "INFO", "msg": "start"}\n'
-            '{"ts": "2024-05-01T10:00:01Z", "broken": ' + '[' * depth + '}\n'
-            '{"ts": "2024-05-01T10:00:02Z", "payload": ' + '{"a": ' * depth + '1' + '}' * depth + '}\n'
-            '{"trace": ' + '[' * depth + ']' * depth + ', "user": "x", "ts": "2024-05-01T10:00:03Z"}\n')
+    return (
+        '{"ts": "2024-05-01T10:00:00Z", "level": "INFO", "msg": "start"}\n'
+        '{"ts": "2024-05-01T10:00:01Z", "broken": ' + "[" * depth + "}\n"
+        '{"ts": "2024-05-01T10:00:02Z", "payload": ' + '{"a": ' * depth + "1" + "}" * depth + "}\n"
+        '{"trace": ' + "[" * depth + "]" * depth + ', "user": "x", "ts": "2024-05-01T10:00:03Z"}\n'
+    )
 
 
 @pytest.mark.parametrize("depth", [1_000, 100_000])
@@ -144,7 +148,7 @@ def test_side_files_over_the_small_file_limit_are_refused_unread(role, work, mon
 
 
 def laughs(levels: int, name: str = "l") -> str:
-    """"Billion laughs" in flow style: `levels` nested levels of nine aliases, one YAML value."""
+    """ "Billion laughs" in flow style: `levels` nested levels of nine aliases, one YAML value."""
     items = [f"&{name}0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
     for i in range(1, levels):
         items.append(f"&{name}{i} [" + ", ".join([f"*{name}{i - 1}"] * 9) + "]")
@@ -153,13 +157,16 @@ def laughs(levels: int, name: str = "l") -> str:
 
 def field_lines(text: str) -> list[int]:
     """Indexes of the lines holding one `key: value` field (the fields of every mapping, nested too)."""
-    return [i for i, line in enumerate(text.splitlines())
-            if ": " in line and not line.lstrip().startswith(("#", "|")) and not line.endswith(": |")]
+    return [
+        i
+        for i, line in enumerate(text.splitlines())
+        if ": " in line and not line.lstrip().startswith(("#", "|")) and not line.endswith(": |")
+    ]
 
 
 def with_value(text: str, i: int, value: str) -> str:
     lines = text.splitlines()
-    key = lines[i][:lines[i].index(": ") + 2]
+    key = lines[i][: lines[i].index(": ") + 2]
     lines[i] = key + value
     return "\n".join(lines) + "\n"
 
@@ -198,8 +205,13 @@ def test_profiles_refuse_aliases_in_every_field(field, work):
     """Nine levels of nine aliases took 1.8 GB in 40 s once an error message or the app showed the
     value; a profile has no use for aliases, so any is refused before a value is used. (Four levels
     here: refused alike, and harmless should the refusal ever go.)"""
-    lines = {"strategy": "strategy: lines", "tokenizer": "tokenizer: cl100k_base",
-             "params": "params:", "size": "  size: 5", "overlap": "  overlap: 0"}
+    lines = {
+        "strategy": "strategy: lines",
+        "tokenizer": "tokenizer: cl100k_base",
+        "params": "params:",
+        "size": "  size: 5",
+        "overlap": "  overlap: 0",
+    }
     if field == "note":
         lines["note"] = "note: x"  # an unknown key: it used to be reported, value and all
     key = lines[field].split(":")[0]
@@ -217,7 +229,6 @@ def test_profiles_refuse_aliases_in_every_field(field, work):
     assert not (work / "out").exists()
 
 
-
 def test_an_alias_without_its_anchor_is_invalid_yaml(work):
     """The anchor check runs only on files holding "&" (no anchor without one): a lone alias is
     still refused, by the parser."""
@@ -225,6 +236,7 @@ def test_an_alias_without_its_anchor_is_invalid_yaml(work):
     path.write_text("strategy: lines\nparams: *p\n")
     with pytest.raises(DocumentError, match="not valid YAML at line 2: found undefined alias"):
         load_profile(path)
+
 
 # --------------------------------------------------------------------------- numbers and constraints
 
@@ -245,11 +257,13 @@ def test_whole_numbers_are_ascii_digits_everywhere(raw, work):
     doc.write_text("# T\n\n" + "line\n" * 30)
     with pytest.raises(ParamError, match="--size: expected a whole number"):  # the app's controls and the API
         get_strategy("lines").validate({"size": raw, "overlap": 0})
-    for args, flag in ((("chunk", doc, "-s", "lines", "--size", raw, "-o", work / "out"), "--size"),
-                       (("chunk", doc, "--budget", raw, "-o", work / "out"), "--budget"),
-                       (("sweep", doc, "-s", "lines", "--size", raw, "--workers", "1"), "--size"),
-                       (("sweep", doc, "-s", "lines", "--workers", raw), "--workers"),
-                       (("sweep", doc, "-s", "lines", "--min-tokens", raw), "--min-tokens")):
+    for args, flag in (
+        (("chunk", doc, "-s", "lines", "--size", raw, "-o", work / "out"), "--size"),
+        (("chunk", doc, "--budget", raw, "-o", work / "out"), "--budget"),
+        (("sweep", doc, "-s", "lines", "--size", raw, "--workers", "1"), "--size"),
+        (("sweep", doc, "-s", "lines", "--workers", raw), "--workers"),
+        (("sweep", doc, "-s", "lines", "--min-tokens", raw), "--min-tokens"),
+    ):
         code, out, err = invoke(*args)
         assert code == 2 and len(err.strip().splitlines()) == 1 and flag in err, (args, err)
         assert "Traceback" not in out + err and not (work / "out").exists()
@@ -276,8 +290,10 @@ def test_a_minimum_above_its_maximum_is_accepted_alike(strategy, work):
     both now pack whatever fits under the maximum, from flags and from a profile alike."""
     doc = work / "guide.md"
     doc.write_text("".join(f"## Part {i}\n\n" + "word " * 30 + "\n\n" for i in range(12)))
-    flags = {"markdown": ("--min-char", "900", "--max-char", "300"),
-             "prose": ("--min-tokens", "900", "--max-tokens", "60")}[strategy]
+    flags = {
+        "markdown": ("--min-char", "900", "--max-char", "300"),
+        "prose": ("--min-tokens", "900", "--max-tokens", "60"),
+    }[strategy]
     code, out, err = invoke("chunk", doc, "-s", strategy, *flags, "-o", work / "out")
     assert code == 0 and not err.strip(), err
     params = dict(zip([f[2:].replace("-", "_") for f in flags[::2]], map(int, flags[1::2])))
@@ -356,8 +372,13 @@ def test_a_sweep_grid_over_the_cell_limit_is_refused_before_it_runs(work):
     doc.write_text("# T\n\ntext\n")
     asked = []
     with pytest.raises(ParamError, match="the grid has 10,000 configurations .*; at most 2,000"):
-        sweep(load_document(doc), ["lines"], list(range(1, 101)), list(range(100)),
-              is_cancelled=lambda: asked.append(1) or True)
+        sweep(
+            load_document(doc),
+            ["lines"],
+            list(range(1, 101)),
+            list(range(100)),
+            is_cancelled=lambda: asked.append(1) or True,
+        )
     assert not asked
     assert sweep(load_document(doc), ["lines", "fixed"], [50, 100], [0, 10]).cells  # a small grid still runs
     code, out, err = invoke("sweep", doc, "-s", "lines", "--size", "1:1000:1", "--overlap", "0:999:1")
@@ -403,7 +424,8 @@ def test_out_of_order_cues_keep_file_order_and_a_true_time_range(size, work):
         assert (one.metadata["ts_start"], one.metadata["ts_end"]) == ("00:00:01.000", "00:00:09.000")
     assert [w for w in cs.warnings if "out of order" in w] == [
         "cues out of order: cue 2 (line 6) starts at 00:00:01.000, before the cue above it (00:00:05.000); "
-        "chunks keep file order, each timed from its earliest start to its latest end"]
+        "chunks keep file order, each timed from its earliest start to its latest end"
+    ]
     code, out, err = invoke("chunk", path, "-o", work / "out")
     assert code == 0 and err.count("chunktui: warning: cues out of order: cue 2 (line 6)") == 1, err
 
@@ -415,6 +437,7 @@ def test_cues_in_order_give_no_warning(work):
 
 
 # --------------------------------------------------------------------------- chunks.yaml field types
+
 
 def set_at(data: dict, where: str, value) -> None:
     """Set the field at `where` (`chunks[1].tokens`, `source.path`, `params`) in loaded YAML data."""
@@ -455,8 +478,9 @@ HOSTILE_FIELDS = [  # (field, value, what the one error line says after the fiel
 
 
 @pytest.mark.parametrize("source", ["kept", "deleted"])
-@pytest.mark.parametrize(("field", "value", "problem"), HOSTILE_FIELDS,
-                         ids=[f"{f}={v!r}"[:40] for f, v, _ in HOSTILE_FIELDS])
+@pytest.mark.parametrize(
+    ("field", "value", "problem"), HOSTILE_FIELDS, ids=[f"{f}={v!r}"[:40] for f, v, _ in HOSTILE_FIELDS]
+)
 def test_chunks_yaml_fields_are_checked_for_type_and_range(field, value, problem, source, saved):
     """`params: x` raised ValueError and `source: {path: 12345}` TypeError (tracebacks); negative or
     huge numbers were taken silently. Each is one error naming the file and the field."""
@@ -487,8 +511,19 @@ def test_chunks_yaml_duplicate_ids_and_gaps_past_the_source_are_refused(source, 
     saved.write_text(yaml.safe_dump(twin, sort_keys=False))
     with pytest.raises(DocumentError, match=r"chunks\[1\] \(chunk-0001\): id 'chunk-0001' is used by an earlier chunk"):
         load_chunkset(saved)
-    past = {**data, "gaps": [{"start_char": chars - 1, "end_char": chars + 500, "start_line": 1, "end_line": 1,
-                              "reason": "uncovered", "newlines": 0}]}
+    past = {
+        **data,
+        "gaps": [
+            {
+                "start_char": chars - 1,
+                "end_char": chars + 500,
+                "start_line": 1,
+                "end_line": 1,
+                "reason": "uncovered",
+                "newlines": 0,
+            }
+        ],
+    }
     saved.write_text(yaml.safe_dump(past, sort_keys=False))
     with pytest.raises(DocumentError, match=rf"gaps\[0\]: offsets {chars - 1}:{chars + 500} fall outside the source"):
         load_chunkset(saved)

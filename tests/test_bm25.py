@@ -24,8 +24,9 @@ def fts5_ranking(chunks, question: str) -> list[tuple[int, float]]:
     db.execute("CREATE VIRTUAL TABLE chunks USING fts5(body, tokenize='porter unicode61')")
     db.executemany("INSERT INTO chunks(rowid, body) VALUES (?, ?)", ((i, c.embed_text) for i, c in enumerate(chunks)))
     match = fts5_query(question)
-    rows = db.execute("SELECT rowid, -bm25(chunks) FROM chunks WHERE chunks MATCH ?", (match,)).fetchall() \
-        if match else []
+    rows = (
+        db.execute("SELECT rowid, -bm25(chunks) FROM chunks WHERE chunks MATCH ?", (match,)).fetchall() if match else []
+    )
     return sorted(rows, key=lambda hit: (-hit[1], chunks[hit[0]].start, chunks[hit[0]].end))
 
 
@@ -33,7 +34,9 @@ def test_hand_computed_scores():
     """Three chunks, the question "cache": n = 1 of N = 3, idf = ln(2.5 / 1.5); chunk 0 holds it
     twice in 4 tokens ("caches" stems to it too), avgdl = (4 + 2 + 3) / 3 = 3."""
     text = "cache the caches now|rollback hosts|one more word"
-    chunks = [SimpleNamespace(start=s, end=e, text=text[s:e], embed_text=text[s:e]) for s, e in ((0, 20), (21, 35), (36, 49))]
+    chunks = [
+        SimpleNamespace(start=s, end=e, text=text[s:e], embed_text=text[s:e]) for s, e in ((0, 20), (21, 35), (36, 49))
+    ]
     idf, norm = bm25.log(2.5 / 1.5), 1.2 * (1 - 0.75 + 0.75 * 4 / 3)
     expected = [(0, idf * (2 * 2.2) / (2 + norm))]
     assert list(BM25Index(chunks, text).search("Cache?")) == expected == fts5_ranking(chunks, "Cache?")
@@ -42,8 +45,31 @@ def test_hand_computed_scores():
 
 # words FTS5 splits, folds or stems differently from Python's \w: diacritics alone and combined,
 # underscores, digits, other scripts, a private-use character, ß and the Porter suffixes
-WORDS = ["cache", "caching", "cached", "rollback", "rollbacks", "naïve", "nai\u0301ve", "\u0301x", "harbor_cache",
-         "__init__", "3.11", "Straße", "STRASSE", "καλημέρα", "日本語", "\ue000z", "éé", "ﬁle", "a", "x1", "harbor", "roll", "cach"]
+WORDS = [
+    "cache",
+    "caching",
+    "cached",
+    "rollback",
+    "rollbacks",
+    "naïve",
+    "nai\u0301ve",
+    "\u0301x",
+    "harbor_cache",
+    "__init__",
+    "3.11",
+    "Straße",
+    "STRASSE",
+    "καλημέρα",
+    "日本語",
+    "\ue000z",
+    "éé",
+    "ﬁle",
+    "a",
+    "x1",
+    "harbor",
+    "roll",
+    "cach",
+]
 texts = st.lists(st.sampled_from(WORDS + [" ", "\n", ".", ", ", "-", "\u0301"]), min_size=8, max_size=60).map("".join)
 
 
@@ -99,15 +125,18 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     made once and kept (only the words their chunks cut are tokenized again); rankings equal to
     FTS5's and to an index made with nothing kept."""
     text = "\n\n".join(
-        f"Section {i}: the cache keeps {i % 7} releases; rollbacks restart services in order." for i in range(150))
+        f"Section {i}: the cache keeps {i % 7} releases; rollbacks restart services in order." for i in range(150)
+    )
     doc = Document.from_text(text, path="notes.md")
     queries = auto_queries(text, 20)
     made = []
     monkeypatch.setattr(bm25, "DocumentTokens", lambda *a: made.append(1) or ORIGINAL(*a))
     bm25._documents.clear()
     bm25._seen.clear()
-    chunkings = [chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"})
-                 for size, overlap in ((400, 0), (333, 50), (250, 20))]
+    chunkings = [
+        chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"})
+        for size, overlap in ((400, 0), (333, 50), (250, 20))
+    ]
     assert isinstance(bm25.bm25_index(chunkings[0].chunks, text), bm25.Fts5Index) and made == []
     reports = [evaluate_retrieval(cs, queries) for cs in chunkings]
     assert len(made) == 1

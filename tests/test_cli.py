@@ -29,8 +29,10 @@ def work(tmp_path, monkeypatch):
 def test_chunk_writes_files_manifest_and_ends_with_the_result_line(work):
     code, out, _ = run("chunk", "doc.md", "--strategy", "lines", "--size", "10", "--overlap", "2")
     assert code == 0
-    assert out.strip().splitlines()[-1] == ("Split doc.md (30 lines) into 3 chunks using lines. "
-                                            "Output: chunks/doc-md/. Manifest: chunks/doc-md/manifest.json")
+    assert out.strip().splitlines()[-1] == (
+        "Split doc.md (30 lines) into 3 chunks using lines. "
+        "Output: chunks/doc-md/. Manifest: chunks/doc-md/manifest.json"
+    )
     manifest = json.loads(Path("chunks/doc-md/manifest.json").read_text())
     assert (manifest["strategy"], manifest["chunk_size"], manifest["overlap"]) == ("lines", 10, 2)
     expected = chunk_document(load_document("doc.md"), "lines", {"size": 10, "overlap": 2})
@@ -40,15 +42,30 @@ def test_chunk_writes_files_manifest_and_ends_with_the_result_line(work):
 
 def test_every_format_and_the_encoding_flag(work):
     for fmt, name in (("json", "chunks.json"), ("yaml", "chunks.yaml"), ("jsonl", "chunks.jsonl")):
-        code, out, _ = run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0", "-f", fmt,
-                           "-o", f"out-{fmt}", "--encoding", "o200k_base")
+        code, out, _ = run(
+            "chunk",
+            "doc.md",
+            "-s",
+            "lines",
+            "--size",
+            "10",
+            "--overlap",
+            "0",
+            "-f",
+            fmt,
+            "-o",
+            f"out-{fmt}",
+            "--encoding",
+            "o200k_base",
+        )
         assert code == 0, out
         assert sorted(p.name for p in Path(f"out-{fmt}").iterdir()) == [name, "manifest.json"]
         manifest = json.loads(Path(f"out-{fmt}/manifest.json").read_text())
         assert manifest["tokenizer"] == "o200k_base"
         enc = get_counter("o200k_base")
-        assert [c["tokens"] for c in manifest["chunks"]] == \
-            [enc.count(DOC[c["start_char"]:c["end_char"]]) for c in manifest["chunks"]]
+        assert [c["tokens"] for c in manifest["chunks"]] == [
+            enc.count(DOC[c["start_char"] : c["end_char"]]) for c in manifest["chunks"]
+        ]
 
 
 def test_dry_run_prints_the_plan_and_writes_nothing(work):
@@ -202,8 +219,13 @@ def test_strategies_lists_every_strategy_and_parameter():
     data = json.loads(run("strategies", "--json")[1])
     assert {s["name"] for s in data} == {s.name for s in all_strategies()}
     lines = next(s for s in data if s["name"] == "lines")
-    assert {"name": "chunk_lines", "type": "int", "default": 200, "unit": "lines", "aliases": ["size"]}.items() \
-        <= lines["params"][0].items()
+    assert {
+        "name": "chunk_lines",
+        "type": "int",
+        "default": 200,
+        "unit": "lines",
+        "aliases": ["size"],
+    }.items() <= lines["params"][0].items()
 
 
 def test_inspect_a_chunks_yaml_and_a_manifest(work):
@@ -228,8 +250,11 @@ def test_default_command_and_demo_open_the_app(work, monkeypatch):
     assert run("demo")[0] == 0
     assert run()[0] == 0
     reading = {"html": "main", "password": None}  # no --html or --password given
-    assert calls == [{"path": "doc.md", "profile": "p.yaml", "reader_options": reading}, {"demo": True},
-                     {"path": None, "profile": None, "reader_options": reading}]
+    assert calls == [
+        {"path": "doc.md", "profile": "p.yaml", "reader_options": reading},
+        {"demo": True},
+        {"path": None, "profile": None, "reader_options": reading},
+    ]
     code, _, err = run("missing.md")
     assert_one_line_error(code, err, "missing.md")
     assert len(calls) == 3
@@ -321,8 +346,9 @@ def test_a_dry_run_over_a_folder_counts_the_files_that_would_fail(work):
     Path("mixed/bad.txt").write_bytes(b"\x00\x00binary")
     code, out, err = run("chunk", "mixed", "-s", "lines", "--dry-run")
     assert code == 2 and "mixed/bad.txt: binary" in err
-    assert out.strip().splitlines()[-1] == ("Dry run: 1 file (1 line) would give 1 chunk. "
-                                            "Would fail: 1 file (see above). Nothing written.")
+    assert out.strip().splitlines()[-1] == (
+        "Dry run: 1 file (1 line) would give 1 chunk. Would fail: 1 file (see above). Nothing written."
+    )
     assert not Path("chunks").exists()
 
 
@@ -346,7 +372,9 @@ def test_two_folders_with_the_same_file_names_get_separate_outputs(work):
 
 
 def test_inspect_shows_the_source_without_dot_dot_and_names_a_missing_chunk(work):
-    assert run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0", "-f", "yaml", "-o", "out/deep")[0] == 0
+    assert (
+        run("chunk", "doc.md", "-s", "lines", "--size", "10", "--overlap", "0", "-f", "yaml", "-o", "out/deep")[0] == 0
+    )
     code, out, _ = run("inspect", "out/deep/chunks.yaml")
     assert code == 0
     assert re.search(r"source\s+doc\.md\s+\[found, unchanged\]", out), out
@@ -428,7 +456,9 @@ def test_the_plan_names_a_one_line_gap_as_a_line(work):
 
 def test_inspect_keeps_thousands_of_duplicates_and_a_minified_line_readable(work):
     Path("rep.txt").write_text("word " * 2000 + "\n")
-    assert run("chunk", "rep.txt", "-s", "recursive", "--size", "50", "--overlap", "0", "-f", "json", "-o", "rep")[0] == 0
+    assert (
+        run("chunk", "rep.txt", "-s", "recursive", "--size", "50", "--overlap", "0", "-f", "json", "-o", "rep")[0] == 0
+    )
     code, out, _ = run("inspect", "rep")
     assert code == 0
     dup = next(line for line in out.splitlines() if line.lstrip().startswith("duplicates"))
@@ -469,8 +499,9 @@ def test_a_dry_run_exits_as_the_real_run_would_when_the_output_is_taken(work):
 def test_a_flag_shared_by_strategies_with_different_choices_lists_them_all():
     code, out, _ = run("chunk", "--help")
     assert code == 0
-    assert re.search(r"--unit (\w+\|)+\w+", out) and all(u in re.search(r"--unit (\S+)", out).group(1).split("|")
-                                                       for u in ("bytes", "chars", "tokens", "lines"))
+    assert re.search(r"--unit (\w+\|)+\w+", out) and all(
+        u in re.search(r"--unit (\S+)", out).group(1).split("|") for u in ("bytes", "chars", "tokens", "lines")
+    )
 
 
 def test_a_profiles_budget_is_used_unless_budget_is_given(tmp_path):
@@ -497,8 +528,11 @@ def test_a_run_naming_one_strategy_parses_as_with_every_strategys_flags(work):
             continue
         for option in _strategy_flags(fixed, strat.name):
             same = every[option.name]
-            assert (option.opts, option.secondary_opts, option.is_flag) == (same.opts, same.secondary_opts,
-                                                                            same.is_flag), (strat.name, option.name)
+            assert (option.opts, option.secondary_opts, option.is_flag) == (
+                same.opts,
+                same.secondary_opts,
+                same.is_flag,
+            ), (strat.name, option.name)
     code, _, err = run("chunk", "doc.md", "-s", "recursive", "--max-char", "300")
     assert_one_line_error(code, err, "--max-char", "not a parameter of strategy 'recursive'")
     for form in (["-s", "lines"], ["-slines"], ["--strategy=lines"]):

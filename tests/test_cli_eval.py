@@ -35,8 +35,25 @@ def test_table_has_every_metric_at_every_k_and_the_budget():
 
 
 def test_json_lets_a_reader_recompute_every_number():
-    code, out, _ = run("eval", ESSAY, "--queries", ESSAY_Q, "-s", "prose", "--max-tokens", "120", "--min-tokens", "40", "--json", "-k", "1,2", "-k", "4",
-                       "--retrieve-tokens", "120")
+    code, out, _ = run(
+        "eval",
+        ESSAY,
+        "--queries",
+        ESSAY_Q,
+        "-s",
+        "prose",
+        "--max-tokens",
+        "120",
+        "--min-tokens",
+        "40",
+        "--json",
+        "-k",
+        "1,2",
+        "-k",
+        "4",
+        "--retrieve-tokens",
+        "120",
+    )
     assert code == 0
     data = json.loads(out)
     assert data["ks"] == [1, 2, 4] and data["retrieve_tokens"] == 120 and data["synthetic"] is False
@@ -86,25 +103,39 @@ def test_auto_queries_are_labelled_synthetic_everywhere():
 def test_smaller_chunks_retrieve_within_the_budget_where_whole_sections_cannot():
     """The token budget keeps chunk size from buying recall: 1,000-token budget, the guide in
     two 200-line chunks retrieves nothing; recursive 400-character chunks retrieve most."""
-    big = json.loads(run("eval", GUIDE, "--queries", GUIDE_Q, "-s", "lines", "--size", "200", "--overlap", "0",
-                         "--json")[1])["means"]
-    small = json.loads(run("eval", GUIDE, "--queries", GUIDE_Q, "-s", "recursive", "--size", "400", "--json")[1])["means"]
+    big = json.loads(
+        run("eval", GUIDE, "--queries", GUIDE_Q, "-s", "lines", "--size", "200", "--overlap", "0", "--json")[1]
+    )["means"]
+    small = json.loads(run("eval", GUIDE, "--queries", GUIDE_Q, "-s", "recursive", "--size", "400", "--json")[1])[
+        "means"
+    ]
     assert big["recall@10"] == 1.0 and big["recall@budget"] < small["recall@budget"]
     assert small["iou@3"] > big["iou@3"]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--queries", "nope.jsonl"], "nope.jsonl: no such file"),
-    ([], "--queries: give a queries file or --auto-queries N (one of the two)"),
-    (["--queries", GUIDE_Q, "--auto-queries", "3"], "--queries: give a queries file or --auto-queries N"),
-    (["--queries", ESSAY_Q], ("query 1 ('When was the Pharos of Alexandria compl…'): reference 1: "
-                              "content does not match the text at 580..729")),
-    (["--queries", GUIDE_Q, "-k", "0"], "-k: expected whole numbers of at least 1, got '0'"),
-    (["--queries", GUIDE_Q, "-k", "²"], "-k: expected whole numbers of at least 1, got '²'"),  # crashed int()
-    (["--queries", GUIDE_Q, "-k", "١"], "-k: expected whole numbers of at least 1, got '١'"),  # read as 1
-    (["--queries", GUIDE_Q, "-s", "lines", "--size", "3", "--overlap", "5"], "--overlap: must be smaller than size"),
-    (["--queries", GUIDE_Q, "-s", "nope"], "--strategy: unknown strategy 'nope'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--queries", "nope.jsonl"], "nope.jsonl: no such file"),
+        ([], "--queries: give a queries file or --auto-queries N (one of the two)"),
+        (["--queries", GUIDE_Q, "--auto-queries", "3"], "--queries: give a queries file or --auto-queries N"),
+        (
+            ["--queries", ESSAY_Q],
+            (
+                "query 1 ('When was the Pharos of Alexandria compl…'): reference 1: "
+                "content does not match the text at 580..729"
+            ),
+        ),
+        (["--queries", GUIDE_Q, "-k", "0"], "-k: expected whole numbers of at least 1, got '0'"),
+        (["--queries", GUIDE_Q, "-k", "²"], "-k: expected whole numbers of at least 1, got '²'"),  # crashed int()
+        (["--queries", GUIDE_Q, "-k", "١"], "-k: expected whole numbers of at least 1, got '١'"),  # read as 1
+        (
+            ["--queries", GUIDE_Q, "-s", "lines", "--size", "3", "--overlap", "5"],
+            "--overlap: must be smaller than size",
+        ),
+        (["--queries", GUIDE_Q, "-s", "nope"], "--strategy: unknown strategy 'nope'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(args, message):
     code, out, err = run("eval", GUIDE, *args)
     assert code == 2 and out == ""
@@ -126,15 +157,21 @@ def test_auto_queries_need_sentences(tmp_path):
 
 def test_malformed_queries_file_names_the_query(tmp_path):
     q = tmp_path / "q.jsonl"
-    q.write_text('{"question": "ok", "references": [{"content": "Harbor User Guide"}]}\n'
-                 '{"question": "where", "references": [{"content": "x", "start_index": 8000, "end_index": 9000}]}\n')
+    q.write_text(
+        '{"question": "ok", "references": [{"content": "Harbor User Guide"}]}\n'
+        '{"question": "where", "references": [{"content": "x", "start_index": 8000, "end_index": 9000}]}\n'
+    )
     code, out, err = run("eval", GUIDE, "--queries", str(q))
     assert code == 2 and out == ""
-    assert err == (f"chunktui: error: {q}: query 2 ('where'): reference 1: offsets 8000..9000 lie outside the file "
-                   f"(0..{len(load_document(GUIDE).text)} characters) or are empty\n")
+    assert err == (
+        f"chunktui: error: {q}: query 2 ('where'): reference 1: offsets 8000..9000 lie outside the file "
+        f"(0..{len(load_document(GUIDE).text)} characters) or are empty\n"
+    )
     empty = tmp_path / "empty.csv"
     empty.write_text("")
-    assert run("eval", GUIDE, "--queries", str(empty))[2] == f"chunktui: error: {empty}: no queries in the file (empty)\n"
+    assert (
+        run("eval", GUIDE, "--queries", str(empty))[2] == f"chunktui: error: {empty}: no queries in the file (empty)\n"
+    )
 
 
 def test_a_queries_fifo_is_refused_not_waited_on(tmp_path):
@@ -157,11 +194,16 @@ def test_the_app_reads_its_questions_before_the_screen_takes_over(monkeypatch, t
     bad.write_text('{"question": "where", "references": [{"start_index": 8000, "end_index": 9000}]}\n')
     code, out, err = run(GUIDE, "--queries", str(bad))
     assert code == 2 and out == "" and started == []
-    assert err.splitlines() == [f"chunktui: error: {bad}: query 1 ('where'): reference 1: offsets 8000..9000 "
-                                "lie outside the file (0..8396 characters) or are empty"]
+    assert err.splitlines() == [
+        f"chunktui: error: {bad}: query 1 ('where'): reference 1: offsets 8000..9000 "
+        "lie outside the file (0..8396 characters) or are empty"
+    ]
     code, _, err = run("sample_docs", "--auto-queries", "5")
-    assert code == 2 and started == [] and err.splitlines() == [
-        "chunktui: error: --auto-queries: the questions are about one document; give its path"]
+    assert (
+        code == 2
+        and started == []
+        and err.splitlines() == ["chunktui: error: --auto-queries: the questions are about one document; give its path"]
+    )
     code, _, err = run(GUIDE, "--queries", GUIDE_Q, "--auto-queries", "5")
     assert code == 2 and started == [] and len(err.splitlines()) == 1
     assert run(GUIDE, "--queries", GUIDE_Q)[0] == 0

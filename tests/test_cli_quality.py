@@ -20,7 +20,9 @@ def run(*args):
 
 
 def test_sweep_json_has_every_cell_with_the_documented_keys():
-    code, out, _ = run("sweep", GUIDE, "--strategy", "lines", "--size", "20:60:20", "--overlap", "0,5", "--format", "json")
+    code, out, _ = run(
+        "sweep", GUIDE, "--strategy", "lines", "--size", "20:60:20", "--overlap", "0,5", "--format", "json"
+    )
     assert code == 0
     cells = json.loads(out)["cells"]
     assert [(c["size"], c["overlap"]) for c in cells] == [(s, o) for s in (20, 40, 60) for o in (0, 5)]
@@ -64,7 +66,10 @@ def test_compare_two_profiles(tmp_path):
     doc = load_document(GUIDE)
     n = doc.line_count
     expected_both = len(range(41, n + 1, 40))
-    assert f"{expected_both} in both" in out and f"{len(range(21, n + 1, 20)) - expected_both} only in A, 0 only in B" in out
+    assert (
+        f"{expected_both} in both" in out
+        and f"{len(range(21, n + 1, 20)) - expected_both} only in A, 0 only in B" in out
+    )
     code, out, _ = run("compare", GUIDE, "--a", str(a), "--b", str(b), "--json")
     data = json.loads(out)
     assert {x["side"] for x in data["boundaries"]} == {"a", "both"}
@@ -76,15 +81,40 @@ def test_compare_two_profiles(tmp_path):
 def test_chunk_facts_report_in_dry_run_and_export(tmp_path):
     phrases = tmp_path / "facts.txt"
     phrases.write_text("# facts to keep whole\nShell completion\n\nno such phrase anywhere\n", encoding="utf-8")
-    code, out, _ = run("chunk", GUIDE, "-s", "lines", "--size", "30", "--overlap", "0", "--dry-run", "--facts", str(phrases),
-                       "-o", str(tmp_path / "plan"))
+    code, out, _ = run(
+        "chunk",
+        GUIDE,
+        "-s",
+        "lines",
+        "--size",
+        "30",
+        "--overlap",
+        "0",
+        "--dry-run",
+        "--facts",
+        str(phrases),
+        "-o",
+        str(tmp_path / "plan"),
+    )
     assert code == 0
     lines = out.splitlines()
     assert lines[-2].startswith("whole    Shell completion  [chunk-")
     assert lines[-1] == "missing  no such phrase anywhere"
     assert any(line.startswith("  quality    score ") for line in lines)
-    code, out, _ = run("chunk", GUIDE, "-s", "lines", "--size", "30", "--overlap", "0", "-o", str(tmp_path / "out"),
-                       "--facts", str(phrases))
+    code, out, _ = run(
+        "chunk",
+        GUIDE,
+        "-s",
+        "lines",
+        "--size",
+        "30",
+        "--overlap",
+        "0",
+        "-o",
+        str(tmp_path / "out"),
+        "--facts",
+        str(phrases),
+    )
     assert code == 0 and (tmp_path / "out" / "manifest.json").exists()
     assert out.splitlines()[-1] == "missing  no such phrase anywhere"
     code, _, err = run("chunk", GUIDE, "--dry-run", "--facts", str(tmp_path / "none.txt"))

@@ -25,13 +25,16 @@ def never_serves(monkeypatch):
     monkeypatch.setattr(textual_serve.server.Server, "serve", lambda self: pytest.fail("the server started"))
 
 
-@pytest.mark.parametrize("args, needle", [
-    (["--port", "0"], "--port"),
-    (["--port", "65536"], "--port"),
-    (["--port", "http"], "--port"),
-    (["--host", "no-such-host.invalid"], "--host: cannot resolve 'no-such-host.invalid'"),
-    (["--host", "192.0.2.1"], "--host: 192.0.2.1 is not an address of this machine"),  # TEST-NET-1
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["--port", "0"], "--port"),
+        (["--port", "65536"], "--port"),
+        (["--port", "http"], "--port"),
+        (["--host", "no-such-host.invalid"], "--host: cannot resolve 'no-such-host.invalid'"),
+        (["--host", "192.0.2.1"], "--host: 192.0.2.1 is not an address of this machine"),  # TEST-NET-1
+    ],
+)
 def test_bad_host_or_port_is_one_line(never_serves, args, needle):
     assert_one_line_error(*run(*args), needle)
 
@@ -98,11 +101,14 @@ def test_html_and_password_reach_each_tabs_app(monkeypatch):
     assert opened[0]["reader_options"] == {"html": "whole", "password": "s3cret"}
 
 
-@pytest.mark.parametrize("args, url", [
-    ([], "http://127.0.0.1:{port}"),
-    (["--host", "0.0.0.0"], "http://{name}:{port}"),  # not 0.0.0.0: another machine's browser would dial itself
-    (["--public-url", "https://chunks.example.org/"], "https://chunks.example.org"),
-])
+@pytest.mark.parametrize(
+    "args, url",
+    [
+        ([], "http://127.0.0.1:{port}"),
+        (["--host", "0.0.0.0"], "http://{name}:{port}"),  # not 0.0.0.0: another machine's browser would dial itself
+        (["--public-url", "https://chunks.example.org/"], "https://chunks.example.org"),
+    ],
+)
 def test_the_page_points_browsers_at_a_reachable_address(monkeypatch, args, url):
     import textual_serve.server
 

@@ -25,7 +25,7 @@ def test_chunk_returns_chunks_with_offsets_and_context():
     chunks = chunk("src/inventory.py", INVENTORY, max_chunk_size=800, overlap_lines=0)
     assert len(chunks) > 3
     assert "".join(c.text for c in chunks) == INVENTORY
-    assert all(INVENTORY[c.start:c.end] == c.text for c in chunks)
+    assert all(INVENTORY[c.start : c.end] == c.text for c in chunks)
     assert all(c.context_text.startswith("# src/inventory.py\n") for c in chunks)
 
 
@@ -50,8 +50,9 @@ def test_the_code_api_is_the_generic_api_on_a_code_document():
     path = Path(textwrap.__file__)
     source = path.read_text()
     ours = chunk(path, source, max_chunk_size=800)
-    generic = chunktui.chunk(Document(text=source, path=str(path), kind="code", language="python"),
-                             "code", max_chunk_size=800).chunks
+    generic = chunktui.chunk(
+        Document(text=source, path=str(path), kind="code", language="python"), "code", max_chunk_size=800
+    ).chunks
     assert type(ours[0]) is chunktui.Chunk
     assert [c.to_dict() for c in ours] == [c.to_dict() for c in generic]
 
@@ -69,7 +70,8 @@ def test_batch_keeps_going_past_failing_files(tmp_path):
     seen = []
     results = chunk_batch(
         [str(on_disk), ("notes.md", "# hi"), {"filepath": "x.rs", "code": "fn main() {}\n"}, str(tmp_path / "gone.py")],
-        concurrency=3, on_progress=lambda done, total, path, ok: seen.append((done, total, ok)),
+        concurrency=3,
+        on_progress=lambda done, total, path, ok: seen.append((done, total, ok)),
         max_chunk_size=400,
     )
     assert [r.path for r in results] == [str(on_disk), "notes.md", "x.rs", str(tmp_path / "gone.py")]
@@ -112,29 +114,53 @@ def test_brain_repo_falls_back_to_folder_name(tmp_path):
 def test_cli_unsupported_language_exits_2(tmp_path):
     f = tmp_path / "a.md"
     f.write_text("# hi\n")
-    proc = subprocess.run([str(ROOT / ".venv/bin/chunktui"), "chunk", str(f), "--strategy", "code",
-                           "--output", str(tmp_path / "o")], capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(ROOT / ".venv/bin/chunktui"), "chunk", str(f), "--strategy", "code", "--output", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2 and "no code grammar" in proc.stderr and "Traceback" not in proc.stderr
-    assert "--language (python, javascript," in proc.stderr and ".hxx" not in proc.stderr  # languages, not 25 extensions
+    assert (
+        "--language (python, javascript," in proc.stderr and ".hxx" not in proc.stderr
+    )  # languages, not 25 extensions
 
 
-_LINES = st.sampled_from([
-    "def f(a):\n", "    return a\n", "class K:\n", "    def m(self):\n", "        x = [1,\n", "             2]\n",
-    "        if x:\n", "            pass\n", "\n", "# note\n", "import os\n", "  )(\n", "    '''doc\n", "'''\n",
-    "    é = 'ü✓'\n", "x = 1; y = 2\n",
-])
+_LINES = st.sampled_from(
+    [
+        "def f(a):\n",
+        "    return a\n",
+        "class K:\n",
+        "    def m(self):\n",
+        "        x = [1,\n",
+        "             2]\n",
+        "        if x:\n",
+        "            pass\n",
+        "\n",
+        "# note\n",
+        "import os\n",
+        "  )(\n",
+        "    '''doc\n",
+        "'''\n",
+        "    é = 'ü✓'\n",
+        "x = 1; y = 2\n",
+    ]
+)
 
 
 @settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(lines=st.lists(_LINES, max_size=40), limit=st.integers(20, 400), overlap=st.integers(0, 4),
-       unit=st.sampled_from(["bytes", "chars"]))
+@given(
+    lines=st.lists(_LINES, max_size=40),
+    limit=st.integers(20, 400),
+    overlap=st.integers(0, 4),
+    unit=st.sampled_from(["bytes", "chars"]),
+)
 def test_any_python_ish_text_is_covered_exactly(lines, limit, overlap, unit):
     text = "".join(lines)
     doc = Document.from_text(text, path="gen.py")
     cs = chunk_document(doc, "code", {"max_chunk_size": limit, "overlap_lines": overlap, "unit": unit})
     pos = 0
     for c in cs.chunks:
-        assert text[c.start:c.end] == c.text and c.start <= pos
+        assert text[c.start : c.end] == c.text and c.start <= pos
         size = len(c.text.encode()) if unit == "bytes" else len(c.text)
         assert size <= limit or c.metadata.get("oversized")
         pos = max(pos, c.end)

@@ -20,41 +20,118 @@ SAMPLES = ROOT / "tests" / "code_samples"
 # file -> (a method/function and its full scope chain, a nested definition and its chain or None,
 #          a function big enough to split and its chain, a limit in bytes that forces the split)
 CASES = {
-    "sample_docs/inventory.py": (("reserve", ["InventoryService", "reserve"]),
-                                 ("wrapper", ["audited", "decorator", "wrapper"]),
-                                 ["InventoryService", "reconcile"], 600),
-    "sample_docs/auth_middleware.ts": (("authorize", ["AuthMiddleware", "authorize"]), None,
-                                       ["AuthMiddleware", "validateToken"], 500),
-    "tests/code_samples/shapes.rs": (("fmt", ["Display for Circle", "fmt"]), ("weight", ["summarize", "weight"]),
-                                     ["summarize"], 300),
+    "sample_docs/inventory.py": (
+        ("reserve", ["InventoryService", "reserve"]),
+        ("wrapper", ["audited", "decorator", "wrapper"]),
+        ["InventoryService", "reconcile"],
+        600,
+    ),
+    "sample_docs/auth_middleware.ts": (
+        ("authorize", ["AuthMiddleware", "authorize"]),
+        None,
+        ["AuthMiddleware", "validateToken"],
+        500,
+    ),
+    "tests/code_samples/shapes.rs": (
+        ("fmt", ["Display for Circle", "fmt"]),
+        ("weight", ["summarize", "weight"]),
+        ["summarize"],
+        300,
+    ),
     "tests/code_samples/server.go": (("Name", ["Server", "Name"]), None, ["Server", "HandleGet"], 300),
-    "tests/code_samples/Ledger.java": (("add", ["Ledger", "add"]), ("changed", ["Ledger", "Listener", "changed"]),
-                                       ["Ledger", "rebuild"], 300),
-    "tests/code_samples/cart.js": (("add", ["Cart", "add"]), ("discountFor", ["checkout", "discountFor"]),
-                                   ["checkout"], 300),
-    "tests/code_samples/Profile.tsx": (("get", ["ProfileStore", "get"]), ("save", ["Profile", "save"]),
-                                       ["Profile"], 250),
+    "tests/code_samples/Ledger.java": (
+        ("add", ["Ledger", "add"]),
+        ("changed", ["Ledger", "Listener", "changed"]),
+        ["Ledger", "rebuild"],
+        300,
+    ),
+    "tests/code_samples/cart.js": (
+        ("add", ["Cart", "add"]),
+        ("discountFor", ["checkout", "discountFor"]),
+        ["checkout"],
+        300,
+    ),
+    "tests/code_samples/Profile.tsx": (
+        ("get", ["ProfileStore", "get"]),
+        ("save", ["Profile", "save"]),
+        ["Profile"],
+        250,
+    ),
     "tests/code_samples/buffer.c": (("buffer_append", ["buffer_append"]), None, ["buffer_reserve"], 200),
     "tests/code_samples/geometry.cpp": (("norm", ["geo", "Point", "norm"]), None, ["geo::perimeter"], 100),
-    "tests/code_samples/Greeter.cs": (("GreetAll", ["Demo", "Greeter", "GreetAll"]), None,
-                                      ["Demo", "Greeter", "GreetAll"], 150),
-    "tests/code_samples/report.rb": (("totals", ["Reports", "Daily", "totals"]), None,
-                                     ["Reports", "Daily", "totals"], 60),
+    "tests/code_samples/Greeter.cs": (
+        ("GreetAll", ["Demo", "Greeter", "GreetAll"]),
+        None,
+        ["Demo", "Greeter", "GreetAll"],
+        150,
+    ),
+    "tests/code_samples/report.rb": (
+        ("totals", ["Reports", "Daily", "totals"]),
+        None,
+        ["Reports", "Daily", "totals"],
+        60,
+    ),
     "tests/code_samples/deploy.sh": (("log", ["log"]), None, ["deploy"], 80),
 }
 
 # node types a chunk may be cut inside of: module roots, bodies/blocks, definitions and compound statements
 CONTAINERS = {
-    "module", "program", "source_file", "translation_unit", "compilation_unit", "block", "statement_block",
-    "class_body", "declaration_list", "field_declaration_list", "compound_statement", "statement_list",
-    "body_statement", "interface_body", "enum_body", "switch_body", "do_group", "function_definition",
-    "function_declaration", "method_declaration", "method_definition", "function_item", "class_definition",
-    "class_declaration", "impl_item", "trait_item", "decorated_definition", "export_statement", "if_statement",
-    "for_statement", "while_statement", "try_statement", "for_expression", "if_expression", "else_clause",
-    "namespace_definition", "namespace_declaration", "method", "class", "constructor_declaration",
-    "enhanced_for_statement", "foreach_statement", "for_in_statement", "lexical_declaration",
-    "variable_declarator", "arrow_function", "class_specifier", "finally_clause", "except_clause", "elif_clause",
-    "with_statement", "catch_clause", "singleton_method", "match_statement", "case_clause", "object",
+    "module",
+    "program",
+    "source_file",
+    "translation_unit",
+    "compilation_unit",
+    "block",
+    "statement_block",
+    "class_body",
+    "declaration_list",
+    "field_declaration_list",
+    "compound_statement",
+    "statement_list",
+    "body_statement",
+    "interface_body",
+    "enum_body",
+    "switch_body",
+    "do_group",
+    "function_definition",
+    "function_declaration",
+    "method_declaration",
+    "method_definition",
+    "function_item",
+    "class_definition",
+    "class_declaration",
+    "impl_item",
+    "trait_item",
+    "decorated_definition",
+    "export_statement",
+    "if_statement",
+    "for_statement",
+    "while_statement",
+    "try_statement",
+    "for_expression",
+    "if_expression",
+    "else_clause",
+    "namespace_definition",
+    "namespace_declaration",
+    "method",
+    "class",
+    "constructor_declaration",
+    "enhanced_for_statement",
+    "foreach_statement",
+    "for_in_statement",
+    "lexical_declaration",
+    "variable_declarator",
+    "arrow_function",
+    "class_specifier",
+    "finally_clause",
+    "except_clause",
+    "elif_clause",
+    "with_statement",
+    "catch_clause",
+    "singleton_method",
+    "match_statement",
+    "case_clause",
+    "object",
 }
 ANY_PIECE = re.compile(r"\S")
 
@@ -96,21 +173,21 @@ def fits_whole(doc, node, cs):
     """Would the comment `node`'s lines, with the line before (a header it may have to go with),
     fit the run's limit (bytes)?"""
     first, last = max(1, node.start_point[0]), node.end_point[0] + 1
-    return len(doc.text[doc.line_start(first):doc.line_end(last)].encode()) <= cs.params["size"]
+    return len(doc.text[doc.line_start(first) : doc.line_end(last)].encode()) <= cs.params["size"]
 
 
 def assert_covering(doc, cs):
     assert cs.gaps == []
     pos = 0
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
+        assert doc.text[c.start : c.end] == c.text
         assert c.start <= pos, "a gap between chunks"
         pos = max(pos, c.end)
     assert pos == len(doc.text)
 
 
 def measure(doc, c):
-    return len(doc.text[c.start:c.end].encode("utf-8"))
+    return len(doc.text[c.start : c.end].encode("utf-8"))
 
 
 @pytest.mark.parametrize("path", sorted(CASES))
@@ -125,8 +202,14 @@ def test_chunks_cover_file_cut_between_statements_and_fit(path, limit):
             assert c.overlap_prev_chars == 0
         assert c.overlap_prev_lines <= 10 + 1
     big = sum(1 for c in cs.chunks if c.metadata.get("oversized"))
-    assert cs.warnings == ([f"{doc.path}: {big} chunk{'s' * (big != 1)} over the size limit ({limit:,} bytes): "
-                            "a statement or line too big to cut, marked oversized"] if big else [])
+    assert cs.warnings == (
+        [
+            f"{doc.path}: {big} chunk{'s' * (big != 1)} over the size limit ({limit:,} bytes): "
+            "a statement or line too big to cut, marked oversized"
+        ]
+        if big
+        else []
+    )
 
 
 @pytest.mark.parametrize("path", sorted(CASES))
@@ -136,7 +219,7 @@ def test_method_alone_in_its_chunk_knows_its_scope(path):
     ck = CodeChunker(doc, {"language": "auto"}, Context())
     ent = next(e for e in ck.defs if e.name == name)
     first, last = doc.line_of(ent.extent_start), ent.end_line
-    limit = len(doc.text[doc.line_start(first):doc.line_end(last)].encode())
+    limit = len(doc.text[doc.line_start(first) : doc.line_end(last)].encode())
     _, cs = run(path, max_chunk_size=limit, overlap_lines=0)
     [c] = [c for c in cs.chunks if c.metadata["core_start_line"] == first and c.metadata["core_end_line"] == last]
     assert c.metadata["scope_chain"] == chain
@@ -173,10 +256,13 @@ def test_whole_entity_kept_together_when_it_fits():
     doc, cs = run("sample_docs/inventory.py", max_chunk_size=1500)
     ck = CodeChunker(doc, {"language": "auto"}, Context())
     for ent in ck.defs:
-        size = len(doc.text[doc.line_start(doc.line_of(ent.extent_start)):doc.line_end(ent.end_line)].encode())
+        size = len(doc.text[doc.line_start(doc.line_of(ent.extent_start)) : doc.line_end(ent.end_line)].encode())
         if size <= 1500:
-            holders = [c for c in cs.chunks
-                       if c.metadata["core_start_line"] <= ent.start_line and ent.end_line <= c.metadata["core_end_line"]]
+            holders = [
+                c
+                for c in cs.chunks
+                if c.metadata["core_start_line"] <= ent.start_line and ent.end_line <= c.metadata["core_end_line"]
+            ]
             assert holders, ent.name
 
 
@@ -223,7 +309,9 @@ def test_imports_used_siblings_and_context_modes():
     ctx = validate.context_text
     assert ctx.endswith(validate.text)
     assert "Scope: AuthMiddleware" in ctx and 'Uses: import { createHash } from "crypto";' in ctx
-    _, names = run("sample_docs/auth_middleware.ts", max_chunk_size=1200, sibling_detail="names", context_mode="minimal")
+    _, names = run(
+        "sample_docs/auth_middleware.ts", max_chunk_size=1200, sibling_detail="names", context_mode="minimal"
+    )
     v2 = next(c for c in names.chunks if "validateToken" in [e["name"] for e in c.metadata["entities"]])
     assert "authorize" in v2.metadata["siblings"] and "Uses:" not in v2.context_text
     assert "Scope: AuthMiddleware" in v2.context_text
@@ -237,10 +325,14 @@ def test_entities_carry_signature_docstring_and_ranges():
     reserve = ents["reserve"]
     assert reserve["kind"] == "method" and reserve["signature"].startswith("async def reserve(self, order_id: str")
     assert reserve["docstring"].startswith("Reserve stock for an order")
-    assert doc.text.encode()[reserve["start_byte"]:reserve["end_byte"]].decode().lstrip().startswith("async def reserve")
+    assert (
+        doc.text.encode()[reserve["start_byte"] : reserve["end_byte"]].decode().lstrip().startswith("async def reserve")
+    )
     assert ents["InventoryService"]["kind"] == "class"
-    assert any(e["kind"] == "import" and e["name"] == "from typing import Dict, Iterable, List, Optional"
-               for e in ents.values())
+    assert any(
+        e["kind"] == "import" and e["name"] == "from typing import Dict, Iterable, List, Optional"
+        for e in ents.values()
+    )
     _, ts = run("sample_docs/auth_middleware.ts")
     tse = {e["name"]: e for c in ts.chunks for e in c.metadata["entities"]}
     assert tse["validateToken"]["signature"] == "async validateToken(token: string): Promise<TokenClaims>"
@@ -267,8 +359,10 @@ def test_syntax_errors_still_chunk_with_a_warning():
 
 
 def test_non_ascii_source_keeps_offsets_and_byte_limit():
-    src = '"""Café ☕ módulo."""\n\n\ndef grüß(name):\n    """Sagt hallo 👋."""\n    return f"Grüß {name} ✓"\n\n\n' \
-          'class Ünïcode:\n    def ñ(self):\n        return "ñandú 🐦"\n'
+    src = (
+        '"""Café ☕ módulo."""\n\n\ndef grüß(name):\n    """Sagt hallo 👋."""\n    return f"Grüß {name} ✓"\n\n\n'
+        'class Ünïcode:\n    def ñ(self):\n        return "ñandú 🐦"\n'
+    )
     doc = Document.from_text(src * 4, path="u.py")
     cs = chunk_document(doc, "code", {"max_chunk_size": 150, "overlap_lines": 2})
     assert_covering(doc, cs)
@@ -310,7 +404,10 @@ def test_go_import_specs_are_listed_one_by_one_where_used():
     doc, cs = run("tests/code_samples/server.go", max_chunk_size=400, overlap_lines=0)
     first = cs.chunks[0].metadata["entities"]
     assert [e["name"] for e in first if e["kind"] == "import"] == [
-        'import "encoding/json"', 'import "fmt"', 'import "net/http"']
+        'import "encoding/json"',
+        'import "fmt"',
+        'import "net/http"',
+    ]
     handle = next(c for c in cs.chunks if c.metadata["scope_chain"] == ["Server", "HandleGet"])
     assert 'import "fmt"' in handle.metadata["imports"]
     new = next(c for c in cs.chunks if "NewServer" in [e["name"] for e in c.metadata["entities"]])
@@ -370,8 +467,9 @@ def test_error_lines_are_the_error_nodes_a_query_finds(name):
     assert pf.error_lines() == sorted({n.start_point[0] + 1 for n in nodes}) and pf.error_lines()
 
 
-@pytest.mark.parametrize("name, language", [("argparse.py", "python"), ("textwrap.py", "python"),
-                                            ("json/decoder.py", "python")])
+@pytest.mark.parametrize(
+    "name, language", [("argparse.py", "python"), ("textwrap.py", "python"), ("json/decoder.py", "python")]
+)
 def test_definitions_in_a_broken_file_are_those_one_query_finds(name, language):
     """Around syntax errors the entity query runs on the subtrees beside them (one query over an
     ERROR node of many children took quadratic time: a .py file of 100 KB of `-` took 28 s); it
@@ -381,7 +479,9 @@ def test_definitions_in_a_broken_file_are_those_one_query_finds(name, language):
     from chunktui.engine.code.entities import _captures
 
     lines = (Path(textwrap.__file__).parent / name).read_text().splitlines(keepends=True)
-    for at, junk in zip((len(lines) // 5, len(lines) // 2, 4 * len(lines) // 5), ("def broken(:\n", "}}} ((\n", "class :\n")):
+    for at, junk in zip(
+        (len(lines) // 5, len(lines) // 2, 4 * len(lines) // 5), ("def broken(:\n", "}}} ((\n", "class :\n")
+    ):
         lines[at] = junk
     pf = parse(Document.from_text("".join(lines), path=name), language)
     assert pf.root.has_error

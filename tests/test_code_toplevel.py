@@ -25,11 +25,14 @@ def test_python_preamble_stays_with_first_definition():
     assert "".join(c.text for c in cs.chunks) == doc.text
 
 
-@pytest.mark.parametrize("path,expected", [
-    ("tests/code_samples/cart.js", ["checkout", "emptyCart"]),  # the preamble joins Cart
-    ("tests/code_samples/server.go", ["Server", "NewServer", "HandleGet", "Name"]),
-    ("tests/code_samples/shapes.rs", ["Circle", "Shape for Circle", "Display for Circle", "Kind", "summarize"]),
-])
+@pytest.mark.parametrize(
+    "path,expected",
+    [
+        ("tests/code_samples/cart.js", ["checkout", "emptyCart"]),  # the preamble joins Cart
+        ("tests/code_samples/server.go", ["Server", "NewServer", "HandleGet", "Name"]),
+        ("tests/code_samples/shapes.rs", ["Circle", "Shape for Circle", "Display for Circle", "Kind", "summarize"]),
+    ],
+)
 def test_one_chunk_per_top_level_definition(path, expected):
     doc = load_document(ROOT / path)
     cs = chunk_document(doc, "code-toplevel", {"context_mode": "none"})

@@ -50,11 +50,20 @@ def test_a_cut_at_a_separator_and_one_at_the_heading_after_it_are_the_same_cut()
     text = "".join(f"## Part {i}\n\nSome words about part {i}, enough to make a chunk of them.\n\n" for i in range(6))
     doc = Document.from_text(text, path="parts.md")
     heading = [doc.line_start(line) for line in range(1, doc.line_count + 1) if doc.text[doc.line_start(line)] == "#"]
-    a = build_chunkset(doc, [Span(s, e) for s, e in zip([0] + [h - 1 for h in heading[1:]],
-                                                          [h - 1 for h in heading[1:]] + [len(text)])],
-                       strategy="recursive", params={}, tokenizer="chars")  # cuts at the "\n" before each heading
-    b = build_chunkset(doc, [Span(s, e) for s, e in zip(heading, heading[1:] + [len(text)])],
-                       strategy="markdown", params={}, tokenizer="chars")  # cuts at each heading
+    a = build_chunkset(
+        doc,
+        [Span(s, e) for s, e in zip([0] + [h - 1 for h in heading[1:]], [h - 1 for h in heading[1:]] + [len(text)])],
+        strategy="recursive",
+        params={},
+        tokenizer="chars",
+    )  # cuts at the "\n" before each heading
+    b = build_chunkset(
+        doc,
+        [Span(s, e) for s, e in zip(heading, heading[1:] + [len(text)])],
+        strategy="markdown",
+        params={},
+        tokenizer="chars",
+    )  # cuts at each heading
     c = compare(a, b)
     assert c.cuts("both") == 5 and c.cuts("a") == 0 and c.cuts("b") == 0
     assert "5 in both, 0 only in A, 0 only in B" in c.summary()

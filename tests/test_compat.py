@@ -18,8 +18,12 @@ from chunktui.ui import compat as textual_compat
 
 def missing(library: str, objects: dict, private: dict) -> list[str]:
     """'textual 8.2.8: Worker has no attribute _work (chunktui uses it)' for each listed name absent."""
-    return [f"{library} {version(library)}: {owner} has no attribute {name} (chunktui uses it)"
-            for owner, names in private.items() for name in names if not hasattr(objects[owner], name)]
+    return [
+        f"{library} {version(library)}: {owner} has no attribute {name} (chunktui uses it)"
+        for owner, names in private.items()
+        for name in names
+        if not hasattr(objects[owner], name)
+    ]
 
 
 def textual_objects() -> dict:

@@ -15,7 +15,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def check_offsets(cs):
     text = cs.document.text
-    assert all(text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(text[c.start : c.end] == c.text for c in cs.chunks)
     assert [c.start for c in cs.chunks] == sorted(c.start for c in cs.chunks)
     assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
 
@@ -33,7 +33,7 @@ def test_samples_keep_every_cue_with_its_timestamps(name):
     assert sum(c.metadata["cue_count"] for c in cs.chunks) == len(captions)
     i = 0
     for chunk in cs.chunks:
-        group = captions[i:i + chunk.metadata["cue_count"]]
+        group = captions[i : i + chunk.metadata["cue_count"]]
         i += len(group)
         assert chunk.metadata["ts_start"] == group[0].start
         assert chunk.metadata["ts_end"] == group[-1].end
@@ -50,7 +50,7 @@ def test_vtt_header_and_note_are_declared_gaps_everything_else_covered():
     cs = chunk_document(load_document(SAMPLES / "talk.vtt"), "cues")
     assert [g.reason for g in cs.gaps] == ["header", "note"]
     assert cs.gaps[0].start == 0
-    assert cs.document.text[cs.gaps[1].start:].startswith("NOTE")
+    assert cs.document.text[cs.gaps[1].start :].startswith("NOTE")
     assert cs.chunks[0].metadata["header"]["Language"] == "en"
 
 
@@ -102,14 +102,20 @@ def test_utf16_subtitles_give_the_same_cues_as_utf8(tmp_path):
     assert [(c.start, c.end) for c in got.chunks] == [(c.start, c.end) for c in want.chunks]
 
 
-@pytest.mark.parametrize("text, line, fragment", [
-    ("WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nok\n\n00:01:xx.000 --> 00:01:02.000\nbad\n", 6,
-     "malformed timestamp '00:01:xx.000'"),
-    ("WEBVTT\n\nintro\njust text, no timing\n", 4, "expected a cue timing line"),
-    ("Kind: captions\n\n00:00:01.000 --> 00:00:02.000\nhi\n", 1, "must start with 'WEBVTT'"),
-    ("WEBVTT\n\n00:00:05.000 --> 00:00:02.000\nbackwards\n", 3, "ends"),
-    ("WEBVTT\nKind: captions\n00:00:01.000 --> 00:00:02.000\nhi\n", 3, "separated from the WEBVTT header"),
-])
+@pytest.mark.parametrize(
+    "text, line, fragment",
+    [
+        (
+            "WEBVTT\n\n00:00:01.000 --> 00:00:02.000\nok\n\n00:01:xx.000 --> 00:01:02.000\nbad\n",
+            6,
+            "malformed timestamp '00:01:xx.000'",
+        ),
+        ("WEBVTT\n\nintro\njust text, no timing\n", 4, "expected a cue timing line"),
+        ("Kind: captions\n\n00:00:01.000 --> 00:00:02.000\nhi\n", 1, "must start with 'WEBVTT'"),
+        ("WEBVTT\n\n00:00:05.000 --> 00:00:02.000\nbackwards\n", 3, "ends"),
+        ("WEBVTT\nKind: captions\n00:00:01.000 --> 00:00:02.000\nhi\n", 3, "separated from the WEBVTT header"),
+    ],
+)
 def test_malformed_vtt_names_file_and_line(text, line, fragment):
     doc = Document.from_text(text, path="talk.vtt")
     with pytest.raises(ChunkingError) as err:
@@ -119,10 +125,14 @@ def test_malformed_vtt_names_file_and_line(text, line, fragment):
 
 
 def test_malformed_srt_names_the_line():
-    doc = Document.from_text("1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:03,000 -> 00:00:04,000\n",
-                             path="talk.srt")
-    with pytest.raises(ChunkingError, match=r"^talk.srt: line 6: expected the timing line 'start --> end' "
-                                            r"after cue number 2$"):
+    doc = Document.from_text(
+        "1\n00:00:01,000 --> 00:00:02,000\nok\n\n2\n00:00:03,000 -> 00:00:04,000\n", path="talk.srt"
+    )
+    with pytest.raises(
+        ChunkingError,
+        match=r"^talk.srt: line 6: expected the timing line 'start --> end' "
+        r"after cue number 2$",
+    ):
         chunk_document(doc, "cues")
 
 
@@ -174,9 +184,13 @@ def test_vtt_timing_line_right_after_cue_text_starts_a_new_cue():
     doc = Document.from_text(YOUTUBE_DL_VTT, path="auto.en.vtt")
     cues = parse_subtitles(doc).cues
     assert [(c.start, c.line) for c in cues] == [
-        ("00:01:10.120", 10), ("00:01:10.500", 13), ("00:01:21.030", 16), ("00:01:22.100", 19)]
+        ("00:01:10.120", 10),
+        ("00:01:10.500", 13),
+        ("00:01:21.030", 16),
+        ("00:01:22.100", 19),
+    ]
     assert [c.text for c in cues] == ["right", "right\nso", "so the plan is", "so the plan is"]
-    assert doc.text[cues[2].block_start:].startswith("00:01:21.030 --> ")
+    assert doc.text[cues[2].block_start :].startswith("00:01:21.030 --> ")
     assert cues[1].block_end == cues[2].block_start
     cs = chunk_document(doc, "cues", {"size": 20})
     check_offsets(cs)
@@ -184,8 +198,9 @@ def test_vtt_timing_line_right_after_cue_text_starts_a_new_cue():
     assert not any("-->" in c.context_text or c.metadata.get("oversized") for c in cs.chunks)
 
 
-cue_text = st.text(st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="<>&"),
-                   min_size=1, max_size=60).filter(lambda t: t.strip() and "-->" not in t)
+cue_text = st.text(
+    st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp"), blacklist_characters="<>&"), min_size=1, max_size=60
+).filter(lambda t: t.strip() and "-->" not in t)
 
 
 @settings(max_examples=40, deadline=None)

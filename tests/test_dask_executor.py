@@ -25,8 +25,6 @@ from chunktui.integrations.dask import COLUMNS, chunk_bag
 ROOT = Path(__file__).parent.parent
 
 
-
-
 @pytest.fixture(scope="module")
 def threads_cluster():
     """Two one-thread workers in this process: the quickest cluster to start."""
@@ -49,8 +47,18 @@ def outputs(folder: Path) -> dict[str, object]:
 def test_a_cluster_writes_what_local_processes_write(corpus, tmp_path, threads_cluster):
     code, out, err = run("chunk", corpus, "-o", tmp_path / "local", "-f", "parquet", "--jobs", "2")
     assert code == 0, err
-    code, out, err = run("chunk", corpus, "-o", tmp_path / "dask", "-f", "parquet", "--executor", "dask",
-                         "--scheduler", threads_cluster.scheduler_address)
+    code, out, err = run(
+        "chunk",
+        corpus,
+        "-o",
+        tmp_path / "dask",
+        "-f",
+        "parquet",
+        "--executor",
+        "dask",
+        "--scheduler",
+        threads_cluster.scheduler_address,
+    )
     assert code == 0, err
     local, dask_run = outputs(tmp_path / "local"), outputs(tmp_path / "dask")
     assert len(local) > 20 and local == dask_run and "corpus.parquet" in dask_run  # one dataset, as locally
@@ -58,8 +66,9 @@ def test_a_cluster_writes_what_local_processes_write(corpus, tmp_path, threads_c
 
 
 def test_an_unreachable_scheduler_is_one_line(corpus, tmp_path):
-    code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--executor", "dask",
-                         "--scheduler", "tcp://127.0.0.1:9")
+    code, out, err = run(
+        "chunk", corpus, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", "tcp://127.0.0.1:9"
+    )
     assert code == 2 and out == ""
     assert err.startswith("chunktui: error: --scheduler: cannot reach tcp://127.0.0.1:9: ") and err.count("\n") == 1
     assert not (tmp_path / "out").exists()
@@ -90,16 +99,22 @@ class CrashOn(WorkerPlugin):
 def test_a_worker_dying_on_one_file_costs_only_that_file(corpus, tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this module
     shutil.copy(corpus / "guide.md", corpus / "crash-me.md")
-    with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
-            LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                         silence_logs=50) as cluster, Client(cluster) as client:
+    with (
+        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         client.register_plugin(CrashOn("crash-me.md"))
-        code, out, err = run("chunk", corpus, "-o", tmp_path / "out", "--executor", "dask",
-                             "--scheduler", cluster.scheduler_address)
+        code, out, err = run(
+            "chunk", corpus, "-o", tmp_path / "out", "--executor", "dask", "--scheduler", cluster.scheduler_address
+        )
     assert code == 2, err
     errors = [line for line in err.splitlines() if line.startswith("chunktui: error:")]
-    assert errors == [f"chunktui: error: {corpus / 'crash-me.md'}: its worker process died on it "
-                      "(killed, out of memory or a crash)"]
+    assert errors == [
+        f"chunktui: error: {corpus / 'crash-me.md'}: its worker process died on it (killed, out of memory or a crash)"
+    ]
     assert "Traceback" not in err
     index = json.loads((tmp_path / "out" / "index.json").read_text())["files"]
     written = [k for k, e in index.items() if "error" not in e]
@@ -119,7 +134,7 @@ def test_chunk_bag_gives_the_parquet_exports_rows(threads_cluster):
         expected += [dict(zip(COLUMNS, row)) for row in chunk_rows(cs)]
     assert len(rows) > 10 and rows == expected
     assert {r["source"] for r in rows} == {"guide.md", "json/__init__.py", None}
-    assert all(r["text"] == guide[r["start_char"]:r["end_char"]] for r in rows if r["source"] == "guide.md")
+    assert all(r["text"] == guide[r["start_char"] : r["end_char"]] for r in rows if r["source"] == "guide.md")
 
 
 def test_without_a_scheduler_a_local_cluster_of_jobs_processes_runs_it(tmp_path):

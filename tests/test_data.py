@@ -39,7 +39,7 @@ def assert_evenly_spaced(numbers: list[int], total: int, wanted: int) -> None:
 
 def check_offsets(cs):
     text = cs.document.text
-    assert all(text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(text[c.start : c.end] == c.text for c in cs.chunks)
     assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
 
 
@@ -131,8 +131,12 @@ field = st.text(st.characters(blacklist_categories=("Cs",), blacklist_characters
 
 
 @settings(max_examples=40, deadline=None)
-@given(table=st.lists(st.lists(field, min_size=3, max_size=3), min_size=1, max_size=30),
-       size=st.integers(1, 8), max_chars=st.integers(0, 120), sample=st.integers(1, 12))
+@given(
+    table=st.lists(st.lists(field, min_size=3, max_size=3), min_size=1, max_size=30),
+    size=st.integers(1, 8),
+    max_chars=st.integers(0, 120),
+    sample=st.integers(1, 12),
+)
 def test_generated_tables_round_trip(table, size, max_chars, sample):
     out = io.StringIO()
     csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC).writerows([["h1", "h2", "h3"], *table])
@@ -157,8 +161,9 @@ def test_generated_tables_round_trip(table, size, max_chars, sample):
 @pytest.mark.parametrize("strategy", ["data", "data-rows"])
 def test_a_markdown_file_read_as_a_table_is_warned_about(strategy):
     cs = chunk_document(load_document(SAMPLES / "guide.md"), strategy)
-    assert any(w.startswith(f"{cs.document.path}: does not look like CSV/TSV: no delimiter found")
-               for w in cs.warnings), cs.warnings
+    assert any(
+        w.startswith(f"{cs.document.path}: does not look like CSV/TSV: no delimiter found") for w in cs.warnings
+    ), cs.warnings
 
 
 @pytest.mark.parametrize("strategy", ["data", "data-rows"])

@@ -25,7 +25,10 @@ from chunktui.engine.core.tokens import DEFAULT_BUDGET
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
 SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != "README.md") + [
-    FIXTURES / "services.conf", FIXTURES / "iso_15924.xml", FIXTURES / "node_fs_filehandle.md"]
+    FIXTURES / "services.conf",
+    FIXTURES / "iso_15924.xml",
+    FIXTURES / "node_fs_filehandle.md",
+]
 NOT_TOKEN_SIZED = {"code-toplevel"}
 
 
@@ -35,8 +38,11 @@ def over_budget(strategy, path: Path) -> list[tuple[int, int]]:
     if strategy.kinds and doc.kind not in strategy.kinds:
         return []
     cs = chunk_document(doc, strategy.name)
-    return [(i, c.embed_tokens) for i, c in enumerate(cs.chunks)
-            if c.embed_tokens > DEFAULT_BUDGET and not c.metadata.get("oversized")]
+    return [
+        (i, c.embed_tokens)
+        for i, c in enumerate(cs.chunks)
+        if c.embed_tokens > DEFAULT_BUDGET and not c.metadata.get("oversized")
+    ]
 
 
 @pytest.mark.parametrize("name", sorted(s.name for s in all_strategies() if s.name not in NOT_TOKEN_SIZED))
@@ -64,8 +70,11 @@ def test_code_defaults_fit_the_budget_with_the_context_they_are_embedded_with(na
     At 1500 bytes these standard-library modules gave chunks of 533-615 embedded tokens."""
     path = Path(textwrap.__file__).parent / name
     cs = chunk_document(load_document(path), "code")
-    assert [(c.index, c.embed_tokens) for c in cs.chunks
-            if c.embed_tokens > DEFAULT_BUDGET and not c.metadata.get("oversized")] == []
+    assert [
+        (c.index, c.embed_tokens)
+        for c in cs.chunks
+        if c.embed_tokens > DEFAULT_BUDGET and not c.metadata.get("oversized")
+    ] == []
 
 
 def test_data_rows_defaults_fit_the_budget_with_the_header_they_are_embedded_with():
@@ -79,9 +88,11 @@ def test_data_rows_defaults_fit_the_budget_with_the_header_they_are_embedded_wit
     rng = random.Random(3)
     rows = ["sensor_id,timestamp,temperature_c,humidity_pct,pressure_hpa,checksum"]
     for i in range(400):
-        rows.append(f"{rng.randrange(16**6):06x},2025-03-{1 + i // 96:02d}T{i % 24:02d}:{rng.randrange(60):02d}:"
-                    f"{rng.randrange(60):02d}Z,{rng.uniform(-10, 35):.3f},{rng.uniform(5, 95):.2f},"
-                    f"{rng.uniform(980, 1040):.1f},0x{rng.randrange(16**8):08x}")
+        rows.append(
+            f"{rng.randrange(16**6):06x},2025-03-{1 + i // 96:02d}T{i % 24:02d}:{rng.randrange(60):02d}:"
+            f"{rng.randrange(60):02d}Z,{rng.uniform(-10, 35):.3f},{rng.uniform(5, 95):.2f},"
+            f"{rng.uniform(980, 1040):.1f},0x{rng.randrange(16**8):08x}"
+        )
     cs = chunk_document(Document.from_text("\n".join(rows) + "\n", path="readings.csv"), "data-rows")
     assert len(cs.chunks) > 20
     assert [(c.index, c.embed_tokens) for c in cs.chunks if c.embed_tokens > DEFAULT_BUDGET] == []

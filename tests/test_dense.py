@@ -64,14 +64,26 @@ def test_eval_command_with_a_local_model(model_dir, tmp_path):
     doc.write_text(NOTES)
     queries = tmp_path / "q.jsonl"
     queries.write_text(json.dumps({"question": "health check seconds", "references": [{"content": "thirty seconds"}]}))
-    code_args = ["eval", str(doc), "--queries", str(queries), "-s", "lines", "--size", "1", "--overlap", "0",
-                 "--model", str(model_dir)]
+    code_args = [
+        "eval",
+        str(doc),
+        "--queries",
+        str(queries),
+        "-s",
+        "lines",
+        "--size",
+        "1",
+        "--overlap",
+        "0",
+        "--model",
+        str(model_dir),
+    ]
     result = CliRunner().invoke(cli, code_args + ["--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["retriever"].startswith(f"dense: cosine of model2vec embeddings ({model_dir})")
     top = data["queries"][0]["retrieved"][0]
-    assert NOTES[top["start"]:top["end"]].startswith("The health check")
+    assert NOTES[top["start"] : top["end"]].startswith("The health check")
     assert data["means"]["recall@1"] == 1.0
     table = CliRunner().invoke(cli, code_args)
     assert table.exit_code == 0 and "retriever: dense: cosine of model2vec embeddings" in table.stdout
@@ -85,10 +97,15 @@ def test_missing_or_unreadable_model_is_one_line(tmp_path):
     (broken / "config.json").write_text("{")
     (broken / "model.safetensors").write_text("not tensors")
     (broken / "tokenizer.json").write_text("{}")
-    for folder, problem in ((tmp_path / "nope", "no such folder (a local model2vec model; nothing is downloaded)"),
-                            ("minishlab/potion-base-8M", "no such folder"),
-                            (empty, "not a readable model2vec model"), (broken, "not a readable model2vec model")):
-        result = CliRunner().invoke(cli, ["eval", "sample_docs/guide.md", "--auto-queries", "3", "--model", str(folder)])
+    for folder, problem in (
+        (tmp_path / "nope", "no such folder (a local model2vec model; nothing is downloaded)"),
+        ("minishlab/potion-base-8M", "no such folder"),
+        (empty, "not a readable model2vec model"),
+        (broken, "not a readable model2vec model"),
+    ):
+        result = CliRunner().invoke(
+            cli, ["eval", "sample_docs/guide.md", "--auto-queries", "3", "--model", str(folder)]
+        )
         assert result.exit_code == 2 and result.stdout == ""
         assert result.stderr.startswith(f"chunktui: error: --model: {folder}: {problem}")
         assert result.stderr.count("\n") == 1

@@ -9,7 +9,10 @@ from chunktui.engine import Document, chunk_document, load_document
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 
 SWEEP = {
-    "markdown": [dict(min_char=1024, max_char=2048, chunk_overlap=128), dict(min_char=64, max_char=300, chunk_overlap=16)],
+    "markdown": [
+        dict(min_char=1024, max_char=2048, chunk_overlap=128),
+        dict(min_char=64, max_char=300, chunk_overlap=16),
+    ],
     "semantic": [dict(size=40, overlap=4), dict(size=8, overlap=1)],
     "adaptive": [dict(size=40, overlap=4), dict(size=8, overlap=0)],
 }
@@ -35,8 +38,10 @@ def _rechunked_after(doc: Document, text: str, kind: str, language: str | None):
     doc.text, doc.kind, doc.language = text, kind, language
     doc.__post_init__()  # line index for the new text
     fresh = Document(text=text, kind=kind, language=language)
-    return (shape(chunk_document(doc, "semantic", dict(size=1, overlap=0))),
-            shape(chunk_document(fresh, "semantic", dict(size=1, overlap=0))))
+    return (
+        shape(chunk_document(doc, "semantic", dict(size=1, overlap=0))),
+        shape(chunk_document(fresh, "semantic", dict(size=1, overlap=0))),
+    )
 
 
 def test_replaced_text_is_scanned_again():

@@ -73,8 +73,10 @@ def test_a_folder_with_every_file_skipped_is_an_error_naming_one(work):
         plan_jobs(["huge"], max_file_size=10)
 
 
-@pytest.mark.parametrize("text,size", [("100MB", 10**8), ("20 mb", 2 * 10**7), ("1.5GB", 15 * 10**8),
-                                       ("512KiB", 512 * 1024), ("123", 123), ("0", 0)])
+@pytest.mark.parametrize(
+    "text,size",
+    [("100MB", 10**8), ("20 mb", 2 * 10**7), ("1.5GB", 15 * 10**8), ("512KiB", 512 * 1024), ("123", 123), ("0", 0)],
+)
 def test_sizes_parse(text, size):
     assert parse_size(text) == size
 

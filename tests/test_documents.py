@@ -35,8 +35,12 @@ def test_utf8_with_bom_drops_the_mark(tmp_path):
 
 @pytest.mark.parametrize("codec", ["utf-16-le", "utf-16-be", "utf-32-le", "utf-32-be"])
 def test_utf16_and_utf32_with_bom(tmp_path, codec):
-    bom = {"utf-16-le": codecs.BOM_UTF16_LE, "utf-16-be": codecs.BOM_UTF16_BE,
-           "utf-32-le": codecs.BOM_UTF32_LE, "utf-32-be": codecs.BOM_UTF32_BE}[codec]
+    bom = {
+        "utf-16-le": codecs.BOM_UTF16_LE,
+        "utf-16-be": codecs.BOM_UTF16_BE,
+        "utf-32-le": codecs.BOM_UTF32_LE,
+        "utf-32-be": codecs.BOM_UTF32_BE,
+    }[codec]
     doc = load_document(write(tmp_path, "a.md", bom + TEXT.encode(codec)))
     assert doc.text == TEXT and not doc.warnings
     assert doc.kind == "markdown"
@@ -47,10 +51,17 @@ def test_a_second_byte_order_mark_is_text(tmp_path):
     assert doc.text == "\ufeffx\n" and doc.encoding == "utf-8-sig"
 
 
-@pytest.mark.parametrize("codec, bom", [
-    ("utf-8", b""), ("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE),
-    ("utf-16-be", codecs.BOM_UTF16_BE), ("utf-32-le", codecs.BOM_UTF32_LE), ("latin-1", b""),
-])
+@pytest.mark.parametrize(
+    "codec, bom",
+    [
+        ("utf-8", b""),
+        ("utf-8", codecs.BOM_UTF8),
+        ("utf-16-le", codecs.BOM_UTF16_LE),
+        ("utf-16-be", codecs.BOM_UTF16_BE),
+        ("utf-32-le", codecs.BOM_UTF32_LE),
+        ("latin-1", b""),
+    ],
+)
 def test_byte_offsets_index_the_file_as_it_is_on_disk(tmp_path, codec, bom):
     """A BOM shifted every offset by 3, and UTF-16 and Latin-1 files got offsets into a UTF-8
     re-encoding the file does not hold; now the manifest's encoding reads each chunk back."""
@@ -61,16 +72,19 @@ def test_byte_offsets_index_the_file_as_it_is_on_disk(tmp_path, codec, bom):
     path = write(tmp_path, "notes.md", data)
     doc = load_document(path)
     assert doc.text == text
-    for strategy, params in (("markdown", {"max_char": 120, "chunk_overlap": 30, "min_char": 0}),
-                             ("recursive", {"size": 50, "overlap": 10}), ("lines", {"size": 7, "overlap": 2})):
+    for strategy, params in (
+        ("markdown", {"max_char": 120, "chunk_overlap": 30, "min_char": 0}),
+        ("recursive", {"size": 50, "overlap": 10}),
+        ("lines", {"size": 7, "overlap": 2}),
+    ):
         cs = chunk_document(doc, strategy, params)
         assert len(cs.chunks) > 5
         for c in cs.chunks:
-            assert data[c.start_byte:c.end_byte].decode(doc.encoding) == c.text
+            assert data[c.start_byte : c.end_byte].decode(doc.encoding) == c.text
         first = cs.chunks[0]
         assert first.start == 0 and first.start_byte == len(bom)
         record = chunk_record(cs.chunks[-1])  # what the manifest says, read back with its encoding
-        assert data[record["start_byte"]:record["end_byte"]].decode(doc.encoding) == cs.chunks[-1].text
+        assert data[record["start_byte"] : record["end_byte"]].decode(doc.encoding) == cs.chunks[-1].text
 
 
 def test_other_bytes_fall_back_to_latin1_with_a_warning(tmp_path):
@@ -131,7 +145,7 @@ def test_line_index_round_trips(text):
         start = doc.line_start(line)
         assert doc.line_of(start) == line
         assert start == 0 or text[start - 1] == "\n"
-        assert "\n" not in text[start:doc.line_end(line) - 1]
+        assert "\n" not in text[start : doc.line_end(line) - 1]
     for offset in range(len(text)):
         line = doc.line_of(offset)
         assert doc.line_start(line) <= offset < doc.line_end(line)
@@ -139,9 +153,12 @@ def test_line_index_round_trips(text):
 
 
 @settings(max_examples=30, deadline=None)
-@given(st.lists(st.sampled_from(["a" * 61, "é" * 37 + "\n", "🎉" * 13, "日本" * 29, "x\n"]),
-                min_size=80, max_size=200).map("".join),
-       st.data())
+@given(
+    st.lists(
+        st.sampled_from(["a" * 61, "é" * 37 + "\n", "🎉" * 13, "日本" * 29, "x\n"]), min_size=80, max_size=200
+    ).map("".join),
+    st.data(),
+)
 def test_byte_offsets_match_utf8_encoding(text, data):
     """Byte offsets use checkpoints every 4096 chars; they must agree with encoding the prefix."""
     doc = Document.from_text(text)
@@ -151,22 +168,36 @@ def test_byte_offsets_match_utf8_encoding(text, data):
         assert doc.byte_offset(off) == len(text[:off].encode("utf-8"))
 
 
-@pytest.mark.parametrize("name, kind, language", [
-    ("x.md", "markdown", None), ("x.py", "code", "python"), ("x.ts", "code", "typescript"),
-    ("x.log", "log", None), ("x.jsonl", "jsonl", None), ("x.csv", "csv", None), ("x.tsv", "tsv", None),
-    ("x.vtt", "subtitles", None), ("x.srt", "subtitles", None), ("x.mbox", "email", None), ("x.txt", "prose", None),
-])
+@pytest.mark.parametrize(
+    "name, kind, language",
+    [
+        ("x.md", "markdown", None),
+        ("x.py", "code", "python"),
+        ("x.ts", "code", "typescript"),
+        ("x.log", "log", None),
+        ("x.jsonl", "jsonl", None),
+        ("x.csv", "csv", None),
+        ("x.tsv", "tsv", None),
+        ("x.vtt", "subtitles", None),
+        ("x.srt", "subtitles", None),
+        ("x.mbox", "email", None),
+        ("x.txt", "prose", None),
+    ],
+)
 def test_kind_by_extension(name, kind, language):
     assert detect_kind(name) == (kind, language)
 
 
-@pytest.mark.parametrize("text, kind", [
-    ("WEBVTT\n\n00:00.000 --> 00:01.000\nhi\n", "subtitles"),
-    ("From a@b Mon Jan  1 00:00:00 2024\nSubject: hi\n\nbody\n", "email"),
-    ('{"a": 1}\n{"a": 2}\n', "jsonl"),
-    ("# Title\n\ntext\n", "markdown"),
-    ("Just some prose.\n", "prose"),
-])
+@pytest.mark.parametrize(
+    "text, kind",
+    [
+        ("WEBVTT\n\n00:00.000 --> 00:01.000\nhi\n", "subtitles"),
+        ("From a@b Mon Jan  1 00:00:00 2024\nSubject: hi\n\nbody\n", "email"),
+        ('{"a": 1}\n{"a": 2}\n', "jsonl"),
+        ("# Title\n\ntext\n", "markdown"),
+        ("Just some prose.\n", "prose"),
+    ],
+)
 def test_kind_by_content_without_extension(text, kind):
     assert detect_kind(None, text)[0] == kind
     assert Document.from_text(text).kind == kind

@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from chunktui.engine import Document, DocumentError, ParamError, chunk_document, load_document
-from chunktui.engine.readers.mail import build_threads, is_email_folder, load_email_folder, parse_messages, thread_outline
+from chunktui.engine.readers.mail import (
+    build_threads,
+    is_email_folder,
+    load_email_folder,
+    parse_messages,
+    thread_outline,
+)
 
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -26,11 +32,11 @@ def check(cs, max_emails=10, max_chars=2048):
     assert len(new) == len(set(new))  # every message is new in exactly one window
     for c in cs.chunks:
         meta = c.metadata
-        assert text[c.start:c.end] == c.text and meta["chunk_id"] == c.id
+        assert text[c.start : c.end] == c.text and meta["chunk_id"] == c.id
         assert meta["email_count"] == len(meta["message_ids"]) <= max_emails
         over = max(len(c.text), len(c.context_text)) > max_chars  # the file's text or the rendered one
         assert bool(meta.get("oversized")) == over and (not over or meta["email_count"] == 1), (c.id, len(c.text))
-        assert meta["message_ids"][-len(meta["new_message_ids"]):] == meta["new_message_ids"]
+        assert meta["message_ids"][-len(meta["new_message_ids"]) :] == meta["new_message_ids"]
         if meta["parent_chunk_id"]:
             assert c.id in by_id[meta["parent_chunk_id"]].metadata["child_chunk_ids"]
         for child in meta["child_chunk_ids"]:
@@ -46,7 +52,7 @@ def check(cs, max_emails=10, max_chars=2048):
             continue
         owner = re.match(r"email: in the context_text of (chunk-\d{4}) ", g.reason).group(1)
         ids = by_id[owner].metadata["new_message_ids"]
-        assert any(i in text[g.start:g.end].lower() for i in ids)
+        assert any(i in text[g.start : g.end].lower() for i in ids)
     return new
 
 
@@ -79,12 +85,19 @@ def test_fork_shares_the_prefix_by_reference_not_by_copy():
 
 
 def test_windows_overlap_by_overlap_emails():
-    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email",
-                        {"max_emails_per_chunk": 3, "max_chars": 100_000, "overlap_emails": 1})
+    cs = chunk_document(
+        load_document(SAMPLES / "threads.mbox"),
+        "email",
+        {"max_emails_per_chunk": 3, "max_chars": 100_000, "overlap_emails": 1},
+    )
     check(cs, max_emails=3, max_chars=100_000)
     by_id = {c.id: c for c in cs.chunks}
-    pairs = [(by_id[c.metadata["parent_chunk_id"]], c) for c in cs.chunks
-             if c.metadata["parent_chunk_id"] and c.metadata["branch"] == by_id[c.metadata["parent_chunk_id"]].metadata["branch"]]
+    pairs = [
+        (by_id[c.metadata["parent_chunk_id"]], c)
+        for c in cs.chunks
+        if c.metadata["parent_chunk_id"]
+        and c.metadata["branch"] == by_id[c.metadata["parent_chunk_id"]].metadata["branch"]
+    ]
     assert pairs
     for prev, nxt in pairs:
         assert nxt.metadata["message_ids"][0] == prev.metadata["message_ids"][-1]
@@ -144,8 +157,11 @@ def test_folder_of_eml_files():
     (chunk,) = cs.chunks
     assert chunk.text == doc.text and cs.gaps == []
     assert chunk.metadata["subject"] == "Café rota"
-    assert chunk.metadata["message_ids"] == ["<kickoff-1@example.org>", "<kickoff-2@example.org>",
-                                             "<kickoff-3@example.org>"]
+    assert chunk.metadata["message_ids"] == [
+        "<kickoff-1@example.org>",
+        "<kickoff-2@example.org>",
+        "<kickoff-3@example.org>",
+    ]
     assert chunk.metadata["threaded_by_subject"] == ["<kickoff-3@example.org>"]  # 02 threads by References
     assert "Who takes the café rota" in chunk.context_text
     assert "I can take the first two weeks." in chunk.context_text
@@ -176,11 +192,16 @@ def mboxes(draw):
     lines = []
     for i in range(n):
         parent = draw(st.one_of(st.none(), st.integers(0, i - 1))) if i else None
-        body = "\n".join(draw(st.lists(st.sampled_from(["hello", "> quoted", "From the top", "x" * 70, ""]),
-                                       max_size=8)))
-        head = [f"From sender{i}@example.com Mon Jan  6 09:00:00 2025", f"Message-ID: <m{i}@x>",
-                f"Date: Mon, 06 Jan 2025 09:{i:02d}:00 +0000", f"From: P{i % 3} <p{i % 3}@x>",
-                f"Subject: {'Re: ' if parent is not None else ''}topic {0 if parent is not None else i}"]
+        body = "\n".join(
+            draw(st.lists(st.sampled_from(["hello", "> quoted", "From the top", "x" * 70, ""]), max_size=8))
+        )
+        head = [
+            f"From sender{i}@example.com Mon Jan  6 09:00:00 2025",
+            f"Message-ID: <m{i}@x>",
+            f"Date: Mon, 06 Jan 2025 09:{i:02d}:00 +0000",
+            f"From: P{i % 3} <p{i % 3}@x>",
+            f"Subject: {'Re: ' if parent is not None else ''}topic {0 if parent is not None else i}",
+        ]
         if parent is not None and draw(st.booleans()):
             head.append(f"In-Reply-To: <m{parent}@x>")
         lines.append("\n".join(head) + "\n\n" + body.replace("\nFrom ", "\n>From ") + "\n")
@@ -192,8 +213,11 @@ def mboxes(draw):
 @given(mboxes(), st.integers(2, 5), st.integers(60, 600), st.integers(0, 1), st.booleans())
 def test_generated_mboxes_keep_every_invariant(text, max_emails, max_chars, overlap, fold):
     doc = Document.from_text(text, path="gen.mbox")
-    cs = chunk_document(doc, "email", {"max_emails_per_chunk": max_emails, "max_chars": max_chars,
-                                       "overlap_emails": overlap, "fold_quotes": fold})
+    cs = chunk_document(
+        doc,
+        "email",
+        {"max_emails_per_chunk": max_emails, "max_chars": max_chars, "overlap_emails": overlap, "fold_quotes": fold},
+    )
     new = check(cs, max_emails, max_chars)
     assert len(new) == text.count("\nMessage-ID: ")
     assert all(g.reason.startswith("email: in the context_text of ") for g in cs.gaps)
@@ -207,8 +231,9 @@ def test_a_message_with_only_mime_headers_is_read_with_a_warning(name):
     cs = chunk_document(doc, "email")
     check(cs)
     assert cs.chunks and cs.chunks[0].start == 0
-    assert cs.warnings == [f"{doc.path}: 1 message has no From, To, Subject or Date header (line 1): "
-                           "read as mail all the same"]
+    assert cs.warnings == [
+        f"{doc.path}: 1 message has no From, To, Subject or Date header (line 1): read as mail all the same"
+    ]
 
 
 def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
@@ -216,8 +241,9 @@ def test_the_warning_names_the_eml_file_of_a_folder(tmp_path):
     (tmp_path / "b.eml").write_bytes((CPYTHON / "msg_37.txt").read_bytes())
     cs = chunk_document(load_email_folder(tmp_path), "email")
     check(cs)
-    assert cs.warnings == [f"{tmp_path}/b.eml: 1 message has no From, To, Subject or Date header: "
-                           "read as mail all the same"]
+    assert cs.warnings == [
+        f"{tmp_path}/b.eml: 1 message has no From, To, Subject or Date header: read as mail all the same"
+    ]
 
 
 def gif_size() -> int:
@@ -235,26 +261,38 @@ def test_an_attachment_is_a_gap_listed_in_the_metadata():
     (chunk,) = cs.chunks
     assert chunk.text.rstrip().endswith("This is the dingus fish.")
     (listed,) = chunk.metadata["attachments"]
-    assert {k: listed[k] for k in ("filename", "content_type", "size")} == \
-        {"filename": "dingusfish.gif", "content_type": "image/gif", "size": gif_size()}
+    assert {k: listed[k] for k in ("filename", "content_type", "size")} == {
+        "filename": "dingusfish.gif",
+        "content_type": "image/gif",
+        "size": gif_size(),
+    }
     (gap,) = [g for g in cs.gaps if g.reason == "attachment"]
     assert (gap.start, gap.end) == (listed["start"], listed["end"])
-    assert text[gap.start:gap.end].lstrip("\n").startswith("--BOUNDARY\nContent-Type: image/gif")
-    assert BASE64_BLOCK.search(text[gap.start:gap.end])
+    assert text[gap.start : gap.end].lstrip("\n").startswith("--BOUNDARY\nContent-Type: image/gif")
+    assert BASE64_BLOCK.search(text[gap.start : gap.end])
     assert "Attachments: dingusfish.gif (image/gif, " in chunk.context_text
 
 
 def test_a_message_after_an_attachment_is_chunked_on_its_own_side_of_the_gap():
     """An mbox: a message with an image, then a reply: the reply's text is no attachment's."""
     attached = (CPYTHON / "msg_07.txt").read_text()
-    reply = ("From: Dingus Lovers <cravindogs@cravindogs.com>\nTo: Barry <barry@digicool.com>\n"
-             "Subject: Re: Here is your dingus fish\nDate: Fri, 20 Apr 2001 20:01:00 -0400\n"
-             "Message-ID: <fish-2@cravindogs.com>\nIn-Reply-To: <fish-1@digicool.com>\n\nLovely fish, thanks.\n")
-    text = ("From barry@digicool.com Fri Apr 20 19:35:02 2001\nMessage-ID: <fish-1@digicool.com>\n" + attached
-            + "\nFrom cravindogs@cravindogs.com Fri Apr 20 20:01:00 2001\n" + reply)
+    reply = (
+        "From: Dingus Lovers <cravindogs@cravindogs.com>\nTo: Barry <barry@digicool.com>\n"
+        "Subject: Re: Here is your dingus fish\nDate: Fri, 20 Apr 2001 20:01:00 -0400\n"
+        "Message-ID: <fish-2@cravindogs.com>\nIn-Reply-To: <fish-1@digicool.com>\n\nLovely fish, thanks.\n"
+    )
+    text = (
+        "From barry@digicool.com Fri Apr 20 19:35:02 2001\nMessage-ID: <fish-1@digicool.com>\n"
+        + attached
+        + "\nFrom cravindogs@cravindogs.com Fri Apr 20 20:01:00 2001\n"
+        + reply
+    )
     for max_emails in (1, 10):
-        cs = chunk_document(Document.from_text(text, path="fish.mbox"), "email",
-                            {"max_emails_per_chunk": max_emails, "overlap_emails": 0})
+        cs = chunk_document(
+            Document.from_text(text, path="fish.mbox"),
+            "email",
+            {"max_emails_per_chunk": max_emails, "overlap_emails": 0},
+        )
         check(cs, max_emails=max_emails)
         assert [g.reason for g in cs.gaps].count("attachment") == 1
         assert any("Lovely fish, thanks." in c.text for c in cs.chunks)
@@ -268,8 +306,9 @@ def test_transport_headers_quoted_by_a_bounce_stay_out_of_the_context_text(path)
     cs = chunk_document(load_document(path), "email", {"max_chars": 100_000})
     check(cs, max_chars=100_000)
     context = "\n".join(c.context_text for c in cs.chunks)
-    transport = re.compile(r"^(?:Received: from|Return-Path: <|DKIM-Signature: v=|ARC-[\w-]+: i=|X-Received: by)",
-                           re.M | re.I)
+    transport = re.compile(
+        r"^(?:Received: from|Return-Path: <|DKIM-Signature: v=|ARC-[\w-]+: i=|X-Received: by)", re.M | re.I
+    )
     assert transport.search(cs.document.text) and not transport.search(context)
     assert not re.search(r"^\s+by\s", context, re.M)  # nor their folded lines
     if path.name == "exim_bounce.eml":  # the returned message's own fields and body stay, prose too

@@ -59,7 +59,7 @@ def expected_header(cs, chunk, header: str) -> str:
         else:
             if cs.document.kind == "markdown":
                 core = chunk.start + chunk.overlap_prev_chars
-                blank = len(chunk.text[core - chunk.start:]) - len(chunk.text[core - chunk.start:].lstrip())
+                blank = len(chunk.text[core - chunk.start :]) - len(chunk.text[core - chunk.start :].lstrip())
                 parts += headings_above(cs.document.text, core + blank if core + blank < chunk.end else core)
         first, last = chunk.metadata.get("page_start"), chunk.metadata.get("page_end")
         if first is not None:
@@ -150,7 +150,7 @@ def test_path_headers_take_the_documents_headings_where_the_strategy_names_none(
     guide = load_document(SAMPLES / "guide.md")
     fixed = chunk_document(guide, "fixed", {"size": 300, "overlap": 120, "unit": "chars"}, context_header="path")
     # its overlap opens under the title, its new text under Contents
-    c = next(c for c in fixed.chunks if "\n## Contents\n" in c.text[:c.overlap_prev_chars])
+    c = next(c for c in fixed.chunks if "\n## Contents\n" in c.text[: c.overlap_prev_chars])
     assert c.embed_text == "guide.md > Harbor User Guide > Contents\n\n" + c.text
     recursive = chunk_document(guide, "recursive", {}, context_header="path")
     quick = next(c for c in recursive.chunks if c.text.lstrip().startswith("## Quick start"))
@@ -193,7 +193,7 @@ def test_jsonl_gives_the_embedded_text_with_the_span_offsets(headed_guide):
     for c, r in zip(cs.chunks, records, strict=True):
         meta = r["metadata"]
         assert r["text"] == c.embed_text and r["text"].startswith("guide.md > ")
-        assert text[meta["start_char"]:meta["end_char"]] == c.text
+        assert text[meta["start_char"] : meta["end_char"]] == c.text
         assert (meta["tokens"], meta["embed_tokens"], meta["context_header"]) == (c.tokens, c.embed_tokens, "path")
     manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
     assert [e["embed_tokens"] for e in manifest["chunks"]] == [c.embed_tokens for c in cs.chunks]
@@ -203,21 +203,27 @@ def test_jsonl_gives_the_embedded_text_with_the_span_offsets(headed_guide):
 def test_chunks_json_and_yaml_carry_both_texts(headed_guide):
     cs = headed_guide
     data = json.loads((export_chunkset(cs, "j", "json").out_dir / "chunks.json").read_text(encoding="utf-8"))
-    assert [(r["content"], r["embed_text"], r["embed_tokens"]) for r in data["chunks"]] == \
-        [(c.text, c.embed_text, c.embed_tokens) for c in cs.chunks]
+    assert [(r["content"], r["embed_text"], r["embed_tokens"]) for r in data["chunks"]] == [
+        (c.text, c.embed_text, c.embed_tokens) for c in cs.chunks
+    ]
     stored = read_yaml(export_chunkset(cs, "y", "yaml").out_dir / "chunks.yaml")
     assert stored["context_header"] == "path"
-    assert [(r["text"], r["embed_text"], r["embed_tokens"]) for r in stored["chunks"]] == \
-        [(c.text, c.embed_text, c.embed_tokens) for c in cs.chunks]
+    assert [(r["text"], r["embed_text"], r["embed_tokens"]) for r in stored["chunks"]] == [
+        (c.text, c.embed_text, c.embed_tokens) for c in cs.chunks
+    ]
 
 
-@pytest.mark.parametrize("sample, strategy, header", [("guide.md", "markdown", "path"), ("talk.vtt", "cues", "none"),
-                                                      ("inventory.py", "code", "title")])
+@pytest.mark.parametrize(
+    "sample, strategy, header",
+    [("guide.md", "markdown", "path"), ("talk.vtt", "cues", "none"), ("inventory.py", "code", "title")],
+)
 def test_chunks_yaml_round_trip_keeps_the_embedded_texts(tmp_path, sample, strategy, header):
     cs = chunk_document(load_document(SAMPLES / sample), strategy, {}, context_header=header)
     loaded = load_chunkset(save_chunkset(cs, tmp_path / "chunks.yaml")).chunkset
     assert loaded.context_header == header
-    assert [(c.embed_text, c.embed_tokens) for c in loaded.chunks] == [(c.embed_text, c.embed_tokens) for c in cs.chunks]
+    assert [(c.embed_text, c.embed_tokens) for c in loaded.chunks] == [
+        (c.embed_text, c.embed_tokens) for c in cs.chunks
+    ]
     assert loaded.chunks == cs.chunks
 
 
@@ -226,9 +232,12 @@ def test_chunks_yaml_checks_the_new_fields(tmp_path):
     path = save_chunkset(cs, tmp_path / "chunks.yaml")
     text = path.read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(text.replace(f"embed_tokens: {cs.chunks[0].embed_tokens}\n", "embed_tokens: many\n", 1),
-                   encoding="utf-8")
-    with pytest.raises(Exception, match=r"chunks\[0\] \(chunk-0001\)\.embed_tokens: expected a whole number, got 'many'"):
+    bad.write_text(
+        text.replace(f"embed_tokens: {cs.chunks[0].embed_tokens}\n", "embed_tokens: many\n", 1), encoding="utf-8"
+    )
+    with pytest.raises(
+        Exception, match=r"chunks\[0\] \(chunk-0001\)\.embed_tokens: expected a whole number, got 'many'"
+    ):
         load_chunkset(bad)
     bad.write_text(text.replace("context_header: none", "context_header: chapter"), encoding="utf-8")
     with pytest.raises(Exception, match="context_header: expected one of none, title, path, got 'chapter'"):
@@ -257,8 +266,24 @@ def test_cli_context_header_on_chunk_sweep_and_profiles(tmp_path, monkeypatch):
     assert data["context_header"] == "title" and data["chunks"][0]["embed_text"].startswith("guide.md\n\n")
     cells = {}
     for header in ("none", "path"):
-        code, out, err = run("sweep", guide, "-s", "markdown", "--size", "512", "--overlap", "0", "--budget", "60",
-                             "--format", "json", "--workers", "1", "--context-header", header)
+        code, out, err = run(
+            "sweep",
+            guide,
+            "-s",
+            "markdown",
+            "--size",
+            "512",
+            "--overlap",
+            "0",
+            "--budget",
+            "60",
+            "--format",
+            "json",
+            "--workers",
+            "1",
+            "--context-header",
+            header,
+        )
         assert code == 0, err
         (cells[header],) = json.loads(out)["cells"]
     # the same cuts, each embedded text longer by its header: more of them over the budget
@@ -301,8 +326,13 @@ def test_header_counts_stay_exact_where_the_chunk_starts_with_whitespace(encodin
     """Chunks cut anywhere (fixed 97-character windows over real Python) start with spaces,
     line feeds and punctuation as well as letters; each embedded count is the direct encoding's."""
     enc = get_encoding(encoding)
-    cs = chunk_document(load_document(STDLIB_TEXTWRAP), "fixed", {"size": 97, "overlap": 20, "unit": "chars"},
-                        tokenizer=encoding, context_header="title")
+    cs = chunk_document(
+        load_document(STDLIB_TEXTWRAP),
+        "fixed",
+        {"size": 97, "overlap": 20, "unit": "chars"},
+        tokenizer=encoding,
+        context_header="title",
+    )
     leads = {c.text[:1] for c in cs.chunks}
     assert {" ", "\n"} <= leads and any(ch.isalpha() for ch in leads)
     assert [c.embed_tokens for c in cs.chunks] == [len(enc.encode_ordinary(c.embed_text)) for c in cs.chunks]
@@ -316,15 +346,18 @@ def test_header_and_text_counts_do_not_simply_add():
         head = "notes.md\n\n"
         assert len(enc.encode_ordinary(head + text)) != len(enc.encode_ordinary(head)) + len(enc.encode_ordinary(text))
         doc = Document.from_text(text, path="notes.md")
-        cs = chunk_document(doc, "recursive", {"size": 100, "overlap": 0, "unit": "chars"}, tokenizer=encoding,
-                            context_header="title")
+        cs = chunk_document(
+            doc, "recursive", {"size": 100, "overlap": 0, "unit": "chars"}, tokenizer=encoding, context_header="title"
+        )
         assert [c.embed_tokens for c in cs.chunks] == [len(enc.encode_ordinary(c.embed_text)) for c in cs.chunks]
 
 
 @pytest.mark.parametrize("encoding", ["cl100k_base", "o200k_base"])
 @settings(max_examples=300, deadline=None)
-@given(head=st.sampled_from(["guide.md\n\n", "a > b c\n\n", "x.py > C++\n\n", "\n\n", "t \n\n"]),
-       text=st.text(alphabet=" \t\n/'._-#aZ9é中", min_size=1, max_size=24))
+@given(
+    head=st.sampled_from(["guide.md\n\n", "a > b c\n\n", "x.py > C++\n\n", "\n\n", "t \n\n"]),
+    text=st.text(alphabet=" \t\n/'._-#aZ9é中", min_size=1, max_size=24),
+)
 def test_a_text_splits_cleanly_at_its_first_line_anchor(encoding, head, text):
     """The rule the count relies on: with a the first anchor of the text, head + text has the
     tokens of head + text[:a] and those of text, less those of text[:a]."""
@@ -346,11 +379,13 @@ def test_each_distinct_header_is_encoded_once(monkeypatch):
     without = collections.Counter(encoded)
     encoded.clear()
     cs = chunk_document(guide, "markdown", params, context_header="path")
-    heads = {c.embed_text[:len(c.embed_text) - len(c.text)] for c in cs.chunks}
+    heads = {c.embed_text[: len(c.embed_text) - len(c.text)] for c in cs.chunks}
     assert len(cs.chunks) > len(heads) > 1
     # three chunks open with a line feed: the seam is no anchor, the one after that line feed is
-    opening = [(c.embed_text[:len(c.embed_text) - len(c.text)], c.text[:1]) for c in cs.chunks if c.text[0] == "\n"]
-    assert len(opening) == 3 and all(first_line_anchor("cl100k_base", c.text) == 1 for c in cs.chunks if c.text[0] == "\n")
+    opening = [(c.embed_text[: len(c.embed_text) - len(c.text)], c.text[:1]) for c in cs.chunks if c.text[0] == "\n"]
+    assert len(opening) == 3 and all(
+        first_line_anchor("cl100k_base", c.text) == 1 for c in cs.chunks if c.text[0] == "\n"
+    )
     added = [*heads, *(head + lf for head, lf in opening), *(lf for _, lf in opening)]
     assert sorted((collections.Counter(encoded) - without).elements()) == sorted(added)  # 23 encodings, not 30
     assert [c.embed_tokens for c in cs.chunks] == [count(c.embed_text) for c in cs.chunks]

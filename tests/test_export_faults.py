@@ -30,8 +30,10 @@ from chunktui.formats.export import PAUSE_ENV, export_chunkset, verify_export
 ROOT = Path(__file__).resolve().parents[1]
 TEXT = "# Guide\n\nalpha beta\r\ncafé 🚀\n\n## Two\ngamma\ndelta\n" * 4
 # The child restores Python's own SIGINT handler: a shell may start background jobs with SIGINT ignored.
-CHILD = ("import signal; signal.signal(signal.SIGINT, signal.default_int_handler); {patch}"
-         "from chunktui.cli import main; main()")
+CHILD = (
+    "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); {patch}"
+    "from chunktui.cli import main; main()"
+)
 NO_EXCHANGE = "import chunktui.formats.export as e; e._exchange = lambda a, b: False; "
 
 
@@ -77,6 +79,7 @@ def is_export_of(folder: Path, fmt: str) -> bool:
 
 
 # --- what --force may replace ------------------------------------------------------------------
+
 
 def test_force_refuses_a_folder_whose_manifest_is_not_chunktuis(work):
     app = Path("app")
@@ -145,6 +148,7 @@ def test_force_replaces_an_export_without_chunks_in_each_format(work):
 
 # --- kills and signals at each step --------------------------------------------------------------
 
+
 def start(work: Path, args, point=None, patch=""):
     """The CLI in a child process, stopped at `point` (it creates gate/paused and waits for gate/go)."""
     gate = work.parent / "gate"
@@ -155,8 +159,14 @@ def start(work: Path, args, point=None, patch=""):
     env.pop(PAUSE_ENV, None)
     if point:
         env[PAUSE_ENV] = f"{point}:{gate}"
-    proc = subprocess.Popen([sys.executable, "-c", CHILD.format(patch=patch), *args], cwd=work, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", CHILD.format(patch=patch), *args],
+        cwd=work,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     if point:
         deadline = time.monotonic() + 60
         while not (gate / "paused").exists():
@@ -198,13 +208,16 @@ def test_a_signal_during_the_swap_waits_for_it_and_says_the_new_export_is_in_pla
     assert is_export_of(Path("out"), "text") and leftovers(work) == []
 
 
-@pytest.mark.parametrize("point, patch, after", [
-    ("locked", "", "earlier"),
-    ("written", "", "earlier"),
-    ("swapped", "", "new"),  # exchanged: the earlier export is the .tmp being deleted
-    ("set-aside", NO_EXCHANGE, "missing"),  # fallback: the earlier export only in the .old
-    ("swapped", NO_EXCHANGE, "new"),
-])
+@pytest.mark.parametrize(
+    "point, patch, after",
+    [
+        ("locked", "", "earlier"),
+        ("written", "", "earlier"),
+        ("swapped", "", "new"),  # exchanged: the earlier export is the .tmp being deleted
+        ("set-aside", NO_EXCHANGE, "missing"),  # fallback: the earlier export only in the .old
+        ("swapped", NO_EXCHANGE, "new"),
+    ],
+)
 def test_a_kill_at_each_step_is_recovered_by_the_next_run(work, point, patch, after):
     before = earlier_export()
     proc, _ = start(work, NEW, point, patch)
@@ -274,6 +287,7 @@ def test_a_second_run_gives_up_after_the_lock_wait_with_one_line(work, monkeypat
 
 # --- output paths ---------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("output", ["$PWD", ".", ""])
 def test_an_empty_working_folder_is_written_into(work, output):
     Path("here").mkdir()
@@ -301,6 +315,7 @@ def test_a_long_folder_name_that_fits_is_written_and_replaced(work):
 
 
 # --- source names that are not UTF-8 ----------------------------------------------------------------
+
 
 @pytest.mark.parametrize("fmt", ["text", "json", "jsonl", "yaml"])
 def test_a_source_name_that_is_not_utf8_is_chunked_and_escaped(work, fmt):

@@ -155,6 +155,7 @@ def test_force_replaces_and_removes_the_old_folder(work):
 
 def test_unwritable_output_folder_is_one_clear_error(work, monkeypatch):
     """Simulated (tests may run as root, which ignores permission bits)."""
+
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied")
 
@@ -169,6 +170,7 @@ def test_unwritable_output_folder_is_one_clear_error(work, monkeypatch):
 
 
 # --- the check from the bytes hashed while writing (issue 20) ----------------------------------
+
 
 def change_a_chunk_on_disk(folder: Path) -> None:
     path = next(p for p in sorted(folder.iterdir()) if b"gamma" in p.read_bytes())

@@ -10,8 +10,9 @@ TEXT = "The refund window is 30 days.\nRefunds need a receipt.\nShipping takes f
 
 def chunked(spans, gaps=()):
     doc = Document.from_text(TEXT, kind="prose")
-    return build_chunkset(doc, [Span(a, b) for a, b in spans], strategy="lines", params={}, tokenizer="chars",
-                          declared_gaps=gaps)
+    return build_chunkset(
+        doc, [Span(a, b) for a, b in spans], strategy="lines", params={}, tokenizer="chars", declared_gaps=gaps
+    )
 
 
 def test_whole_split_and_missing():

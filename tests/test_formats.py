@@ -30,16 +30,7 @@ UPDATE = os.environ.get("CHUNKTUI_UPDATE_GOLDENS") == "1"
 
 # CRLF, a tab, non-ASCII and an emoji: offsets, bytes and YAML quoting all get exercised.
 TEXT = (
-    "# Notes\n"
-    "\n"
-    "Intro line with café and 🚀.\r\n"
-    "second\tline\n"
-    "\n"
-    "## Part two\n"
-    "alpha\n"
-    "beta  \n"
-    "gamma\n"
-    "tail without newline"
+    "# Notes\n\nIntro line with café and 🚀.\r\nsecond\tline\n\n## Part two\nalpha\nbeta  \ngamma\ntail without newline"
 )
 
 
@@ -50,15 +41,33 @@ def fixed_chunkset(folder: Path):
     doc = load_document("notes.md")
     ls = doc.line_start
     spans = [
-        Span(0, ls(5), "heading", "# Notes",
-             metadata=MappingProxyType({"header_path": ("Notes",), "extra": MappingProxyType({"k": (1, 2)})})),
+        Span(
+            0,
+            ls(5),
+            "heading",
+            "# Notes",
+            metadata=MappingProxyType({"header_path": ("Notes",), "extra": MappingProxyType({"k": (1, 2)})}),
+        ),
         Span(ls(4), ls(6), "paragraph", "", metadata={"density": 0.5}),
-        Span(ls(6), ls(9), "heading", "## Part two", metadata={"header_path": ["Notes", "Part two"]},
-             context_text="Notes > Part two\nalpha"),
+        Span(
+            ls(6),
+            ls(9),
+            "heading",
+            "## Part two",
+            metadata={"header_path": ["Notes", "Part two"]},
+            context_text="Notes > Part two\nalpha",
+        ),
     ]
-    return build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 4, "overlap_lines": 1}, tokenizer="cl100k_base",
-                          declared_gaps=[(ls(9), len(doc.text), "tail left out on purpose")],
-                          warnings=["a warning"], notes=["a note"])
+    return build_chunkset(
+        doc,
+        spans,
+        strategy="lines",
+        params={"chunk_lines": 4, "overlap_lines": 1},
+        tokenizer="cl100k_base",
+        declared_gaps=[(ls(9), len(doc.text), "tail left out on purpose")],
+        warnings=["a warning"],
+        notes=["a note"],
+    )
 
 
 @pytest.fixture
@@ -100,17 +109,31 @@ def test_manifest_fields_describe_every_chunk(workdir):
     result = export_chunkset(cs, None, "text")
     assert result.out_dir == Path("chunks/notes-md")
     m = json.loads(result.manifest_path.read_text(encoding="utf-8"))
-    assert (m["source"], m["source_lines"], m["strategy"], m["chunk_size"], m["overlap"], m["format"]) == \
-        ("notes.md", cs.document.line_count, "lines", 4, 1, "text")
+    assert (m["source"], m["source_lines"], m["strategy"], m["chunk_size"], m["overlap"], m["format"]) == (
+        "notes.md",
+        cs.document.line_count,
+        "lines",
+        4,
+        1,
+        "text",
+    )
     assert m["output_dir"] == "chunks/notes-md/"
     assert m["source_sha256"] == cs.document.sha256 and m["tokenizer"] == "cl100k_base"
-    assert m["gaps"] == [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
-                          "end_line": g.end_line, "reason": g.reason} for g in cs.gaps]
+    assert m["gaps"] == [
+        {
+            "start_char": g.start,
+            "end_char": g.end,
+            "start_line": g.start_line,
+            "end_line": g.end_line,
+            "reason": g.reason,
+        }
+        for g in cs.gaps
+    ]
     assert m["gaps"][-1]["reason"] == "tail left out on purpose"
     enc = get_counter("cl100k_base")
     for c, entry in zip(cs.chunks, m["chunks"], strict=True):
         with open(entry["file"], encoding="utf-8", newline="") as fh:
-            assert fh.read() == c.text == TEXT[entry["start_char"]:entry["end_char"]]
+            assert fh.read() == c.text == TEXT[entry["start_char"] : entry["end_char"]]
         assert (entry["start_line"], entry["end_line"]) == (c.start_line, c.end_line)
         assert (entry["overlap_start"], entry["overlap_end"]) == (c.overlap_prev_lines, c.overlap_next_lines)
         assert entry["tokens"] == enc.count(c.text)
@@ -148,7 +171,12 @@ def test_json_writer_embeds_content_and_every_field(workdir):
     for c, entry in zip(cs.chunks, data["chunks"], strict=True):
         assert entry["content"] == c.text
         assert entry["context_text"] == c.context_text
-        assert (entry["id"], entry["start_char"], entry["end_char"], entry["sha256"]) == (c.id, c.start, c.end, c.sha256)
+        assert (entry["id"], entry["start_char"], entry["end_char"], entry["sha256"]) == (
+            c.id,
+            c.start,
+            c.end,
+            c.sha256,
+        )
     assert data["chunks"][2]["context_text"] == "Notes > Part two\nalpha"
     manifest = json.loads(result.manifest_path.read_text(encoding="utf-8"))
     assert {e["file"] for e in manifest["chunks"]} == {"out/chunks.json"}
@@ -164,8 +192,13 @@ def test_jsonl_writer_one_vector_store_record_a_line(workdir):
         assert r["id"] == c.id and r["text"] == c.embed_text  # what to embed: the context text where there is one
         meta = r["metadata"]
         assert meta["embed_tokens"] == c.embed_tokens
-        assert (meta["source"], meta["start_char"], meta["end_char"], meta["tokens"], meta["boundary"]) == \
-            ("notes.md", c.start, c.end, c.tokens, c.boundary_type)
+        assert (meta["source"], meta["start_char"], meta["end_char"], meta["tokens"], meta["boundary"]) == (
+            "notes.md",
+            c.start,
+            c.end,
+            c.tokens,
+            c.boundary_type,
+        )
         assert meta["lines"] == f"{c.start_line}-{c.end_line}"
     assert "context_text" not in records[0] and records[2]["context_text"] == "Notes > Part two\nalpha"
     assert records[2]["metadata"]["header_path"] == ["Notes", "Part two"]
@@ -188,8 +221,12 @@ def test_refuses_non_empty_folder_without_force_and_replaces_with_it(workdir):
     assert "out" in str(err.value) and "--force" in str(err.value)
     assert sorted(p.name for p in Path("out").iterdir()) == ["chunks.json", "manifest.json"]
     export_chunkset(cs, "out", "text", force=True)
-    assert sorted(p.name for p in Path("out").iterdir()) == ["chunk-0001.txt", "chunk-0002.txt", "chunk-0003.txt",
-                                                             "manifest.json"]
+    assert sorted(p.name for p in Path("out").iterdir()) == [
+        "chunk-0001.txt",
+        "chunk-0002.txt",
+        "chunk-0003.txt",
+        "manifest.json",
+    ]
     assert sorted(p.name for p in workdir.iterdir()) == ["notes.md", "out"]  # no temp or backup folder left
 
 
@@ -258,7 +295,11 @@ def test_default_output_dir_dashes_the_file_name():
 def test_profile_round_trip_and_validation(tmp_path):
     path = save_profile(tmp_path / "p.yaml", "fixed-count", {"size": "50"}, "o200k_base")
     profile = load_profile(path)
-    assert (profile.strategy, profile.params, profile.tokenizer) == ("lines", {"chunk_lines": 50, "overlap_lines": 20, "max_tokens": 512}, "o200k_base")
+    assert (profile.strategy, profile.params, profile.tokenizer) == (
+        "lines",
+        {"chunk_lines": 50, "overlap_lines": 20, "max_tokens": 512},
+        "o200k_base",
+    )
     bad = {
         "unknown param": "strategy: lines\nparams: {min_char: 5}\n",
         "out of range": "strategy: lines\nparams: {size: -1}\n",

@@ -20,16 +20,30 @@ from chunktui.engine.core.errors import ChunktuiError
 from support.invariants import FRAGMENTS, check_invariants, long_run_texts
 
 _HEALTH = [HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large]
-settings.register_profile("chunktui-test", max_examples=8, deadline=None, derandomize=True,
-                          suppress_health_check=_HEALTH)
+settings.register_profile(
+    "chunktui-test", max_examples=8, deadline=None, derandomize=True, suppress_health_check=_HEALTH
+)
 settings.register_profile("chunktui-fuzz", max_examples=400, deadline=None, suppress_health_check=_HEALTH)
 SETTINGS = settings.get_profile("chunktui-fuzz" if os.environ.get("CHUNKTUI_FUZZ") else "chunktui-test")
 
 EXTENSIONS = [".md", ".txt", ".py", ".ts", ".log", ".jsonl", ".csv", ".tsv", ".vtt", ".srt", ".mbox", ".eml", ".yaml"]
 # Starts that get random bytes past each format's sniffing, so parsers see broken versions of their own input.
-HEADS = [b"", b"\xef\xbb\xbf", b"\xff\xfe", b"WEBVTT\n\n", b"1\n00:00:01,000 --> 00:00:0", b"From a@b Mon Jan 1\n",
-         b"Subject: =?utf-8?B?", b"Content-Type: text/plain; charset=bogus\n\n", b"{\"ts\": ", b"a,b\n1,\"2\n",
-         b"# T\n## U\n", b"def f(:\n", b"schema: 1\nchunks:\n  - !!python/object:os.system\n", b"\x89PNG\r\n\x1a\n"]
+HEADS = [
+    b"",
+    b"\xef\xbb\xbf",
+    b"\xff\xfe",
+    b"WEBVTT\n\n",
+    b"1\n00:00:01,000 --> 00:00:0",
+    b"From a@b Mon Jan 1\n",
+    b"Subject: =?utf-8?B?",
+    b"Content-Type: text/plain; charset=bogus\n\n",
+    b'{"ts": ',
+    b'a,b\n1,"2\n',
+    b"# T\n## U\n",
+    b"def f(:\n",
+    b"schema: 1\nchunks:\n  - !!python/object:os.system\n",
+    b"\x89PNG\r\n\x1a\n",
+]
 raw_bytes = st.one_of(
     st.builds(lambda head, tail: head + tail, st.sampled_from(HEADS), st.binary(max_size=600)),
     st.text(max_size=300).map(lambda t: t.encode("utf-16")),
@@ -47,8 +61,12 @@ def param_draw(p):
     if p.type == "int":
         lo = int(p.min) if p.min is not None else -5
         hi = int(p.max) if p.max is not None else lo + 10**6
-        return st.one_of(st.integers(lo, min(hi, lo + 64)), st.integers(lo, hi), st.sampled_from([lo, hi]),
-                         st.sampled_from([lo - 1, hi + 1, None]))
+        return st.one_of(
+            st.integers(lo, min(hi, lo + 64)),
+            st.integers(lo, hi),
+            st.sampled_from([lo, hi]),
+            st.sampled_from([lo - 1, hi + 1, None]),
+        )
     if p.type == "float":
         lo = p.min if p.min is not None else -5.0
         hi = p.max if p.max is not None else lo + 1e6
@@ -57,8 +75,9 @@ def param_draw(p):
         return st.booleans()
     if p.type == "choice":
         return st.one_of(st.sampled_from(p.choices), st.just("no-such-choice"))
-    return st.one_of(st.just(p.default), st.sampled_from(["", "\\n", ". ", "\\", "\\x", "\\u12", "(", ";;"]),
-                     st.text(max_size=6))
+    return st.one_of(
+        st.just(p.default), st.sampled_from(["", "\\n", ". ", "\\", "\\x", "\\u12", "(", ";;"]), st.text(max_size=6)
+    )
 
 
 def params_for(strategy):
@@ -89,7 +108,7 @@ def test_loaders_take_any_bytes(ext, data):
         assert isinstance(doc.text, str)
         cs = chunk_or_refuse(doc, "auto", {})
         if cs is not None:
-            assert all(doc.text[c.start:c.end] == c.text for c in cs.chunks)
+            assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
 
 
 @pytest.mark.parametrize("strategy", all_strategies(), ids=lambda s: s.name)

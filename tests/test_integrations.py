@@ -63,7 +63,7 @@ def test_langchain_offsets_are_the_chunk_spans(strategy, params):
     long_docs = [d for d in docs if d.metadata["source"] == "CHANGES.md"]
     assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in long_docs] == spans(strategy, params)
     for d in long_docs:
-        assert NOTES[d.metadata["start_index"]:d.metadata["end_index"]] == d.page_content
+        assert NOTES[d.metadata["start_index"] : d.metadata["end_index"]] == d.page_content
     assert [d.page_content for d in long_docs] == splitter.split_text(NOTES)
     assert [d.metadata["chunk_index"] for d in long_docs] == list(range(len(long_docs)))
 
@@ -76,8 +76,11 @@ def test_langchain_split_documents_keeps_metadata_and_adds_the_chunks():
     for d, c in zip(docs, chunks):
         assert d.metadata["lang"] == "en"
         assert (d.metadata["start_index"], d.metadata["end_index"]) == (c.start, c.end)
-        assert (d.metadata["start_line"], d.metadata["end_line"], d.metadata["tokens"]) == (c.start_line, c.end_line,
-                                                                                            c.tokens)
+        assert (d.metadata["start_line"], d.metadata["end_line"], d.metadata["tokens"]) == (
+            c.start_line,
+            c.end_line,
+            c.tokens,
+        )
         assert d.metadata["header_path"] == list(c.metadata["header_path"])
     assert docs[-1].metadata["header_path"] == ["Release notes", "1.1.0"]
 
@@ -86,8 +89,9 @@ def test_langchain_from_profile(tmp_path: Path):
     path = save_profile(tmp_path / "notes.yaml", "recursive", {"size": 120, "overlap": 60}, tokenizer="o200k_base")
     splitter = ChunktuiSplitter.from_profile(path)
     docs = splitter.create_documents([NOTES])
-    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans("recursive",
-                                                                                      {"size": 120, "overlap": 60})
+    assert [(d.metadata["start_index"], d.metadata["end_index"]) for d in docs] == spans(
+        "recursive", {"size": 120, "overlap": 60}
+    )
     assert {d.metadata["tokenizer"] for d in docs} == {"o200k_base"}
 
 
@@ -98,7 +102,7 @@ def test_langchain_context_text_is_the_embed_text():
     docs = ChunktuiSplitter("code", max_chunk_size=400).create_documents([text], [{"source": str(source)}])
     assert any(d.metadata.get("scope_chain") for d in docs)
     for d in docs:
-        assert text[d.metadata["start_index"]:d.metadata["end_index"]] == d.page_content
+        assert text[d.metadata["start_index"] : d.metadata["end_index"]] == d.page_content
         if "embed_text" in d.metadata:
             assert d.metadata["embed_text"] != d.page_content and d.metadata["embed_tokens"] > 0
 
@@ -112,7 +116,7 @@ def test_llamaindex_offsets_are_the_chunk_spans(strategy, params):
     mine = [n for n in nodes if n.ref_doc_id == docs[0].doc_id]
     assert [(n.start_char_idx, n.end_char_idx) for n in mine] == spans(strategy, params)
     for n in mine:
-        assert NOTES[n.start_char_idx:n.end_char_idx] == n.get_content(metadata_mode=MetadataMode.NONE)
+        assert NOTES[n.start_char_idx : n.end_char_idx] == n.get_content(metadata_mode=MetadataMode.NONE)
         assert n.metadata["file_name"] == "CHANGES.md"
         assert (n.metadata["start_index"], n.metadata["end_index"]) == (n.start_char_idx, n.end_char_idx)
 
@@ -145,7 +149,7 @@ def test_llamaindex_names_the_document_by_its_file_path():
     doc = LIDocument(text=source.read_text(encoding="utf-8"), metadata={"file_path": str(source)})
     nodes = ChunktuiNodeParser("code", max_chunk_size=400).get_nodes_from_documents([doc])
     assert any(n.metadata.get("scope_chain") for n in nodes)
-    assert all(doc.text[n.start_char_idx:n.end_char_idx] == n.text for n in nodes)
+    assert all(doc.text[n.start_char_idx : n.end_char_idx] == n.text for n in nodes)
 
 
 def test_repeated_lines_two_at_a_time_get_their_own_offsets():
@@ -160,9 +164,11 @@ def test_repeated_lines_two_at_a_time_get_their_own_offsets():
 def test_splitters_from_a_profile_keep_its_context_header(tmp_path):
     """A profile tuned with a context header gave splitters whose embedded text had none."""
     profile = save_profile(tmp_path / "p.yaml", "recursive", {"size": 200, "overlap": 0}, context_header="title")
-    lc = ChunktuiSplitter.from_profile(profile).create_documents(["Some words. " * 40],
-                                                                 metadatas=[{"source": "notes.txt"}])
+    lc = ChunktuiSplitter.from_profile(profile).create_documents(
+        ["Some words. " * 40], metadatas=[{"source": "notes.txt"}]
+    )
     assert lc[0].metadata["embed_text"].startswith("notes.txt")
     nodes = ChunktuiNodeParser.from_profile(profile).get_nodes_from_documents(
-        [LIDocument(text="Some words. " * 40, metadata={"file_path": "notes.txt"})])
+        [LIDocument(text="Some words. " * 40, metadata={"file_path": "notes.txt"})]
+    )
     assert nodes[0].metadata["embed_text"].startswith("notes.txt")

@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def check_offsets(cs):
     text = cs.document.text
-    assert all(text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(text[c.start : c.end] == c.text for c in cs.chunks)
     assert all(a.end <= b.start for a, b in zip(cs.chunks, cs.chunks[1:]))
 
 
@@ -44,9 +44,13 @@ def test_log_samples_head_middle_tail_and_declares_the_rest():
 
 
 def test_log_sizes_are_configurable():
-    cs = chunk_document(load_document(SAMPLES / "service.log"), "log",
-                        {"head_lines": 5, "middle_lines": 0, "tail_lines": 7})
-    assert [(c.start_line, c.end_line) for c in cs.chunks] == [(1, 5), (cs.document.line_count - 6, cs.document.line_count)]
+    cs = chunk_document(
+        load_document(SAMPLES / "service.log"), "log", {"head_lines": 5, "middle_lines": 0, "tail_lines": 7}
+    )
+    assert [(c.start_line, c.end_line) for c in cs.chunks] == [
+        (1, 5),
+        (cs.document.line_count - 6, cs.document.line_count),
+    ]
     with pytest.raises(ParamError):
         chunk_document(cs.document, "log", {"head_lines": 0, "middle_lines": 0, "tail_lines": 0})
 
@@ -151,7 +155,7 @@ def test_log_records_never_split_a_stack_trace(size):
     assert all(starts_a_record(c.text) for c in cs.chunks)
     for c in cs.chunks:
         if "Traceback" in c.text:
-            trace = c.text[c.text.index("Traceback"):]
+            trace = c.text[c.text.index("Traceback") :]
             assert "Error:" in trace  # the final exception line came along
         assert c.line_count <= size or (c.metadata["oversized"] and c.metadata["record_count"] == 1)
 
@@ -160,8 +164,13 @@ def test_log_records_fixture_with_chained_python_and_java_traces():
     cs = chunk_document(load_document(FIXTURES / "stacktraces.log"), "log-records", {"size": 1})
     check_offsets(cs)
     labels = [c.text.splitlines()[0][21:] for c in cs.chunks]
-    assert labels == ["INFO  worker started", "ERROR job 41 failed", "WARN  retrying job 41",
-                      "ERROR payment call failed", "INFO  job 41 done"]
+    assert labels == [
+        "INFO  worker started",
+        "ERROR job 41 failed",
+        "WARN  retrying job 41",
+        "ERROR payment call failed",
+        "INFO  job 41 done",
+    ]
     python, java = cs.chunks[1], cs.chunks[3]
     assert python.text.endswith("jobs.JobError: 41\n") and python.metadata["oversized"]
     assert "Caused by:" in java.text and java.text.endswith("... 12 more\n")
@@ -184,10 +193,25 @@ def test_log_without_timestamps_is_one_record_per_line():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from(["2025-01-01 10:00:00 INFO ok", "2025-01-01 10:00:01 ERROR bad",
-                                 "Traceback (most recent call last):", "  File 'x.py', line 1", "ValueError: x",
-                                 "\tat a.b(C.java:1)", "", "{\"ts\": 1}"]), max_size=60),
-       st.integers(1, 12), st.booleans())
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "2025-01-01 10:00:00 INFO ok",
+                "2025-01-01 10:00:01 ERROR bad",
+                "Traceback (most recent call last):",
+                "  File 'x.py', line 1",
+                "ValueError: x",
+                "\tat a.b(C.java:1)",
+                "",
+                '{"ts": 1}',
+            ]
+        ),
+        max_size=60,
+    ),
+    st.integers(1, 12),
+    st.booleans(),
+)
 def test_generated_logs_are_covered_exactly(lines, size, crlf):
     text = ("\r\n" if crlf else "\n").join(lines)
     cs = chunk_document(Document.from_text(text, path="gen.log"), "log-records", {"size": size})
@@ -203,10 +227,26 @@ def test_the_sampling_note_groups_thousands():
     assert "of 12,345 lines" in " ".join(cs.notes)
 
 
-LOG_LINES = ["2025-01-01 10:00:00 INFO ok", "2025-01-01 10:00:01 ERROR bad", "WARNING disk at 91%",
-             "Traceback (most recent call last):", "  File 'x.py', line 1", "ValueError: x", "\tat a.b(C.java:1)",
-             "", "   ", "{\"ts\": 1}", "plain words", "1700000000 tick", "1700000000\r", "x ERRORS and an ERROR",
-             "a" * 195 + " ERROR", "a" * 196 + " WARNING", "b" * 200 + " FATAL", "[DEBUG] bracketed"]
+LOG_LINES = [
+    "2025-01-01 10:00:00 INFO ok",
+    "2025-01-01 10:00:01 ERROR bad",
+    "WARNING disk at 91%",
+    "Traceback (most recent call last):",
+    "  File 'x.py', line 1",
+    "ValueError: x",
+    "\tat a.b(C.java:1)",
+    "",
+    "   ",
+    '{"ts": 1}',
+    "plain words",
+    "1700000000 tick",
+    "1700000000\r",
+    "x ERRORS and an ERROR",
+    "a" * 195 + " ERROR",
+    "a" * 196 + " WARNING",
+    "b" * 200 + " FATAL",
+    "[DEBUG] bracketed",
+]
 
 
 @settings(max_examples=60, deadline=None)
@@ -219,7 +259,7 @@ def test_record_starts_are_the_lines_where_the_start_pattern_matches(lines, newl
     text = newline.join(lines) + (newline if ends_with_newline and lines else "")
     doc = Document.from_text(text, path="gen.log")
     pattern = start_pattern(doc)
-    expected = [i for i, at in enumerate(doc.line_starts[:doc.line_count]) if pattern.match(text, at)]
+    expected = [i for i, at in enumerate(doc.line_starts[: doc.line_count]) if pattern.match(text, at)]
     assert record_starts(doc) == (expected if expected[:1] == [0] else [0, *expected])
 
 
@@ -244,13 +284,23 @@ def test_the_log_records_note_groups_thousands():
     assert f"log-records: 12,345 records in {len(cs.chunks):,} chunks" in cs.notes and len(cs.chunks) > 1000
 
 
-RECORD_LINES = [*LOG_LINES, '{"time": "2025-01-02", "level": "INFO"}', "[2025-01-01 10:00:00] WARNING x",
-                "é ünïcode INFO ☃", "c" * 193 + " WARNING x", "INFO"]
+RECORD_LINES = [
+    *LOG_LINES,
+    '{"time": "2025-01-02", "level": "INFO"}',
+    "[2025-01-01 10:00:00] WARNING x",
+    "é ünïcode INFO ☃",
+    "c" * 193 + " WARNING x",
+    "INFO",
+]
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.sampled_from(RECORD_LINES), min_size=1, max_size=50), st.sampled_from(["\n", "\r\n"]),
-       st.booleans(), st.sampled_from([("chars", 1), ("chars", 120), ("lines", 3), ("tokens", 40)]))
+@given(
+    st.lists(st.sampled_from(RECORD_LINES), min_size=1, max_size=50),
+    st.sampled_from(["\n", "\r\n"]),
+    st.booleans(),
+    st.sampled_from([("chars", 1), ("chars", 120), ("lines", 3), ("tokens", 40)]),
+)
 def test_log_records_metadata_is_read_from_each_chunks_own_lines(lines, newline, ends_with_newline, unit_size):
     """log-records counts levels from the document's per-line codes and reads time stamps in batches;
     each chunk's metadata is still what its own text says: every line's first level word in its
@@ -266,7 +316,7 @@ def test_log_records_metadata_is_read_from_each_chunks_own_lines(lines, newline,
     for c in cs.chunks:
         heads = [at for at in sorted(starts) if c.start <= at < c.end]
         first_line = c.text.split("\n", 1)[0].rstrip("\r\n")
-        last_head = text[heads[-1]:].split("\n", 1)[0].rstrip("\r\n")
+        last_head = text[heads[-1] :].split("\n", 1)[0].rstrip("\r\n")
         stamps = [t for t in (timestamp_of(first_line), timestamp_of(last_head)) if t]
         expected = {"record_count": len(heads), "levels": level_counts(c.text.split("\n"))}
         if stamps:
@@ -285,8 +335,10 @@ def test_the_scans_of_a_big_log_read_it_a_window_at_a_time(monkeypatch):
     text = (SAMPLES / "service.log").read_text() + "\r\n".join(LOG_LINES) + "\n" + "\n".join(RECORD_LINES)
     whole = Document.from_text(text, path="gen.log")
     expected = logs.record_starts(whole), logs.line_levels(whole)
-    assert expected[1] == bytes(logs.LEVEL_NAMES.index(next(iter(logs.level_counts([line])), ""))
-                                for line in text.split("\n")[:whole.line_count])
+    assert expected[1] == bytes(
+        logs.LEVEL_NAMES.index(next(iter(logs.level_counts([line])), ""))
+        for line in text.split("\n")[: whole.line_count]
+    )
     monkeypatch.setattr(logs, "_WINDOW_CHARS", 40)
     monkeypatch.setattr(logs, "_WINDOW_LINES", 3)
     monkeypatch.setattr(logs, "_RANGE_STEP", 2)

@@ -53,8 +53,27 @@ def huge(kind: str, n: int = SIZE) -> str:
     return runs[kind]()
 
 
-KINDS = ("a", "dna", "cjk", "word", "camel", "digits", "base64", "equals", "dashes", "dots", "stars",
-         "hashes", "symbols", "emoji", "spaces", "newlines", "blank lines", "slashes", "accents")
+KINDS = (
+    "a",
+    "dna",
+    "cjk",
+    "word",
+    "camel",
+    "digits",
+    "base64",
+    "equals",
+    "dashes",
+    "dots",
+    "stars",
+    "hashes",
+    "symbols",
+    "emoji",
+    "spaces",
+    "newlines",
+    "blank lines",
+    "slashes",
+    "accents",
+)
 
 
 def direct(name: str, text: str) -> list[int]:
@@ -65,7 +84,7 @@ def just_past_a_long_piece(kind: str) -> str:
     """A run of `kind` of LONG_PIECE + 8 KB bytes (four windows and a quarter): a CJK character is 3
     bytes, an emoji 4, so counting characters made those runs 2-3 times longer than needed."""
     run = huge(kind)
-    return run[:math.ceil((LONG_PIECE + 8192) * len(run) / len(run.encode()))]
+    return run[: math.ceil((LONG_PIECE + 8192) * len(run) / len(run.encode()))]
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
@@ -108,8 +127,16 @@ def test_tiktoken_never_encodes_more_than_a_window_of_a_huge_piece_at_once(monke
 # (128 bytes): tiktoken encodes a piece that is one token as that token, without BPE.
 pieces = st.builds(
     lambda parts: "".join(parts),
-    st.lists(st.builds(lambda ch, k: ch * k, st.sampled_from(["a", "b", "ab", "ACGT", "日", "é", "=", " ", "aab"]),
-                       st.integers(1, 400)), min_size=1, max_size=40))
+    st.lists(
+        st.builds(
+            lambda ch, k: ch * k,
+            st.sampled_from(["a", "b", "ab", "ACGT", "日", "é", "=", " ", "aab"]),
+            st.integers(1, 400),
+        ),
+        min_size=1,
+        max_size=40,
+    ),
+)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)

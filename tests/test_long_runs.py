@@ -27,8 +27,6 @@ ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = ("cl100k_base", "o200k_base")
 
 
-
-
 def test_200_kb_runs_are_chunked_well_inside_a_generous_bound():
     """Not a timing test: a bound far from both codes. The child chunks 200 KB of each kind of run
     with the default strategy and token-sized `fixed` and `recursive`: 8 s of CPU here (27-34 s of
@@ -81,9 +79,13 @@ def test_token_windows_over_cjk_take_a_few_exact_counts_each(monkeypatch, name):
 
 
 run_texts = st.lists(
-    st.one_of(st.builds(long_run, st.sampled_from(KINDS), st.integers(1, 3000)),
-              st.sampled_from([" ", "\n", ".", ", ", "\n\n", "'s", "é", "日本", "。", "  x"])),
-    min_size=1, max_size=6).map("".join)
+    st.one_of(
+        st.builds(long_run, st.sampled_from(KINDS), st.integers(1, 3000)),
+        st.sampled_from([" ", "\n", ".", ", ", "\n\n", "'s", "é", "日本", "。", "  x"]),
+    ),
+    min_size=1,
+    max_size=6,
+).map("".join)
 
 
 @pytest.mark.parametrize("name", ENCODINGS)
@@ -102,17 +104,35 @@ def test_spans_in_and_across_long_runs_match_direct_encoding(name, text, data):
 
 # Runs of one punctuation character, of whitespace and of line feeds: tiktoken reads each as one
 # piece however long (digits are pieces of three, which it encodes in linear time)
-ONE_PIECE_RUNS = {"=": "=", "-": "-", ".": ".", "*": "*", "#": "#", "spaces and line feeds": " \n",
-                  "line feeds": "\n", "spaces": " "}
+ONE_PIECE_RUNS = {
+    "=": "=",
+    "-": "-",
+    ".": ".",
+    "*": "*",
+    "#": "#",
+    "spaces and line feeds": " \n",
+    "line feeds": "\n",
+    "spaces": " ",
+}
 # every strategy that takes plain text, in tokens where it counts in a unit, and the file name that
 # gives each what it reads
-PLAIN_TEXT = (("auto", "run.txt", None), ("auto", "run.md", None), ("auto", "run.log", None),
-              ("adaptive", "run.txt", None), ("data", "run.txt", None), ("data-rows", "run.txt", None),
-              ("fixed", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
-              ("lines", "run.txt", None), ("log", "run.log", None), ("log-records", "run.log", {"unit": "tokens"}),
-              ("markdown", "run.md", None), ("prose", "run.txt", None),
-              ("recursive", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
-              ("semantic", "run.txt", None), ("split", "run.txt", None))
+PLAIN_TEXT = (
+    ("auto", "run.txt", None),
+    ("auto", "run.md", None),
+    ("auto", "run.log", None),
+    ("adaptive", "run.txt", None),
+    ("data", "run.txt", None),
+    ("data-rows", "run.txt", None),
+    ("fixed", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
+    ("lines", "run.txt", None),
+    ("log", "run.log", None),
+    ("log-records", "run.log", {"unit": "tokens"}),
+    ("markdown", "run.md", None),
+    ("prose", "run.txt", None),
+    ("recursive", "run.txt", {"unit": "tokens", "size": 512, "overlap": 50}),
+    ("semantic", "run.txt", None),
+    ("split", "run.txt", None),
+)
 
 
 @pytest.mark.parametrize("run", ONE_PIECE_RUNS)

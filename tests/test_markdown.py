@@ -15,7 +15,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_docs"
 def run(text: str, **params):
     cs = chunk_document(Document(text=text, kind="markdown"), "markdown", params)
     for c in cs.chunks:
-        assert c.text == text[c.start:c.end]
+        assert c.text == text[c.start : c.end]
     assert not cs.gaps
     return cs
 
@@ -43,7 +43,7 @@ def test_fusing_stops_at_max_char():
 
 
 def test_long_section_splits_at_a_paragraph_with_word_aligned_overlap():
-    text = ("# T\n\n" "aaaa bbbb cccc dddd eeee ffff gggg\n\n" "hhhh iiii jjjj kkkk llll mmmm nnnn\n\n" "oooo pppp\n")
+    text = "# T\n\naaaa bbbb cccc dddd eeee ffff gggg\n\nhhhh iiii jjjj kkkk llll mmmm nnnn\n\noooo pppp\n"
     first, second = run(text, min_char=0, max_char=60, chunk_overlap=15).chunks
     cut = text.index("hhhh")
     assert (first.start, first.end) == (0, cut)  # the paragraph break, not the 60-char limit
@@ -95,21 +95,27 @@ def test_fence_larger_than_max_char_is_cut_at_lines_and_flagged():
 
 
 def test_header_paths_setext_and_hash_comments_in_fences():
-    text = ("Harbor guide\n============\n\nintro\n\nInstall\n-------\n\ntext\n\n### From source\n\n"
-            "```sh\n# not a heading\nmake\n```\n\n#### Details\n\nmore\n\n## Usage\n\nuse it\n")
+    text = (
+        "Harbor guide\n============\n\nintro\n\nInstall\n-------\n\ntext\n\n### From source\n\n"
+        "```sh\n# not a heading\nmake\n```\n\n#### Details\n\nmore\n\n## Usage\n\nuse it\n"
+    )
     cs = run(text, min_char=0)
     assert [c.metadata["header_path"] for c in cs.chunks] == [
-        ["Harbor guide"], ["Harbor guide", "Install"], ["Harbor guide", "Install", "From source"],
+        ["Harbor guide"],
+        ["Harbor guide", "Install"],
+        ["Harbor guide", "Install", "From source"],
         ["Harbor guide", "Usage"],
     ]
     assert [c.boundary_label for c in cs.chunks] == ["# Harbor guide", "## Install", "### From source", "## Usage"]
     assert "#### Details" in cs.chunks[2].text  # H4 does not split
 
 
-RELEASE_NOTES = ("# Release process\n\nHow a release is cut, from the freeze to the announcement.\n\n"
-                 "## Notes\n\n### Freeze\n\nThe branch is frozen a week before the release; only fixes "
-                 "for regressions land after that.\n\n### Announcement\n\nThe announcement goes out once "
-                 "the artifacts are signed and mirrored.\n")
+RELEASE_NOTES = (
+    "# Release process\n\nHow a release is cut, from the freeze to the announcement.\n\n"
+    "## Notes\n\n### Freeze\n\nThe branch is frozen a week before the release; only fixes "
+    "for regressions land after that.\n\n### Announcement\n\nThe announcement goes out once "
+    "the artifacts are signed and mirrored.\n"
+)
 
 
 def test_a_heading_only_section_goes_with_its_first_subsection_even_at_min_char_0():
@@ -133,9 +139,11 @@ def test_a_heading_only_section_opens_the_first_piece_of_a_long_subsection():
 
 
 def test_atx_heading_forms_and_fence_closing_rules():
-    text = ("# Closed ##\r\n#NoSpace\n####### seven\n## a #b #\n### ##\n"
-            "````md\n# inside\n```\n# still inside\n`````  \n## After\n"
-            "``` not`a fence\n# Last #\n")
+    text = (
+        "# Closed ##\r\n#NoSpace\n####### seven\n## a #b #\n### ##\n"
+        "````md\n# inside\n```\n# still inside\n`````  \n## After\n"
+        "``` not`a fence\n# Last #\n"
+    )
     scan = scan_markdown(Document(text=text, kind="markdown"))
     assert scan.headings == [(1, 1, "Closed"), (4, 2, "a #b"), (5, 3, "##"), (11, 2, "After"), (13, 1, "Last")]
     assert scan.fences == [(6, 10)]  # a shorter run does not close a fence; trailing spaces may follow
@@ -170,8 +178,9 @@ def test_overlap_not_below_max_char_is_refused():
 def test_min_char_above_max_char_fuses_whatever_fits():
     """Shrinking max_char (the app's `[` key, a sweep) below the default min_char must keep working."""
     text = "".join(f"## S{i}\n\n" + "word " * 8 + "\n\n" for i in range(6))
-    cs = chunk_document(Document.from_text(text, kind="markdown"), "markdown",
-                        {"min_char": 1024, "max_char": 120, "chunk_overlap": 10})
+    cs = chunk_document(
+        Document.from_text(text, kind="markdown"), "markdown", {"min_char": 1024, "max_char": 120, "chunk_overlap": 10}
+    )
     assert all(c.chars <= 120 for c in cs.chunks)
     assert any(len(c.metadata.get("fused_headings", [])) > 1 for c in cs.chunks)
 
@@ -189,7 +198,7 @@ def test_guide_md(params):
         if not c.metadata.get("cut_code_block"):
             assert not any(a < c.start < b or a < c.end < b for a, b in fences)
         if c.boundary_type == "heading":
-            title = doc.text[c.start:doc.line_end(c.start_line)].lstrip("#").strip()
+            title = doc.text[c.start : doc.line_end(c.start_line)].lstrip("#").strip()
             assert c.metadata["header_path"][-1] == title
         if c.metadata.get("part", 1) > 1:
             assert 0 <= c.overlap_prev_chars <= params.get("chunk_overlap", 128)
@@ -197,13 +206,31 @@ def test_guide_md(params):
     assert manifest.metadata["header_path"] == ["Harbor User Guide", "The manifest"]
 
 
-FRAGMENTS = ["word ", "words and more words ", "\n", "\n\n", "\r\n", "# Title\n", "## Sub\n", "### Deep\n",
-             "Setext\n===\n", "```\n# no heading\ncode line\n```\n", "~~~\nx\n~~~\n", "- item\n", "é🎉", "\t"]
+FRAGMENTS = [
+    "word ",
+    "words and more words ",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "# Title\n",
+    "## Sub\n",
+    "### Deep\n",
+    "Setext\n===\n",
+    "```\n# no heading\ncode line\n```\n",
+    "~~~\nx\n~~~\n",
+    "- item\n",
+    "é🎉",
+    "\t",
+]
 
 
 @settings(max_examples=50, deadline=None, derandomize=True)
-@given(text=st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
-       max_char=st.integers(8, 300), overlap=st.integers(0, 60), min_char=st.integers(0, 300))
+@given(
+    text=st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
+    max_char=st.integers(8, 300),
+    overlap=st.integers(0, 60),
+    min_char=st.integers(0, 300),
+)
 def test_fences_whole_overlap_bounded_and_sizes_fit(text, max_char, overlap, min_char):
     assume(overlap < max_char and min_char <= max_char)
     cs = run(text, min_char=min_char, max_char=max_char, chunk_overlap=overlap)

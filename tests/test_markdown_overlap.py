@@ -4,9 +4,10 @@ from chunktui.engine import Document, chunk_document
 
 
 def chunks(text: str, **params):
-    cs = chunk_document(Document.from_text(text, kind="markdown"), "markdown",
-                        {"min_char": 0, **params}, tokenizer="chars")
-    assert [c.text for c in cs.chunks] == [text[c.start:c.end] for c in cs.chunks]
+    cs = chunk_document(
+        Document.from_text(text, kind="markdown"), "markdown", {"min_char": 0, **params}, tokenizer="chars"
+    )
+    assert [c.text for c in cs.chunks] == [text[c.start : c.end] for c in cs.chunks]
     return cs.chunks
 
 
@@ -22,7 +23,8 @@ def test_no_word_start_within_chunk_overlap_means_no_overlap_never_a_mid_word_on
 RELEASES = "# Version 1.80.0 (2024-07-25)\n\n## Libraries\n\n" + "".join(
     f"- [Stabilize `core::{name}::{name}_{i}` for const contexts.]"
     f"(https://github.com/rust-lang/rust/pull/{121_000 + 37 * i}/)\n"
-    for i, name in enumerate(["ptr", "slice", "num", "option", "cell", "mem", "iter", "fmt"] * 12))
+    for i, name in enumerate(["ptr", "slice", "num", "option", "cell", "mem", "iter", "fmt"] * 12)
+)
 
 
 def test_an_overlap_starts_at_a_word_start_even_inside_urls():
@@ -31,10 +33,14 @@ def test_an_overlap_starts_at_a_word_start_even_inside_urls():
     assert len(pieces) > 15 and len(overlapping) > len(pieces) // 2
     for c in pieces[1:]:
         before, first = RELEASES[c.start - 1], RELEASES[c.start]
-        assert not (before.isalnum() and first.isalnum()), RELEASES[c.start - 20:c.start + 20]
+        assert not (before.isalnum() and first.isalnum()), RELEASES[c.start - 20 : c.start + 20]
         assert c.overlap_prev_chars <= 50
-    inside_urls = [c for c in overlapping if RELEASES.rfind("](", 0, c.start) > RELEASES.rfind("\n", 0, c.start)
-                   and RELEASES.rfind(")", 0, c.start) < RELEASES.rfind("](", 0, c.start)]
+    inside_urls = [
+        c
+        for c in overlapping
+        if RELEASES.rfind("](", 0, c.start) > RELEASES.rfind("\n", 0, c.start)
+        and RELEASES.rfind(")", 0, c.start) < RELEASES.rfind("](", 0, c.start)
+    ]
     assert inside_urls and all(RELEASES[c.start - 1] in "(/.:-_" for c in inside_urls)
 
 
@@ -53,7 +59,7 @@ def test_an_overlap_never_starts_inside_a_crlf():
     text = "# C\r\n" + ("y" * 30 + "\r\n") * 8
     pieces = chunks(text, max_char=100, chunk_overlap=1)
     assert len(pieces) > 2
-    assert all(c.overlap_prev_chars == 0 and text[c.start - 2:c.start] == "\r\n" for c in pieces[1:])
+    assert all(c.overlap_prev_chars == 0 and text[c.start - 2 : c.start] == "\r\n" for c in pieces[1:])
 
 
 def test_long_runs_of_letters_or_spaces_have_no_overlap():

@@ -29,8 +29,12 @@ def test_first_line_heading_fence_and_setext():
 def test_split_pieces_tile_a_section_and_say_where_they_start():
     """Pieces of a long section: parts numbered in order, the first one keeps the heading."""
     text = "# Long\n\n" + "".join(f"Paragraph {i} has a few words in it.\n\n" for i in range(40))
-    cs = chunk_document(Document.from_text(text, kind="markdown"), "markdown",
-                        {"max_char": 200, "min_char": 0, "chunk_overlap": 0}, tokenizer="chars")
+    cs = chunk_document(
+        Document.from_text(text, kind="markdown"),
+        "markdown",
+        {"max_char": 200, "min_char": 0, "chunk_overlap": 0},
+        tokenizer="chars",
+    )
     n = len(cs.chunks)
     assert n > 5
     assert [c.metadata["part"] for c in cs.chunks] == list(range(1, n + 1))

@@ -25,11 +25,18 @@ def expected_chunk(text: str, i: int, spans: list[tuple[int, int]]) -> dict:
     ov_prev = max(0, min(spans[i - 1][1], end) - start) if i else 0
     ov_next = max(0, end - spans[i + 1][0]) if i + 1 < len(spans) else 0
     return {
-        "index": i, "start": start, "end": end, "text": body, "tokens": len(body),
-        "start_line": text.count("\n", 0, start) + 1, "end_line": text.count("\n", 0, end - 1) + 1,
+        "index": i,
+        "start": start,
+        "end": end,
+        "text": body,
+        "tokens": len(body),
+        "start_line": text.count("\n", 0, start) + 1,
+        "end_line": text.count("\n", 0, end - 1) + 1,
         "sha256": hashlib.sha256(body.encode("utf-8")).hexdigest(),
-        "start_byte": len(text[:start].encode("utf-8")), "end_byte": len(text[:end].encode("utf-8")),
-        "overlap_prev_chars": ov_prev, "overlap_next_chars": ov_next,
+        "start_byte": len(text[:start].encode("utf-8")),
+        "end_byte": len(text[:end].encode("utf-8")),
+        "overlap_prev_chars": ov_prev,
+        "overlap_next_chars": ov_next,
         "overlap_prev_lines": text.count("\n", start, start + ov_prev - 1) + 1 if ov_prev else 0,
         "overlap_next_lines": text.count("\n", end - ov_next, end - 1) + 1 if ov_next else 0,
     }
@@ -52,8 +59,13 @@ def test_fields_match_a_direct_computation(data, text):
     covered = set().union(*(range(s, e) for s, e in kept))
     assert [p for g in cs.gaps for p in range(g.start, g.end)] == [p for p in range(n) if p not in covered]
     # the same spans as columns (what strategies with many chunks propose) make the same chunks
-    table = SpanTable([s.start for s in spans], [s.end for s in spans], [s.boundary_type for s in spans],
-                      [s.boundary_label for s in spans], [s.metadata for s in spans])
+    table = SpanTable(
+        [s.start for s in spans],
+        [s.end for s in spans],
+        [s.boundary_type for s in spans],
+        [s.boundary_label for s in spans],
+        [s.metadata for s in spans],
+    )
     assert list(table) == spans
     again = build_chunkset(doc, table, strategy="test", params={}, tokenizer="chars")
     assert (again.chunks, again.gaps) == (cs.chunks, cs.gaps)
@@ -70,8 +82,13 @@ def test_derived_fields_survive_their_chunkset_and_copies():
     gc.collect()  # the shared batch is gone: each chunk now derives its own fields
     kept = [(c.start, c.end) for c in chunks]
     for i, c in enumerate(chunks):
-        made = Chunk(**{**expected_chunk(doc.text, i, kept), "boundary_type": c.boundary_type,
-                        "boundary_label": c.boundary_label})
+        made = Chunk(
+            **{
+                **expected_chunk(doc.text, i, kept),
+                "boundary_type": c.boundary_type,
+                "boundary_label": c.boundary_label,
+            }
+        )
         assert c == made
 
 
@@ -79,13 +96,15 @@ def test_a_chunk_moved_into_another_chunkset_keeps_its_own_fields():
     """Callers may mix chunks of two builds in one list: each derives its fields from its own document."""
     one, two = Document.from_text("first text\n" * 30), Document.from_text("ünïcode\n\nsecond\n" * 20)
     cs1 = build_chunkset(one, [Span(s, s + 25) for s in range(0, 300, 25)], strategy="t", params={}, tokenizer="chars")
-    cs2 = build_chunkset(two, [Span(s, s + 40, metadata={"k": s}) for s in range(0, 280, 30)], strategy="t",
-                         params={}, tokenizer="chars")
+    cs2 = build_chunkset(
+        two, [Span(s, s + 40, metadata={"k": s}) for s in range(0, 280, 30)], strategy="t", params={}, tokenizer="chars"
+    )
     foreign = cs2.chunks[3]
     cs1.chunks.append(foreign)
-    assert [c.end_line for c in cs1.chunks] == [one.text.count("\n", 0, c.end - 1) + 1 for c in cs1.chunks[:-1]] \
-        + [two.text.count("\n", 0, foreign.end - 1) + 1]
-    assert foreign.start_byte == len(two.text[:foreign.start].encode("utf-8"))
+    assert [c.end_line for c in cs1.chunks] == [one.text.count("\n", 0, c.end - 1) + 1 for c in cs1.chunks[:-1]] + [
+        two.text.count("\n", 0, foreign.end - 1) + 1
+    ]
+    assert foreign.start_byte == len(two.text[: foreign.start].encode("utf-8"))
     assert foreign.overlap_prev_chars == 10 and foreign.metadata == {"k": 90} and cs1.chunks[0].metadata == {}
 
 
@@ -95,7 +114,7 @@ def test_a_chunk_dropped_from_its_chunkset_still_derives_its_fields():
     cs = build_chunkset(doc, [Span(s, s + 30) for s in range(0, 200, 20)], strategy="t", params={}, tokenizer="chars")
     dropped = cs.chunks[2]
     cs.chunks[:] = []
-    assert dropped.start_byte == len(doc.text[:dropped.start].encode("utf-8"))
+    assert dropped.start_byte == len(doc.text[: dropped.start].encode("utf-8"))
     assert dropped.sha256 == hashlib.sha256(dropped.text.encode("utf-8")).hexdigest()
     assert dropped.start_line == doc.text.count("\n", 0, dropped.start) + 1
 
@@ -118,8 +137,13 @@ def test_built_chunks_behave_as_the_chunk_dataclass():
     import pytest
 
     doc = Document.from_text("héllo\nwörld\n" * 20)
-    cs = build_chunkset(doc, [Span(s, s + 30, "size", "s", metadata={"n": s} if s else {}) for s in range(0, 200, 20)],
-                        strategy="t", params={}, tokenizer="chars")
+    cs = build_chunkset(
+        doc,
+        [Span(s, s + 30, "size", "s", metadata={"n": s} if s else {}) for s in range(0, 200, 20)],
+        strategy="t",
+        params={},
+        tokenizer="chars",
+    )
     chunk = cs.chunks[3]
     whole = Chunk(**{f.name: getattr(chunk, f.name) for f in dataclasses.fields(Chunk)})
     assert isinstance(chunk, Chunk) and chunk == whole

@@ -13,17 +13,22 @@ from support.cli import interrupt_folder_run, run
 ROOT = Path(__file__).parent.parent
 
 
-
-
 def outputs(folder: Path) -> dict[str, bytes]:
     """Every output file but index.json, with the output folder's own path taken out."""
-    return {str(p.relative_to(folder)): p.read_bytes().replace(str(folder).encode(), b"OUT")
-            for p in sorted(folder.rglob("*")) if p.is_file() and p.name != "index.json"}
+    return {
+        str(p.relative_to(folder)): p.read_bytes().replace(str(folder).encode(), b"OUT")
+        for p in sorted(folder.rglob("*"))
+        if p.is_file() and p.name != "index.json"
+    }
 
 
 def without_times(files: dict[str, bytes]) -> dict[str, object]:
-    return {name: ({k: v for k, v in json.loads(data).items() if k != "created_at"} if name.endswith("manifest.json")
-                   else data) for name, data in files.items()}
+    return {
+        name: (
+            {k: v for k, v in json.loads(data).items() if k != "created_at"} if name.endswith("manifest.json") else data
+        )
+        for name, data in files.items()
+    }
 
 
 def test_two_processes_write_what_one_writes(corpus, tmp_path, monkeypatch):
@@ -53,8 +58,13 @@ def test_two_processes_write_what_one_writes(corpus, tmp_path, monkeypatch):
     index = json.loads((tmp_path / "two" / "index.json").read_text())
     in_process = (tmp_path / "one" / "index.json").read_text().replace(str(tmp_path / "one"), str(tmp_path / "two"))
     assert json.loads(in_process) == index
-    assert index["settings"] == {"strategy": "auto", "params": {}, "tokenizer": "cl100k_base", "format": "jsonl",
-                                 "context_header": "none"}
+    assert index["settings"] == {
+        "strategy": "auto",
+        "params": {},
+        "tokenizer": "cl100k_base",
+        "format": "jsonl",
+        "context_header": "none",
+    }
     manifests = sorted((tmp_path / "two").rglob("manifest.json"))
     assert len(index["files"]) == len(manifests)
     for entry in index["files"].values():
@@ -121,8 +131,9 @@ def test_ctrl_c_in_a_run_without_jobs_says_what_is_missing(corpus, tmp_path, mon
     code, out, err = run("chunk", corpus, "-o", out_dir)
     total = len(list(corpus.rglob("*.*")))
     assert code == 130 and out.startswith("Split 2 files ")
-    assert err.splitlines()[-1] == (f"chunktui: interrupted: {total - 2} files not chunked; "
-                                    "run again with --resume to finish")
+    assert err.splitlines()[-1] == (
+        f"chunktui: interrupted: {total - 2} files not chunked; run again with --resume to finish"
+    )
     index = json.loads((out_dir / "index.json").read_text())["files"]
     assert sorted(index) == sorted(str(source) for source in calls[:2])
     monkeypatch.undo()
@@ -210,13 +221,31 @@ def test_a_killed_worker_costs_no_file(corpus, tmp_path):
     import time
 
     for n in range(4):
-        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
-                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
+        shutil.copytree(
+            Path(shutil.__file__).parent / "email",
+            corpus / f"email{n}",
+            ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"),
+        )
     out_dir = tmp_path / "out"
-    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
-               "--jobs", "2"]
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    command = [
+        sys.executable,
+        "-c",
+        "from chunktui.cli import main; main()",
+        "chunk",
+        str(corpus),
+        "-o",
+        str(out_dir),
+        "--jobs",
+        "2",
+    ]
+    proc = subprocess.Popen(
+        command,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        cwd=ROOT,
+    )
     deadline, workers = time.monotonic() + 120, []
     while not workers and time.monotonic() < deadline and proc.poll() is None:
         if any(out_dir.rglob("manifest.json")):
@@ -279,8 +308,10 @@ def test_a_parquet_folder_run_writes_one_verified_dataset(corpus, tmp_path):
     before = (out_dir / "corpus.parquet").read_bytes()
     code, out, err = run("chunk", corpus, "-o", out_dir, "-f", "parquet", "--resume")
     assert code == 2 and "Dataset:" not in out
-    assert err.splitlines() == [f"chunktui: error: {out_dir}/corpus.parquet: chunk-0001 of {corpus}/guide.md "
-                                "read back does not match its sha256; nothing written"]
+    assert err.splitlines() == [
+        f"chunktui: error: {out_dir}/corpus.parquet: chunk-0001 of {corpus}/guide.md "
+        "read back does not match its sha256; nothing written"
+    ]
     assert (out_dir / "corpus.parquet").read_bytes() == before and not list(out_dir.glob(".*tmp"))
 
 

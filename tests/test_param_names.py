@@ -21,11 +21,18 @@ OLD = Path(__file__).parent / "fixtures" / "old_params"
 SAMPLES = Path(__file__).parent.parent / "sample_docs"
 
 # the seeds' names and chunktui's earlier ones -> (strategy, the parameter's name now)
-ALIASES = [("markdown", "min_char", "min_chars"), ("markdown", "max_char", "max_chars"),
-           ("markdown", "chunk_overlap", "overlap_chars"), ("code", "max_chunk_size", "size"),
-           ("lines", "size", "chunk_lines"), ("lines", "overlap", "overlap_lines"),
-           ("semantic", "size", "chunk_lines"), ("adaptive", "overlap", "overlap_lines"),
-           ("cues", "size", "max_chars"), ("data-rows", "size", "max_rows")]
+ALIASES = [
+    ("markdown", "min_char", "min_chars"),
+    ("markdown", "max_char", "max_chars"),
+    ("markdown", "chunk_overlap", "overlap_chars"),
+    ("code", "max_chunk_size", "size"),
+    ("lines", "size", "chunk_lines"),
+    ("lines", "overlap", "overlap_lines"),
+    ("semantic", "size", "chunk_lines"),
+    ("adaptive", "overlap", "overlap_lines"),
+    ("cues", "size", "max_chars"),
+    ("data-rows", "size", "max_rows"),
+]
 
 
 def run(*args) -> tuple[int, str, str]:
@@ -94,13 +101,19 @@ def test_cli_flags_take_aliases_and_an_old_profile(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     shutil.copy(SAMPLES / "guide.md", "guide.md")
     outputs = {}
-    for name, args in {"alias": ["--max-char", "700"], "name": ["--max-chars", "700"],
-                       "profile": ["--profile", str(OLD / "markdown.yaml"), "--max-char", "700"]}.items():
+    for name, args in {
+        "alias": ["--max-char", "700"],
+        "name": ["--max-chars", "700"],
+        "profile": ["--profile", str(OLD / "markdown.yaml"), "--max-char", "700"],
+    }.items():
         code, _, err = run("chunk", "guide.md", "-s", "markdown", *args, "-f", "json", "-o", name)
         assert code == 0, err
         outputs[name] = json.loads(Path(name, "manifest.json").read_text(encoding="utf-8"))
-    assert outputs["alias"]["params"] == outputs["name"]["params"] == {"min_chars": 640, "max_chars": 700,
-                                                                        "overlap_chars": 128}
+    assert (
+        outputs["alias"]["params"]
+        == outputs["name"]["params"]
+        == {"min_chars": 640, "max_chars": 700, "overlap_chars": 128}
+    )
     # the flag overrides the profile's max_chars (700 over its 700 saved as max_char), the rest is the profile's
     assert outputs["profile"]["params"] == {"min_chars": 100, "max_chars": 700, "overlap_chars": 50}
     assert [c["sha256"] for c in outputs["alias"]["chunks"]] == [c["sha256"] for c in outputs["name"]["chunks"]]
@@ -134,8 +147,9 @@ def test_strategy_help_lists_only_its_flags_with_units_and_aliases():
 
 
 def listed_flags(help_text: str) -> set[str]:
-    return {line.split()[0] for line in help_text.splitlines() if line.startswith("  -")} | \
-        {line.split()[1] for line in help_text.splitlines() if line.startswith("  -") and line.split()[0].endswith(",")}
+    return {line.split()[0] for line in help_text.splitlines() if line.startswith("  -")} | {
+        line.split()[1] for line in help_text.splitlines() if line.startswith("  -") and line.split()[0].endswith(",")
+    }
 
 
 def test_general_help_lists_each_parameter_once_by_its_name():
@@ -152,12 +166,20 @@ def test_strategies_command_shows_aliases():
     assert code == 0 and "--size N (alias --max-chunk-size)" in out
     data = {s["name"]: s for s in json.loads(run("strategies", "--json")[1])}
     assert data["markdown"]["params"][1] | {"help": ""} == {
-        "name": "max_chars", "type": "int", "default": 1280, "help": "", "min": 1, "max": 10_000_000,
-        "unit": "chars", "aliases": ["max_char"]}
+        "name": "max_chars",
+        "type": "int",
+        "default": 1280,
+        "help": "",
+        "min": 1,
+        "max": 10_000_000,
+        "unit": "chars",
+        "aliases": ["max_char"],
+    }
 
 
 def test_sweep_takes_an_alias_beside_the_size_it_sweeps():
     cells, skipped = plan_grid(["markdown"], [500, 900], [50], base_params={"min_char": 100})
     assert skipped == [] and [c[3] for c in cells] == [
         {"min_chars": 100, "max_chars": 500, "overlap_chars": 50},
-        {"min_chars": 100, "max_chars": 900, "overlap_chars": 50}]
+        {"min_chars": 100, "max_chars": 900, "overlap_chars": 50},
+    ]

@@ -39,7 +39,7 @@ def test_rows_are_the_chunks_with_chunks_dbs_columns(tmp_path):
     rows = table.to_pylist()
     assert len(rows) == len(cs.chunks) > 5
     for row, c in zip(rows, cs.chunks):
-        assert row["text"] == text[row["start_char"]:row["end_char"]] == c.text
+        assert row["text"] == text[row["start_char"] : row["end_char"]] == c.text
         assert row["sha256"] == hashlib.sha256(row["text"].encode()).hexdigest() == c.sha256
         assert (row["start_line"], row["end_line"], row["tokens"]) == (c.start_line, c.end_line, c.tokens)
         assert row["embed_text"] == embedded_text(c)

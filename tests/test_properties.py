@@ -24,15 +24,19 @@ SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_do
 STRATEGIES = all_strategies()
 SMALL = 48  # sizes stay small so every example yields many chunks and many boundaries
 
-SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                           HealthCheck.data_too_large])
+SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much, HealthCheck.data_too_large],
+)
 
 texts = st.one_of(
     st.text(st.characters(exclude_categories=("Cs",)), max_size=400),
     st.lists(st.sampled_from(FRAGMENTS), max_size=120).map("".join),
-    st.builds(lambda word, n: word * n, st.sampled_from(["x", "lorem ipsum ", "é🎉", "\t"]),
-              st.integers(200, 1500)),  # one huge line
+    st.builds(
+        lambda word, n: word * n, st.sampled_from(["x", "lorem ipsum ", "é🎉", "\t"]), st.integers(200, 1500)
+    ),  # one huge line
     long_run_texts,
     st.just(""),
 )
@@ -102,8 +106,14 @@ def test_invariants_on_sample_docs(strategy, path, data):
         check_invariants(cs)
 
 
-FILE_ENCODINGS = [("utf-8", b""), ("utf-8", codecs.BOM_UTF8), ("utf-16-le", codecs.BOM_UTF16_LE),
-                  ("utf-16-be", codecs.BOM_UTF16_BE), ("utf-32-be", codecs.BOM_UTF32_BE), ("latin-1", b"")]
+FILE_ENCODINGS = [
+    ("utf-8", b""),
+    ("utf-8", codecs.BOM_UTF8),
+    ("utf-16-le", codecs.BOM_UTF16_LE),
+    ("utf-16-be", codecs.BOM_UTF16_BE),
+    ("utf-32-be", codecs.BOM_UTF32_BE),
+    ("latin-1", b""),
+]
 
 
 @pytest.mark.parametrize("strategy", STRATEGIES, ids=lambda s: s.name)

@@ -18,7 +18,7 @@ def tiles(cs):
     pieces = sorted([(c.start, c.end) for c in cs.chunks] + [(g.start, g.end) for g in cs.gaps])
     assert pieces[0][0] == 0 and pieces[-1][1] == len(cs.document.text)
     assert all(a[1] == b[0] for a, b in zip(pieces, pieces[1:]))
-    assert all(cs.document.text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(cs.document.text[c.start : c.end] == c.text for c in cs.chunks)
 
 
 def at_paragraph_boundary(text: str, offset: int) -> bool:
@@ -35,7 +35,7 @@ def test_guide_defaults_cut_at_headers_and_leave_out_the_table_of_contents():
     tiles(cs)
     (toc,) = cs.gaps
     assert toc.reason == "boilerplate: table of contents"
-    toc_text = doc.text[toc.start:toc.end]
+    toc_text = doc.text[toc.start : toc.end]
     assert toc_text.startswith("## Contents\n") and "- [Troubleshooting](#troubleshooting)" in toc_text
     assert all(c.tokens <= DEFAULT_BUDGET for c in cs.chunks)
     assert all(c.text.startswith("#") for c in cs.chunks)
@@ -111,7 +111,7 @@ def test_boilerplate_fixture_reasons_and_no_false_positives():
     doc = load_document(FIXTURES / "boilerplate.md")
     cs = chunk_document(doc, "prose", {"min_tokens": 1, "max_tokens": 100})
     tiles(cs)
-    found = [(g.reason, doc.text[g.start:g.end].split("\n", 1)[0]) for g in cs.gaps]
+    found = [(g.reason, doc.text[g.start : g.end].split("\n", 1)[0]) for g in cs.gaps]
     assert found == [
         ("boilerplate: license header", "<!--"),
         ("boilerplate: navigation", "Home > Docs > Operations > Backups"),
@@ -120,8 +120,11 @@ def test_boilerplate_fixture_reasons_and_no_false_positives():
         ("boilerplate: navigation", "« Previous: Monitoring | Home | Next: Disaster recovery »"),
     ]
     kept = "".join(c.text for c in cs.chunks)
-    for line in ("| Next | Restore     |", "- [Restic manual](https://restic.readthedocs.io/)",
-                 "Copyright law says nothing about it."):
+    for line in (
+        "| Next | Restore     |",
+        "- [Restic manual](https://restic.readthedocs.io/)",
+        "Copyright law says nothing about it.",
+    ):
         assert line in kept
     assert cs.notes == ["prose: 5 boilerplate block(s) left out"]
 
@@ -164,8 +167,13 @@ nav_alphabet = st.sampled_from(list("<>|·•›»/-:*_[]()#^ \t\f\v\x1c\x85\u20
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.one_of(st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
-                 st.lists(nav_alphabet, max_size=12).map("".join)), st.sampled_from(["", "Home | ", "» "]))
+@given(
+    st.one_of(
+        st.text(st.characters(blacklist_categories=("Cs",)), max_size=80),
+        st.lists(nav_alphabet, max_size=12).map("".join),
+    ),
+    st.sampled_from(["", "Home | ", "» "]),
+)
 def test_boilerplate_detection_survives_any_text(line, prefix):
     doc = Document.from_text(prefix + line + "\n\n" + line + "\n", path="gen.md")
     cs = chunk_document(doc, "prose", {"min_tokens": 1, "max_tokens": 50})

@@ -37,7 +37,7 @@ def test_chunk_takes_a_path_a_str_or_a_document(kind):
     text = GUIDE.read_text(encoding="utf-8")
     assert cs.strategy == "markdown" and cs.tokenizer == "chars" and len(cs.chunks) > 3
     assert cs.document.text == text
-    assert all(text[c.start:c.end] == c.text and c.tokens == len(c.text) for c in cs.chunks)
+    assert all(text[c.start : c.end] == c.text and c.tokens == len(c.text) for c in cs.chunks)
     assert cs.chunks[-1].end_line == text.count("\n", 0, cs.chunks[-1].end - 1) + 1
 
 
@@ -115,10 +115,16 @@ def test_load_gives_back_the_saved_chunks(tmp_path, fmt):
         expected = cs.chunks
         if saved.name == "manifest.json" or saved.is_dir() and fmt in ("jsonl", "text"):  # no context texts
             # so what they embed is their span
-            expected = [dataclasses.replace(c, context_text=None, embed_text=c.text, embed_tokens=c.tokens)
-                        for c in cs.chunks]
+            expected = [
+                dataclasses.replace(c, context_text=None, embed_text=c.text, embed_tokens=c.tokens) for c in cs.chunks
+            ]
         assert back.chunks == expected, saved
-        assert (back.strategy, back.params, back.tokenizer, back.gaps) == (cs.strategy, cs.params, cs.tokenizer, cs.gaps)
+        assert (back.strategy, back.params, back.tokenizer, back.gaps) == (
+            cs.strategy,
+            cs.params,
+            cs.tokenizer,
+            cs.gaps,
+        )
 
 
 def test_load_a_store_whose_source_is_gone_and_refuse_a_manifest_without_it(tmp_path):
@@ -222,10 +228,13 @@ def test_a_library_call_leaves_the_host_collector_as_it_was(scenario):
 def test_importing_chunktui_loads_no_engine_and_chunking_no_ui():
     """`import chunktui` is cheap (a CLI's --version, a pipeline's import): the engine loads on first
     use, and a library call loads neither textual nor rich."""
-    code = ("import sys, chunktui\n"
-            "print(sorted(m for m in sys.modules if m.startswith('chunktui.')))\n"
-            "chunktui.chunk('# Title\\n\\nsome words\\n'), chunktui.strategies(), chunktui.Chunk\n"
-            "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))\n")
-    proc = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120,
-                          cwd=ROOT)
+    code = (
+        "import sys, chunktui\n"
+        "print(sorted(m for m in sys.modules if m.startswith('chunktui.')))\n"
+        "chunktui.chunk('# Title\\n\\nsome words\\n'), chunktui.strategies(), chunktui.Chunk\n"
+        "print(sorted(m for m in ('textual', 'rich') if m in sys.modules))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
     assert proc.stdout.splitlines() == ["[]", "[]"]

@@ -14,9 +14,17 @@ def chunked(text, cuts, kind="prose", strategy="lines", params=None, metadata=No
     doc = Document.from_text(text, kind=kind, language="python" if kind == "code" else None)
     if spans is None:
         edges = [0, *cuts, len(text)]
-        spans = [Span(a, b, "size", metadata=(metadata or {}).get(i, {})) for i, (a, b) in enumerate(zip(edges, edges[1:]))]
-    return build_chunkset(doc, spans, strategy=strategy, params=params if params is not None else {"chunk_lines": 10, "overlap_lines": 0},
-                          tokenizer="cl100k_base", declared_gaps=gaps)
+        spans = [
+            Span(a, b, "size", metadata=(metadata or {}).get(i, {})) for i, (a, b) in enumerate(zip(edges, edges[1:]))
+        ]
+    return build_chunkset(
+        doc,
+        spans,
+        strategy=strategy,
+        params=params if params is not None else {"chunk_lines": 10, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+        declared_gaps=gaps,
+    )
 
 
 def names(cs, **kw):
@@ -33,7 +41,10 @@ def test_over_budget_and_tiny_follow_token_counts():
     cs = chunked(text, [cut_at(text, "\nend")])
     big, small = cs.chunks
     flags = find_flags(cs, budget=big.tokens - 1, min_tokens=small.tokens + 1)
-    assert [(f.name, f.chunk_index) for f in flags if f.name in ("over_budget", "tiny")] == [("over_budget", 0), ("tiny", 1)]
+    assert [(f.name, f.chunk_index) for f in flags if f.name in ("over_budget", "tiny")] == [
+        ("over_budget", 0),
+        ("tiny", 1),
+    ]
     assert str(big.tokens) in flags[0].reason
     at_limits = find_flags(cs, budget=big.tokens, min_tokens=small.tokens)
     assert not [f for f in at_limits if f.name in ("over_budget", "tiny")]
@@ -112,8 +123,13 @@ def test_cut_inside_code_block_table_and_list_item_fires():
 
 def test_cuts_around_blocks_do_not_fire():
     md = MARKDOWN
-    cuts = [cut_at(md, "```python"), cut_at(md, "| name"), cut_at(md, "- first"), cut_at(md, "- second"),
-            cut_at(md, "## Setup")]
+    cuts = [
+        cut_at(md, "```python"),
+        cut_at(md, "| name"),
+        cut_at(md, "- first"),
+        cut_at(md, "- second"),
+        cut_at(md, "## Setup"),
+    ]
     got = names(chunked(md, cuts, kind="markdown"))
     for name in ("in_code_block", "in_table", "in_list_item", "mid_word", "orphan_heading"):
         assert name not in got
@@ -164,7 +180,9 @@ def test_split_entity_fires_for_cuts_inside_functions_not_between_them():
 
 def test_split_entity_from_strategy_metadata():
     cs = chunked(CODE, [cut_at(CODE, "def helper")], kind="code", metadata={1: {"split_entity": True}})
-    assert [(f.name, f.chunk_index) for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"] == [("split_entity", 1)]
+    assert [(f.name, f.chunk_index) for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"] == [
+        ("split_entity", 1)
+    ]
 
 
 def test_duplicate_names_the_first_copy():
@@ -258,30 +276,57 @@ def test_quality_of_a_sample_doc_names_every_flag_with_location():
 def test_split_entity_from_the_syntax_tree_for_any_strategy():
     doc = Document.from_text(CODE, path="store.py")
     cut = cut_at(CODE, "        return value")
-    cs = build_chunkset(doc, [Span(0, cut), Span(cut, len(CODE))], strategy="lines",
-                        params={"chunk_lines": 3, "overlap_lines": 0}, tokenizer="cl100k_base")
+    cs = build_chunkset(
+        doc,
+        [Span(0, cut), Span(cut, len(CODE))],
+        strategy="lines",
+        params={"chunk_lines": 3, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+    )
     (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "split_entity"]
     assert "method get (lines 2-4)" in flag.reason and "chunk ends at line 3" in flag.reason
     ok = cut_at(CODE, "\n\ndef helper") + 1
-    clean = build_chunkset(doc, [Span(0, ok), Span(ok, len(CODE))], strategy="lines",
-                           params={"chunk_lines": 3, "overlap_lines": 0}, tokenizer="cl100k_base")
+    clean = build_chunkset(
+        doc,
+        [Span(0, ok), Span(ok, len(CODE))],
+        strategy="lines",
+        params={"chunk_lines": 3, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+    )
     assert "split_entity" not in names(clean)
 
 
 def test_split_entity_is_judged_at_the_core_not_the_overlap():
     doc = Document.from_text(CODE, path="store.py")
     # lines 1-9 and 3-11, cores 1-9 and 10-11: the second chunk starts inside get() only as overlap
-    cs = build_chunkset(doc, [Span(0, doc.line_end(9), metadata={"core_start_line": 1, "core_end_line": 9}),
-                              Span(doc.line_start(3), len(CODE), metadata={"core_start_line": 10, "core_end_line": 11})],
-                        strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
+    cs = build_chunkset(
+        doc,
+        [
+            Span(0, doc.line_end(9), metadata={"core_start_line": 1, "core_end_line": 9}),
+            Span(doc.line_start(3), len(CODE), metadata={"core_start_line": 10, "core_end_line": 11}),
+        ],
+        strategy="lines",
+        params={"chunk_lines": 9, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+    )
     assert "split_entity" not in names(cs)
     # without core lines in the metadata the core is measured: the second chunk's new text starts
     # where the first ends (line 10), so the same spans cut nothing; a real cut at line 3 does
-    no_core = build_chunkset(doc, [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
-                             strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
+    no_core = build_chunkset(
+        doc,
+        [Span(0, doc.line_end(9)), Span(doc.line_start(3), len(CODE))],
+        strategy="lines",
+        params={"chunk_lines": 9, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+    )
     assert "split_entity" not in names(no_core)
-    real_cut = build_chunkset(doc, [Span(0, doc.line_start(3)), Span(doc.line_start(3), len(CODE))],
-                              strategy="lines", params={"chunk_lines": 9, "overlap_lines": 0}, tokenizer="cl100k_base")
+    real_cut = build_chunkset(
+        doc,
+        [Span(0, doc.line_start(3)), Span(doc.line_start(3), len(CODE))],
+        strategy="lines",
+        params={"chunk_lines": 9, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+    )
     assert "split_entity" in names(real_cut)
 
 
@@ -289,12 +334,14 @@ def test_overlap_counted_in_items_is_judged_by_presence_only():
     text = "".join(f"message {i} body text.\n" for i in range(12))
     doc = Document.from_text(text, kind="email")
     overlapping = [Span(0, doc.line_end(6)), Span(doc.line_start(2), len(text))]
-    cs = build_chunkset(doc, overlapping, strategy="email", params={"max_chars": 4000, "overlap_emails": 1},
-                        tokenizer="cl100k_base")
+    cs = build_chunkset(
+        doc, overlapping, strategy="email", params={"max_chars": 4000, "overlap_emails": 1}, tokenizer="cl100k_base"
+    )
     assert "overlap" not in names(cs)  # 5 lines shared where 1 email was asked: not comparable, not flagged
     apart = [Span(0, doc.line_end(6)), Span(doc.line_end(6), len(text))]
-    cs = build_chunkset(doc, apart, strategy="email", params={"max_chars": 4000, "overlap_emails": 1},
-                        tokenizer="cl100k_base")
+    cs = build_chunkset(
+        doc, apart, strategy="email", params={"max_chars": 4000, "overlap_emails": 1}, tokenizer="cl100k_base"
+    )
     (flag,) = [f for f in find_flags(cs, min_tokens=0) if f.name == "overlap"]
     assert "1 emails requested" in flag.reason
 

@@ -60,8 +60,9 @@ def test_every_strategy_with_an_overlap_is_held_to_it():
     assert overlapping == {name for name, *_ in OVERLAP_RUNS}
 
 
-@pytest.mark.parametrize("strategy, sample, params, knob, amount", OVERLAP_RUNS,
-                         ids=[f"{r[0]}-{r[1]}-{r[4]}" for r in OVERLAP_RUNS])
+@pytest.mark.parametrize(
+    "strategy, sample, params, knob, amount", OVERLAP_RUNS, ids=[f"{r[0]}-{r[1]}-{r[4]}" for r in OVERLAP_RUNS]
+)
 def test_overlap_changes_no_flag_at_the_same_core_cut(strategy, sample, params, knob, amount):
     doc = load_document(SAMPLES / sample)
     with_overlap = chunk_document(doc, strategy, {**params, knob: amount})
@@ -75,8 +76,9 @@ def test_overlap_changes_no_flag_at_the_same_core_cut(strategy, sample, params, 
     assert {f for f in flagged if f[1] in same} == {f for f in plain if f[1] in same}
 
 
-@pytest.mark.parametrize("strategy, sample, params, knob, amount", OVERLAP_RUNS,
-                         ids=[f"{r[0]}-{r[1]}-{r[4]}" for r in OVERLAP_RUNS])
+@pytest.mark.parametrize(
+    "strategy, sample, params, knob, amount", OVERLAP_RUNS, ids=[f"{r[0]}-{r[1]}-{r[4]}" for r in OVERLAP_RUNS]
+)
 def test_an_overlap_made_as_asked_never_flags(strategy, sample, params, knob, amount):
     cs = chunk_document(load_document(SAMPLES / sample), strategy, {**params, knob: amount})
     assert [f.reason for f in assess(cs).flags if f.name == "overlap" and f.severity == "warning"] == []
@@ -85,8 +87,10 @@ def test_an_overlap_made_as_asked_never_flags(strategy, sample, params, knob, am
 def api_reference(sections: int = 40) -> str:
     """Markdown shaped like Node's fs.md: per call a heading, a YAML history comment, a list of
     parameters, a paragraph or two of long sentences and a code example."""
-    parts = ["# File system\n\n<!--introduced_in=v0.10.0-->\n\nThe `node:fs` module enables interacting "
-             "with the file system in a way modeled on standard POSIX functions.\n\n"]
+    parts = [
+        "# File system\n\n<!--introduced_in=v0.10.0-->\n\nThe `node:fs` module enables interacting "
+        "with the file system in a way modeled on standard POSIX functions.\n\n"
+    ]
     for i in range(sections):
         name = f"fs.call{i}(path[, options], callback)"
         parts.append(
@@ -106,7 +110,8 @@ def api_reference(sections: int = 40) -> str:
             "It is unsafe to call it more than once on the same file without waiting for the "
             "callback, and the behaviour of concurrent calls on one file descriptor is undefined.\n\n"
             "```mjs\nimport { call } from 'node:fs';\n\n"
-            f"call{i}('/tmp/hello', (err) => {{\n  if (err) throw err;\n  console.log('done');\n}});\n```\n\n")
+            f"call{i}('/tmp/hello', (err) => {{\n  if (err) throw err;\n  console.log('done');\n}});\n```\n\n"
+        )
     return "".join(parts)
 
 
@@ -133,8 +138,9 @@ def test_recursive_overlap_as_asked_is_not_off():
     spans = [Span(c.start, c.end) for c in cs.chunks[:3]]
     spans[1] = Span(spans[0].end - 300, spans[1].end)
     widened = build_chunkset(doc, spans, strategy="recursive", params=cs.params, tokenizer="cl100k_base")
-    assert [f.reason for f in assess(widened).flags if f.name == "overlap"] == \
-        ["300 chars of overlap, over twice the 100 requested (between chunk-0001 and chunk-0002)"]
+    assert [f.reason for f in assess(widened).flags if f.name == "overlap"] == [
+        "300 chars of overlap, over twice the 100 requested (between chunk-0001 and chunk-0002)"
+    ]
 
 
 def test_with_queries_the_sweep_ranks_by_what_retrieves_and_says_so():
@@ -142,8 +148,22 @@ def test_with_queries_the_sweep_ranks_by_what_retrieves_and_says_so():
 
     from chunktui.cli.commands import cli
 
-    args = ["sweep", str(SAMPLES / "guide.md"), "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
-            "--queries", str(SAMPLES / "queries" / "guide.jsonl"), "--retrieve-tokens", "300", "--workers", "1"]
+    args = [
+        "sweep",
+        str(SAMPLES / "guide.md"),
+        "-s",
+        "recursive,markdown",
+        "--size",
+        "300,900,1500",
+        "--overlap",
+        "0",
+        "--queries",
+        str(SAMPLES / "queries" / "guide.jsonl"),
+        "--retrieve-tokens",
+        "300",
+        "--workers",
+        "1",
+    ]
     grid = json.loads(CliRunner().invoke(cli, [*args, "--format", "json", "--rank-by", "score"]).stdout)["cells"]
     ranked = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)["cells"]
     assert [c["recall"] for c in ranked] == sorted((c["recall"] for c in grid), reverse=True)

@@ -34,10 +34,12 @@ def profiles(tmp_path):
 
 def commands(path, profiles):
     a, b = profiles
-    return {"sweep": ["sweep", path, "--workers", "1"],
-            "compare": ["compare", path, "--a", a, "--b", b],
-            "eval": ["eval", path, "--auto-queries", "5", "-s", "recursive"],
-            "open": ["open", path]}
+    return {
+        "sweep": ["sweep", path, "--workers", "1"],
+        "compare": ["compare", path, "--a", a, "--b", b],
+        "eval": ["eval", path, "--auto-queries", "5", "-s", "recursive"],
+        "open": ["open", path],
+    }
 
 
 @pytest.mark.parametrize("command", ["sweep", "compare", "eval", "open"])
@@ -66,8 +68,17 @@ def test_html_mode_reaches_sweep_compare_and_eval(profiles):
     assert len(whole_text) > len(main_text)
 
     def chunk_counts(command, *extra):
-        code, out, err = run(command, NEWS, "-s", "fixed", "--size", "40", "--json" if command == "eval" else
-                             "--format", *(("--auto-queries", "5") if command == "eval" else ("json",)), *extra)
+        code, out, err = run(
+            command,
+            NEWS,
+            "-s",
+            "fixed",
+            "--size",
+            "40",
+            "--json" if command == "eval" else "--format",
+            *(("--auto-queries", "5") if command == "eval" else ("json",)),
+            *extra,
+        )
         assert code == 0, err
         found = json.loads(out)
         return found["chunks"] if command == "eval" else found["cells"][0]["count"]

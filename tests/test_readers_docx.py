@@ -32,11 +32,19 @@ def test_styles_become_markdown():
     doc = load_document(GUIDE)
     assert doc.extractor.startswith("python-docx ")
     lines = doc.text.splitlines()
-    for line in ("# Field guide to chunking", "# Why chunk at all", "## Sizes", "- Pieces follow headings",
-                 "- Tables stay whole", "| recursive | 512 | 64 |", "1. Numbered one",
-                 "> [comment 1] Check this figure against the benchmark.", "A comment is attached here.[^c1]",
-                 "Overlap is measured, never assumed.[^1]",
-                 "> [footnote 1] Measured from the offsets of both chunks."):
+    for line in (
+        "# Field guide to chunking",
+        "# Why chunk at all",
+        "## Sizes",
+        "- Pieces follow headings",
+        "- Tables stay whole",
+        "| recursive | 512 | 64 |",
+        "1. Numbered one",
+        "> [comment 1] Check this figure against the benchmark.",
+        "A comment is attached here.[^c1]",
+        "Overlap is measured, never assumed.[^1]",
+        "> [footnote 1] Measured from the offsets of both chunks.",
+    ):
         assert line in lines, line
     assert lines.index("- Tables stay whole") == lines.index("- Pieces follow headings") + 1  # one list
 
@@ -45,7 +53,7 @@ def test_chunks_name_their_paragraph_range_and_header_path():
     doc = load_document(GUIDE)
     cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
+        assert doc.text[c.start : c.end] == c.text
         assert 1 <= c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]
     sizes = next(c for c in cs.chunks if "| recursive |" in c.text)
     assert sizes.metadata["header_path"][-1] == "Sizes"
@@ -104,10 +112,17 @@ def test_zip_bomb_is_refused_before_it_is_unpacked(tmp_path):
 
 
 @settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.sampled_from(["Normal", "Heading 1", "Heading 2", "List Bullet", "List Number"]),
-                          st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=60)),
-                min_size=0, max_size=15),
-       st.sampled_from(["markdown", "prose", "recursive"]))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["Normal", "Heading 1", "Heading 2", "List Bullet", "List Number"]),
+            st.text(st.characters(exclude_categories=("Cs", "Cc")), max_size=60),
+        ),
+        min_size=0,
+        max_size=15,
+    ),
+    st.sampled_from(["markdown", "prose", "recursive"]),
+)
 def test_extraction_holds_the_offset_contract(tmp_path_factory, paragraphs, strategy):
     d = docx.Document()
     for style, text in paragraphs:
@@ -118,8 +133,8 @@ def test_extraction_holds_the_offset_contract(tmp_path_factory, paragraphs, stra
     cs = chunk_document(doc, strategy, {"size": 40, "overlap": 5} if strategy == "recursive" else {})
     raw = doc.text.encode("utf-8")
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
-        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert doc.text[c.start : c.end] == c.text
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
         assert c.metadata["paragraph_start"] <= c.metadata["paragraph_end"] <= len(paragraphs)
 
 
@@ -137,7 +152,8 @@ def test_a_docx_written_by_libreoffice_reads_as_markdown():
         "## Removed\n\n"
         "- The legacy sync command.\n- The XML export.\n\n"
         "> [footnote 1] The old files are read once and then renamed.\n\n"
-        "> [comment 1] Check the timeout figure before release.\n")
+        "> [comment 1] Check the timeout figure before release.\n"
+    )
     cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
     table = next(c for c in cs.chunks if "| timeout |" in c.text)
     assert table.metadata["header_path"] == ["Release notes", "Changed defaults"]
@@ -154,22 +170,32 @@ def test_footnotes_are_numbered_in_the_order_the_text_refers_to_them(tmp_path):
         for item in src.infolist():
             data = src.read(item).decode("utf-8")
             if item.filename == "word/document.xml":
-                data = data.replace("<w:t>Release notes</w:t></w:r>",
-                                    '<w:t>Release notes</w:t></w:r><w:r><w:footnoteReference w:id="3"/></w:r>')
+                data = data.replace(
+                    "<w:t>Release notes</w:t></w:r>",
+                    '<w:t>Release notes</w:t></w:r><w:r><w:footnoteReference w:id="3"/></w:r>',
+                )
             elif item.filename == "word/footnotes.xml":
-                data = data.replace("</w:footnotes>", "".join(
-                    f'<w:footnote w:id="{n}"><w:p><w:r><w:t>{words}</w:t></w:r></w:p></w:footnote>'
-                    for n, words in ((3, "Written for 2.0."), (4, "Nothing refers to this one."))) + "</w:footnotes>")
+                data = data.replace(
+                    "</w:footnotes>",
+                    "".join(
+                        f'<w:footnote w:id="{n}"><w:p><w:r><w:t>{words}</w:t></w:r></w:p></w:footnote>'
+                        for n, words in ((3, "Written for 2.0."), (4, "Nothing refers to this one."))
+                    )
+                    + "</w:footnotes>",
+                )
             dst.writestr(item, data)
     doc = load_document(notes)
     lines = doc.text.splitlines()
     assert lines[0] == "# Release notes[^1]"
     assert lines[2] == "This release moves the configuration to one file.[^2] Upgrades keep every setting."
     assert [line for line in lines if line.startswith(">")] == [
-        "> [footnote 1] Written for 2.0.", "> [footnote 2] The old files are read once and then renamed.",
-        "> [footnote 3] Nothing refers to this one.", "> [comment 1] Check the timeout figure before release."]
+        "> [footnote 1] Written for 2.0.",
+        "> [footnote 2] The old files are read once and then renamed.",
+        "> [footnote 3] Nothing refers to this one.",
+        "> [comment 1] Check the timeout figure before release.",
+    ]
     cs = chunk_document(doc, "markdown", {"max_char": 120, "min_char": 0, "chunk_overlap": 0})
-    assert all(doc.text[c.start:c.end] == c.text for c in cs.chunks)
+    assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
 
 
 def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
@@ -179,13 +205,13 @@ def test_a_debian_manual_saved_as_docx_by_libreoffice_keeps_its_chapters():
     assert {"# Chapter 1. Introduction", "# Chapter 2. Users and Groups"} <= set(headings)
     cs = chunk_document(doc, "markdown", {})
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text and c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]
+        assert doc.text[c.start : c.end] == c.text and c.metadata["paragraph_start"] <= c.metadata["paragraph_end"]
 
 
 def assert_exact(doc, cs):
     raw = doc.text.encode("utf-8")
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text and raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert doc.text[c.start : c.end] == c.text and raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
 
 
 def test_a_table_word_put_in_a_table_cell_keeps_its_text():

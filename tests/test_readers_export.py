@@ -34,8 +34,10 @@ def test_export_holds_the_extracted_text_and_names_its_extractor(tmp_path):
     assert manifest["source_sha256"] == hashlib.sha256((DOCS / "libtasn1-8pages.pdf").read_bytes()).hexdigest()
     decoded = text.decode("utf-8")
     for entry in manifest["chunks"]:  # anyone can check the offsets against source.md
-        assert text[entry["start_byte"]:entry["end_byte"]].decode("utf-8") == \
-            decoded[entry["start_char"]:entry["end_char"]]
+        assert (
+            text[entry["start_byte"] : entry["end_byte"]].decode("utf-8")
+            == decoded[entry["start_char"] : entry["end_char"]]
+        )
     reloaded = load_saved(tmp_path / "out" / "manifest.json")
     assert [c.text for c in reloaded.chunks] == [c.text for c in cs.chunks]
 
@@ -76,8 +78,11 @@ def test_a_manifest_of_an_encrypted_pdf_needs_its_password_and_loads_with_it(tmp
     cs = chunk_document(load_document(locked, reader_options={"password": "s3cret"}), "prose", {})
     export_chunkset(cs, tmp_path / "out", "json")
     manifest = tmp_path / "out" / "manifest.json"
-    with pytest.raises(PasswordError, match=f"^{re.escape(str(manifest))}: its source .*libtasn1-encrypted.pdf is an "
-                                            r"encrypted PDF: give its password \(--password, or password= to"):
+    with pytest.raises(
+        PasswordError,
+        match=f"^{re.escape(str(manifest))}: its source .*libtasn1-encrypted.pdf is an "
+        r"encrypted PDF: give its password \(--password, or password= to",
+    ):
         chunktui.load(manifest)
     with pytest.raises(PasswordError, match="wrong password"):
         chunktui.load(manifest, password="wrong")
@@ -100,8 +105,25 @@ def test_inspect_opens_an_encrypted_source_with_its_password(tmp_path):
 def test_inspect_cuts_a_whole_page_exports_texts_from_the_whole_page(tmp_path):
     """The texts of a manifest without its chunk files come from the source read in the recorded
     mode: read as main content, the whole page's offsets cut the wrong text."""
-    assert run("chunk", DOCS / "news-article.html", "--html", "whole", "-s", "lines", "--size", "4", "--overlap", "0",
-               "-f", "json", "-o", tmp_path / "out")[0] == 0
+    assert (
+        run(
+            "chunk",
+            DOCS / "news-article.html",
+            "--html",
+            "whole",
+            "-s",
+            "lines",
+            "--size",
+            "4",
+            "--overlap",
+            "0",
+            "-f",
+            "json",
+            "-o",
+            tmp_path / "out",
+        )[0]
+        == 0
+    )
     saved = json.loads((tmp_path / "out" / "chunks.json").read_text())["chunks"]
     (tmp_path / "out" / "chunks.json").unlink()
     code, out, _ = run("inspect", tmp_path / "out" / "manifest.json", "--chunk", "1", "--full")

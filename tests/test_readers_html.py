@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.core.errors import DocumentError
-from chunktui.engine.readers.html import (FALLBACK_MAX_ELEMENTS, MAIN_MAX_BYTES, MAIN_MAX_ELEMENTS, MAX_BYTES,
-                                          read_html)
+from chunktui.engine.readers.html import FALLBACK_MAX_ELEMENTS, MAIN_MAX_BYTES, MAIN_MAX_ELEMENTS, MAX_BYTES, read_html
 from support.cli import assert_one_line_error, run
 
 DOCS = Path(__file__).parent / "fixtures" / "docs"
@@ -39,8 +38,14 @@ def test_main_content_leaves_out_banner_navigation_ad_and_footer():
 def test_whole_page_keeps_what_main_content_left_out():
     doc = load_document(NEWS, reader_options={"html": "whole"})
     assert doc.extraction.mode == "whole" and doc.extractor.startswith("chunktui html-whole")
-    for kept in ("We use cookies", "Advertisement", "All rights reserved", "- [Sport](/sport)",
-                 "## What it will cost", "| Footbridge | 3.1 |"):
+    for kept in (
+        "We use cookies",
+        "Advertisement",
+        "All rights reserved",
+        "- [Sport](/sport)",
+        "## What it will cost",
+        "| Footbridge | 3.1 |",
+    ):
         assert kept in doc.text
     assert "window.dataLayer" not in doc.text and ".banner" not in doc.text  # scripts and styles never
     assert "- [Home](/)\n- [Local](/local)\n- [Sport](/sport)\n" in doc.text  # a list's items stay together
@@ -66,7 +71,7 @@ def test_debian_manual_whole_page_has_its_sections_with_their_anchors():
     anchors = {c.metadata.get("anchor_start") for c in cs.chunks}
     assert {"#INTRODUCTION", "#ENTRIES"} <= anchors
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
+        assert doc.text[c.start : c.end] == c.text
 
 
 def test_texinfo_page_keeps_its_heading_in_whole_mode():
@@ -105,8 +110,12 @@ def test_a_page_over_main_contents_element_limit_is_one_line_pointing_to_whole(t
     page = tmp_path / "items.html"
     page.write_bytes(b"<html><body><ul>" + b"<li>item</li>" * MAIN_MAX_ELEMENTS + b"</ul></body></html>")
     code, _, err = run("chunk", page, "-o", tmp_path / "out")
-    assert_one_line_error(code, err, f"{page}: 50,003 elements, over main-content extraction's limit of 50,000; "
-                                     "read the whole page with --html whole")
+    assert_one_line_error(
+        code,
+        err,
+        f"{page}: 50,003 elements, over main-content extraction's limit of 50,000; "
+        "read the whole page with --html whole",
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -114,8 +123,11 @@ def test_a_page_over_main_contents_byte_limit_is_refused_before_it_is_parsed():
     """trafilatura parses the page again without libxml2's huge_tree: past 10 MB, a paragraph's
     text is lost (a 22.9 MB one-paragraph page gave 8 characters), so past 5 MB main mode refuses."""
     page = b"<html><body><article><h1>Log</h1><p>" + b"word " * (MAIN_MAX_BYTES // 5) + b"</p></article></body></html>"
-    with pytest.raises(DocumentError, match=r"^big.html: 5,000,064 bytes of HTML, over main-content extraction's "
-                                            r"limit of 5,000,000; read the whole page with --html whole$"):
+    with pytest.raises(
+        DocumentError,
+        match=r"^big.html: 5,000,064 bytes of HTML, over main-content extraction's "
+        r"limit of 5,000,000; read the whole page with --html whole$",
+    ):
         read_html("big.html", page, "main")
 
 
@@ -153,12 +165,22 @@ def test_trafilatura_leaves_out_its_fallbacks_on_a_page_over_their_limit(monkeyp
     assert read_html("items.html", page, "main").text.count("item words here") == FALLBACK_MAX_ELEMENTS
 
 
-BLOCKS = st.sampled_from([
-    "<h1>Title é</h1>", "<h2 id='s'>Section</h2>", "<h3>Sub 🎉</h3>", "<p>Words in a paragraph, with ünïcode.</p>",
-    "<ul><li>one</li><li>two <a href='https://x.org/a'>link</a></li></ul>", "<pre>code\n  indented</pre>",
-    "<table><tr><th>a</th><th>b|c</th></tr><tr><td>1</td><td>2</td></tr></table>", "<div>plain <b>bold</b></div>",
-    "<script>var x = 1;</script>", "<p>日本語の文。</p>", "<br>", "<p>\r\n</p>",
-])
+BLOCKS = st.sampled_from(
+    [
+        "<h1>Title é</h1>",
+        "<h2 id='s'>Section</h2>",
+        "<h3>Sub 🎉</h3>",
+        "<p>Words in a paragraph, with ünïcode.</p>",
+        "<ul><li>one</li><li>two <a href='https://x.org/a'>link</a></li></ul>",
+        "<pre>code\n  indented</pre>",
+        "<table><tr><th>a</th><th>b|c</th></tr><tr><td>1</td><td>2</td></tr></table>",
+        "<div>plain <b>bold</b></div>",
+        "<script>var x = 1;</script>",
+        "<p>日本語の文。</p>",
+        "<br>",
+        "<p>\r\n</p>",
+    ]
+)
 
 
 @settings(max_examples=30, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
@@ -171,8 +193,8 @@ def test_whole_page_extraction_holds_the_offset_contract(tmp_path_factory, block
     cs = chunk_document(doc, strategy, params)
     raw = doc.text.encode("utf-8")
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
-        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert doc.text[c.start : c.end] == c.text
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
     assert "var x" not in doc.text
 
 
@@ -205,4 +227,4 @@ def test_each_chunk_names_the_elements_it_starts_and_ends_in():
     # the banner (id), the navigation's items, the ad (class): each block names where it sits
     assert {"body > div#consent", "body > header > nav > ul > li", "body > aside.ad"} <= starts
     for c in chunk_document(whole, "recursive", {"size": 300, "overlap": 0}).chunks:
-        assert c.metadata["element_start"].startswith("body") and whole.text[c.start:c.end] == c.text
+        assert c.metadata["element_start"].startswith("body") and whole.text[c.start : c.end] == c.text

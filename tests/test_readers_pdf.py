@@ -39,7 +39,7 @@ def assert_one_line_error(code, err, *needles):
 def page_text(doc, first, last):
     """The extracted text of pages first..last (1-based), as the document's regions give it."""
     regions = [r for r in doc.extraction.regions if "page" in r.fields]
-    return doc.text[regions[first - 1].start:regions[last - 1].end]
+    return doc.text[regions[first - 1].start : regions[last - 1].end]
 
 
 def test_manual_reads_as_markdown_with_outline_headings_and_pages():
@@ -62,7 +62,7 @@ def test_each_chunk_lies_in_the_pages_it_names(strategy):
     cs = chunk_document(doc, strategy, {})
     assert cs.chunks
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
+        assert doc.text[c.start : c.end] == c.text
         assert 1 <= c.metadata["page_start"] <= c.metadata["page_end"] <= 8
         assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
         assert c.end_byte - c.start_byte == len(c.text.encode("utf-8"))  # bytes of the extracted text
@@ -73,7 +73,7 @@ def test_path_headers_name_each_chunks_pages_and_headings(strategy):
     """A PDF's chunks carry page_start/page_end, and `--context-header path` looked for `page`:
     no chunk's header named its pages, and recursive's named no heading either."""
     cs = chunk_document(load_document(MANUAL), strategy, {}, context_header="path")
-    heads = [c.embed_text[:len(c.embed_text) - len(c.text)] for c in cs.chunks]
+    heads = [c.embed_text[: len(c.embed_text) - len(c.text)] for c in cs.chunks]
     for c, head in zip(cs.chunks, heads):
         first, last = c.metadata["page_start"], c.metadata["page_end"]
         assert head.endswith(f" > p. {first}\n\n" if first == last else f" > pp. {first}-{last}\n\n"), head
@@ -85,7 +85,7 @@ def test_pages_without_text_layer_are_gaps_and_counted_in_a_warning():
     doc = load_document(COLUMNS)
     cs = chunk_document(doc, "recursive", {"size": 200, "overlap": 20})
     holes = [g for g in cs.gaps if g.reason == NO_TEXT_LAYER]
-    assert len(holes) == 1 and "[page 3: no text layer]" in doc.text[holes[0].start:holes[0].end]
+    assert len(holes) == 1 and "[page 3: no text layer]" in doc.text[holes[0].start : holes[0].end]
     assert not any("no text layer" in c.text for c in cs.chunks)
     assert any("1 of 4 pages have no text layer (OCR is not done)" in w for w in cs.warnings)
     assert {g.reason for g in cs.gaps} == {NO_TEXT_LAYER}  # nothing else is left out
@@ -176,18 +176,28 @@ def _pdf(pages) -> bytes:
     from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
 
     writer = PdfWriter()
-    font = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Font"),
-                                                NameObject("/Subtype"): NameObject("/Type1"),
-                                                NameObject("/BaseFont"): NameObject("/Helvetica")}))
+    font = writer._add_object(
+        DictionaryObject(
+            {
+                NameObject("/Type"): NameObject("/Font"),
+                NameObject("/Subtype"): NameObject("/Type1"),
+                NameObject("/BaseFont"): NameObject("/Helvetica"),
+            }
+        )
+    )
     for lines in pages:
         page = writer.add_blank_page(612, 792)
         if not lines:
             continue
-        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject(
-            {NameObject("/F1"): font})})
+        page[NameObject("/Resources")] = DictionaryObject(
+            {NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})}
+        )
         stream = DecodedStreamObject()
-        stream.set_data("".join(f"BT /F1 10 Tf 72 {740 - 14 * k} Td ({line}) Tj ET\n"
-                                for k, line in enumerate(lines)).encode("latin-1"))
+        stream.set_data(
+            "".join(f"BT /F1 10 Tf 72 {740 - 14 * k} Td ({line}) Tj ET\n" for k, line in enumerate(lines)).encode(
+                "latin-1"
+            )
+        )
         page[NameObject("/Contents")] = writer._add_object(stream)
     out = io.BytesIO()
     writer.write(out)
@@ -198,19 +208,26 @@ LINE = st.text(st.sampled_from("abcdefghij XYZ.,;:!?-#0123456789éü"), min_size
 
 
 @settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.lists(LINE, max_size=12), min_size=1, max_size=5),
-       st.sampled_from(["markdown", "prose", "recursive", "fixed", "lines"]))
+@given(
+    st.lists(st.lists(LINE, max_size=12), min_size=1, max_size=5),
+    st.sampled_from(["markdown", "prose", "recursive", "fixed", "lines"]),
+)
 def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strategy):
     path = tmp_path_factory.mktemp("p") / "gen.pdf"
     path.write_bytes(_pdf(pages))
     doc = load_document(path)
-    params = {"size": 60, "overlap": 10} if strategy in ("recursive", "fixed") else \
-        {"size": 3, "overlap": 1} if strategy == "lines" else {}
+    params = (
+        {"size": 60, "overlap": 10}
+        if strategy in ("recursive", "fixed")
+        else {"size": 3, "overlap": 1}
+        if strategy == "lines"
+        else {}
+    )
     cs = chunk_document(doc, strategy, params)
     raw = doc.text.encode("utf-8")
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text
-        assert raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert doc.text[c.start : c.end] == c.text
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
         assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
         assert "no text layer]" not in c.text
     blank = sum(1 for lines in pages if not "".join(lines).strip())
@@ -265,7 +282,7 @@ def test_text_lines_that_look_like_markdown_headings_are_escaped():
     assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {(), ("2.4. The glob files",)}
     raw = doc.text.encode("utf-8")
     for c in cs.chunks:
-        assert doc.text[c.start:c.end] == c.text and raw[c.start_byte:c.end_byte].decode("utf-8") == c.text
+        assert doc.text[c.start : c.end] == c.text and raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
         assert c.metadata["page_start"] == c.metadata["page_end"] == 1
 
 

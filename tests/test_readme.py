@@ -15,8 +15,12 @@ MANUAL = README + "".join(DOCS.values())
 
 
 def test_every_strategy_and_parameter_is_documented():
-    missing = [f"{s.name} {p.flag}" for s in all_strategies() for p in s.params
-               if f"`{s.name}`" not in STRATEGIES or p.flag not in STRATEGIES]
+    missing = [
+        f"{s.name} {p.flag}"
+        for s in all_strategies()
+        for p in s.params
+        if f"`{s.name}`" not in STRATEGIES or p.flag not in STRATEGIES
+    ]
     missing += [s.name for s in all_strategies() if f"`{s.name}`" not in STRATEGIES]
     assert not missing
 

@@ -16,8 +16,21 @@ from hypothesis import strategies as st
 
 from chunktui.engine import Document, chunk_document, load_document
 from chunktui.engine.analysis.retrieval import (
-    BM25Index, Query, QueryFileError, Reference, auto_queries, chunks_key, embedded_text, embedded_tokens,
-    evaluate_retrieval, fts5_query, load_queries, merge, reciprocal_rank, span_metrics, within_budget,
+    BM25Index,
+    Query,
+    QueryFileError,
+    Reference,
+    auto_queries,
+    chunks_key,
+    embedded_text,
+    embedded_tokens,
+    evaluate_retrieval,
+    fts5_query,
+    load_queries,
+    merge,
+    reciprocal_rank,
+    span_metrics,
+    within_budget,
 )
 from chunktui.engine.core.tokens import get_counter
 
@@ -37,6 +50,7 @@ NOTES = (
 
 
 # --- metrics on hand-computed cases ----------------------------------------------------------
+
 
 def test_span_metrics_hand_computed():
     # retrieved union 0..20 (20 chars), reference 15..25 (10 chars), both 15..20 (5 chars)
@@ -94,10 +108,10 @@ def test_budget_metrics_stop_at_the_embedded_token_budget():
     report = evaluate_retrieval(cs, [q], ks=(1,), budget=25)
     (r,) = report.results
     every = list(BM25Index(cs.chunks).search(q.question))  # the whole ranking: 4 lines say cache or host
-    assert len(every) == 4 and r.ranked == every[:len(r.ranked)]
+    assert len(every) == 4 and r.ranked == every[: len(r.ranked)]
     taken = within_budget([tokens[p] for p, _ in every], 25)
     assert 0 < taken < len(every)
-    assert sum(tokens[p] for p, _ in every[:taken]) <= 25 < sum(tokens[p] for p, _ in every[:taken + 1])
+    assert sum(tokens[p] for p, _ in every[:taken]) <= 25 < sum(tokens[p] for p, _ in every[: taken + 1])
     spans = [(cs.chunks[p].start, cs.chunks[p].end) for p, _ in every[:taken]]
     assert r.metrics["recall@budget"] == span_metrics(spans, [(0, len(NOTES))])["recall"] > 0
 
@@ -114,13 +128,14 @@ def test_retrieval_and_token_counts_use_the_embedded_text():
     for c, t in zip(cs.chunks, tokens):
         assert embedded_text(c) == (c.context_text or c.text) and t == counter.count(embedded_text(c))
     # a timestamp is in every cue's span but in no embedded text: it retrieves nothing
-    stamp = doc.text[with_context[0].start:with_context[0].end].split("-->")[0].split()[-1]
+    stamp = doc.text[with_context[0].start : with_context[0].end].split("-->")[0].split()[-1]
     assert stamp in with_context[0].text and stamp not in with_context[0].context_text
     index = BM25Index(cs.chunks)
     assert list(index.search(stamp.replace(":", " ").replace(".", " "))) == []
 
 
 # --- the ranking is FTS5's bm25(), as SQLite documents it ------------------------------------
+
 
 def reference_ranking(chunks, question: str) -> list[tuple[int, float]]:
     """BM25 straight from SQLite's description of FTS5's bm25(): k1 1.2, b 0.75, for each phrase
@@ -148,9 +163,14 @@ def reference_ranking(chunks, question: str) -> list[tuple[int, float]]:
     n, avgdl, k1, b = len(chunks), sum(length.values()) / len(chunks), 1.2, 0.75
     score = {}
     for phrase in (tuple(term for _, term in sorted(p)) for p in phrases):
-        freq = {doc: sum(all(start + j in positions[term, doc] for j, term in enumerate(phrase))
-                         for start in positions[phrase[0], doc])
-                for doc in range(n) if phrase and positions.get((phrase[0], doc))}
+        freq = {
+            doc: sum(
+                all(start + j in positions[term, doc] for j, term in enumerate(phrase))
+                for start in positions[phrase[0], doc]
+            )
+            for doc in range(n)
+            if phrase and positions.get((phrase[0], doc))
+        }
         freq = {doc: f for doc, f in freq.items() if f}
         idf = math.log((n - len(freq) + 0.5) / (len(freq) + 0.5))
         idf = idf if idf > 0.0 else 1e-6
@@ -159,17 +179,24 @@ def reference_ranking(chunks, question: str) -> list[tuple[int, float]]:
     return sorted(score.items(), key=lambda hit: (-hit[1], chunks[hit[0]].start, chunks[hit[0]].end))
 
 
-ODD_QUESTIONS = ["How is harbor_cache set? __init__ and café, naïve 3.11.7", "the of and to a in is it", "rollback rollbacks"]
+ODD_QUESTIONS = [
+    "How is harbor_cache set? __init__ and café, naïve 3.11.7",
+    "the of and to a in is it",
+    "rollback rollbacks",
+]
 
 
-@pytest.mark.parametrize(("sample", "queries", "strategy", "params", "header"), [
-    ("guide.md", "guide.jsonl", "markdown", {}, "none"),
-    ("guide.md", "guide.jsonl", "markdown", {}, "path"),
-    ("guide.md", "guide.jsonl", "recursive", {"size": 300, "overlap": 60, "unit": "chars"}, "none"),
-    ("guide.md", "guide.jsonl", "fixed", {"size": 150, "overlap": 0, "unit": "chars"}, "title"),
-    ("essay.txt", "essay.csv", "prose", {}, "none"),
-    ("essay.txt", "essay.csv", "recursive", {"size": 800, "overlap": 0, "unit": "chars"}, "none"),
-])
+@pytest.mark.parametrize(
+    ("sample", "queries", "strategy", "params", "header"),
+    [
+        ("guide.md", "guide.jsonl", "markdown", {}, "none"),
+        ("guide.md", "guide.jsonl", "markdown", {}, "path"),
+        ("guide.md", "guide.jsonl", "recursive", {"size": 300, "overlap": 60, "unit": "chars"}, "none"),
+        ("guide.md", "guide.jsonl", "fixed", {"size": 150, "overlap": 0, "unit": "chars"}, "title"),
+        ("essay.txt", "essay.csv", "prose", {}, "none"),
+        ("essay.txt", "essay.csv", "recursive", {"size": 800, "overlap": 0, "unit": "chars"}, "none"),
+    ],
+)
 def test_the_ranking_is_bm25_as_fts5_documents_it(sample, queries, strategy, params, header):
     """Every score and the order of every chunk of the ranking, exactly (the same doubles), against
     the formula computed directly, for the hand-written questions, 20 synthetic ones and odd words;
@@ -191,14 +218,15 @@ def test_chunks_key_follows_spans_and_embedded_texts():
     renumbered = [dataclasses.replace(c, index=c.index + 7) for c in cs.chunks]
     assert chunks_key(renumbered) == chunks_key(cs.chunks)
     first = cs.chunks[0]
-    assert chunks_key([dataclasses.replace(first, embed_text=first.text, embed_tokens=first.tokens), *cs.chunks[1:]]) != chunks_key(cs.chunks)
+    assert chunks_key(
+        [dataclasses.replace(first, embed_text=first.text, embed_tokens=first.tokens), *cs.chunks[1:]]
+    ) != chunks_key(cs.chunks)
     assert chunks_key([dataclasses.replace(first, end=first.end - 1), *cs.chunks[1:]]) != chunks_key(cs.chunks)
 
 
 # --- properties ------------------------------------------------------------------------------
 
-spans = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 60)).map(lambda t: (t[0], t[0] + t[1])),
-                 max_size=8)
+spans = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 60)).map(lambda t: (t[0], t[0] + t[1])), max_size=8)
 
 
 @SETTINGS
@@ -211,8 +239,9 @@ def test_iou_is_at_most_recall_and_precision(retrieved, references):
 
 
 WORDS = ["cache", "host", "rollback", "release", "health", "check", "deploy", "yaml", "service", "agent"]
-word_docs = st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join),
-                     min_size=1, max_size=30).map(lambda lines: "\n".join(lines) + "\n")
+word_docs = st.lists(
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=6).map(" ".join), min_size=1, max_size=30
+).map(lambda lines: "\n".join(lines) + "\n")
 
 
 @SETTINGS
@@ -230,8 +259,13 @@ def test_recall_is_one_when_k_covers_every_chunk(text, size, data):
 
 
 @SETTINGS
-@given(word_docs, st.integers(1, 3), st.integers(0, 2), st.randoms(use_true_random=False),
-       st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join), min_size=1, max_size=4))
+@given(
+    word_docs,
+    st.integers(1, 3),
+    st.integers(0, 2),
+    st.randoms(use_true_random=False),
+    st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join), min_size=1, max_size=4),
+)
 def test_metrics_do_not_change_when_chunks_are_renumbered_and_reordered(text, size, overlap, rnd, questions):
     if overlap >= size:
         overlap = 0
@@ -248,6 +282,7 @@ def test_metrics_do_not_change_when_chunks_are_renumbered_and_reordered(text, si
 
 # --- queries files ----------------------------------------------------------------------------
 
+
 def write(tmp_path, name, content):
     p = tmp_path / name
     p.write_text(content, encoding="utf-8")
@@ -257,14 +292,23 @@ def write(tmp_path, name, content):
 def test_jsonl_and_csv_queries_files_in_the_published_format(tmp_path):
     start = NOTES.index("thirty seconds")
     ref = {"content": "thirty seconds", "start_index": start, "end_index": start + 14}
-    jsonl = write(tmp_path, "q.jsonl", json.dumps({"question": "How long is the health check?", "references": [ref]})
-                  + "\n\n" + json.dumps({"question": "cache variable", "references": [{"content": "HARBOR_CACHE"}]}))
+    jsonl = write(
+        tmp_path,
+        "q.jsonl",
+        json.dumps({"question": "How long is the health check?", "references": [ref]})
+        + "\n\n"
+        + json.dumps({"question": "cache variable", "references": [{"content": "HARBOR_CACHE"}]}),
+    )
     queries = load_queries(jsonl, NOTES)
     assert queries[0] == Query("How long is the health check?", (Reference(start, start + 14),))
     at = NOTES.index("HARBOR_CACHE")
     assert queries[1].references == (Reference(at, at + len("HARBOR_CACHE")),)  # located by its content
     # Chroma's chunking_evaluation CSV: references as a JSON string, other columns ignored
-    rows = 'question,references,corpus_id\n"How long is the health check?","' + json.dumps([ref]).replace('"', '""') + '",notes\n'
+    rows = (
+        'question,references,corpus_id\n"How long is the health check?","'
+        + json.dumps([ref]).replace('"', '""')
+        + '",notes\n'
+    )
     assert load_queries(write(tmp_path, "q.csv", rows), NOTES) == queries[:1]
     # a JSON array of the same objects, whatever the suffix
     array = json.dumps([{"question": "How long is the health check?", "references": [ref]}], indent=2)
@@ -272,32 +316,57 @@ def test_jsonl_and_csv_queries_files_in_the_published_format(tmp_path):
     assert load_queries(write(tmp_path, "q.txt", array), NOTES) == queries[:1]
 
 
-@pytest.mark.parametrize("name, content, problem", [
-    ("empty.jsonl", "", "no queries in the file (empty)"),
-    ("blank.csv", "\n\n", "no queries in the file (empty)"),
-    ("out.jsonl", '{"question": "where?", "references": [{"content": "x", "start_index": 5, "end_index": 999}]}',
-     "query 1 ('where?'): reference 1: offsets 5..999 lie outside the file"),
-    ("neg.jsonl", '{"question": "where?", "references": [{"start_index": -1, "end_index": 3}]}',
-     "query 1 ('where?'): reference 1: offsets -1..3 lie outside the file"),
-    ("mismatch.jsonl", ('{"question": "q1", "references": [{"content": "Release", "start_index": 0, "end_index": 7}]}\n'
-                        '{"question": "q2", "references": [{"content": "Rollback", "start_index": 0, "end_index": 8}]}'),
-     "query 2 ('q2'): reference 1: content does not match the text at 0..8 ('Release ' in the file)"),
-    ("missing.jsonl", '{"question": "q", "references": [{"content": "kubernetes"}]}',
-     "query 1 ('q'): reference 1: content not found in the file ('kubernetes')"),
-    ("ambiguous.jsonl", '{"question": "q", "references": [{"content": "cache"}]}',
-     "query 1 ('q'): reference 1: content is ambiguous, found 2 times ('cache')"),
-    ("noq.jsonl", '{"references": [{"content": "SQLite"}]}', "query 1: no question"),
-    ("norefs.jsonl", '{"question": "q", "references": []}', "query 1 ('q'): references must be a non-empty list"),
-    ("half.jsonl", '{"question": "q", "references": [{"start_index": 3}]}',
-     "query 1 ('q'): reference 1: start_index and end_index must both be whole numbers"),
-    ("bad.jsonl", '{"question": "q", "references": [{"content": "SQLite"}]}\n{oops',
-     "line 2: not JSON"),
-    ("bad.csv", "question,answer\nq,a\n", "the CSV header lacks references"),
-    ("badrefs.csv", "question,references\nq,[oops\n", "query 1: references is not a JSON list"),
-    ("array.json", '[{"question": "q", "references": [{"content": "SQLite"}]}, "q2"]',
-     "query 2: a query is a JSON object with question and references"),
-    ("array.json", '[{"question": "q",\n "references": [}]', "line 2: not JSON"),
-])
+@pytest.mark.parametrize(
+    "name, content, problem",
+    [
+        ("empty.jsonl", "", "no queries in the file (empty)"),
+        ("blank.csv", "\n\n", "no queries in the file (empty)"),
+        (
+            "out.jsonl",
+            '{"question": "where?", "references": [{"content": "x", "start_index": 5, "end_index": 999}]}',
+            "query 1 ('where?'): reference 1: offsets 5..999 lie outside the file",
+        ),
+        (
+            "neg.jsonl",
+            '{"question": "where?", "references": [{"start_index": -1, "end_index": 3}]}',
+            "query 1 ('where?'): reference 1: offsets -1..3 lie outside the file",
+        ),
+        (
+            "mismatch.jsonl",
+            (
+                '{"question": "q1", "references": [{"content": "Release", "start_index": 0, "end_index": 7}]}\n'
+                '{"question": "q2", "references": [{"content": "Rollback", "start_index": 0, "end_index": 8}]}'
+            ),
+            "query 2 ('q2'): reference 1: content does not match the text at 0..8 ('Release ' in the file)",
+        ),
+        (
+            "missing.jsonl",
+            '{"question": "q", "references": [{"content": "kubernetes"}]}',
+            "query 1 ('q'): reference 1: content not found in the file ('kubernetes')",
+        ),
+        (
+            "ambiguous.jsonl",
+            '{"question": "q", "references": [{"content": "cache"}]}',
+            "query 1 ('q'): reference 1: content is ambiguous, found 2 times ('cache')",
+        ),
+        ("noq.jsonl", '{"references": [{"content": "SQLite"}]}', "query 1: no question"),
+        ("norefs.jsonl", '{"question": "q", "references": []}', "query 1 ('q'): references must be a non-empty list"),
+        (
+            "half.jsonl",
+            '{"question": "q", "references": [{"start_index": 3}]}',
+            "query 1 ('q'): reference 1: start_index and end_index must both be whole numbers",
+        ),
+        ("bad.jsonl", '{"question": "q", "references": [{"content": "SQLite"}]}\n{oops', "line 2: not JSON"),
+        ("bad.csv", "question,answer\nq,a\n", "the CSV header lacks references"),
+        ("badrefs.csv", "question,references\nq,[oops\n", "query 1: references is not a JSON list"),
+        (
+            "array.json",
+            '[{"question": "q", "references": [{"content": "SQLite"}]}, "q2"]',
+            "query 2: a query is a JSON object with question and references",
+        ),
+        ("array.json", '[{"question": "q",\n "references": [}]', "line 2: not JSON"),
+    ],
+)
 def test_malformed_queries_files_name_the_query_and_the_problem(tmp_path, name, content, problem):
     p = write(tmp_path, name, content)
     with pytest.raises(QueryFileError) as info:
@@ -313,6 +382,7 @@ def test_missing_queries_file(tmp_path):
 
 # --- synthetic questions and the sample data -----------------------------------------------------
 
+
 def test_auto_queries_are_seeded_sentences_labelled_synthetic():
     text = (SAMPLES / "guide.md").read_text(encoding="utf-8")
     a, b = auto_queries(text, 12, seed=3), auto_queries(text, 12, seed=3)
@@ -320,7 +390,7 @@ def test_auto_queries_are_seeded_sentences_labelled_synthetic():
     for q in a:
         assert q.synthetic
         (ref,) = q.references
-        sentence = text[ref.start:ref.end]
+        sentence = text[ref.start : ref.end]
         assert sentence == sentence.strip() and "\n\n" not in sentence
         words = q.question.split()
         assert 1 <= len(words) and all(w in sentence for w in words)
@@ -339,4 +409,4 @@ def test_shipped_sample_queries_hold_exact_offsets():
         assert len(queries) >= 10 and sum(len(q.references) for q in queries) == refs
         for q in queries:
             for ref in q.references:
-                assert text[ref.start:ref.end] == text[ref.start:ref.end].strip()
+                assert text[ref.start : ref.end] == text[ref.start : ref.end].strip()

@@ -21,7 +21,7 @@ def run(text: str, kind: str, language: str | None = None, **params):
     doc = Document(text=text, kind=kind, language=language)
     cs = chunk_document(doc, "semantic", params)
     for c in cs.chunks:
-        assert c.text == text[c.start:c.end]
+        assert c.text == text[c.start : c.end]
     return cs
 
 
@@ -44,8 +44,16 @@ def test_closest_boundary_wins_among_equals():
 
 
 def test_hash_comment_inside_a_code_fence_is_not_a_heading():
-    lines = ["# Setup"] + para(15) + ["```bash"] + [f"echo step {i}" for i in range(3)] + \
-        ["# configure the thing", "make install"] + [f"echo more {i}" for i in range(10)] + ["```"] + para(20)
+    lines = (
+        ["# Setup"]
+        + para(15)
+        + ["```bash"]
+        + [f"echo step {i}" for i in range(3)]
+        + ["# configure the thing", "make install"]
+        + [f"echo more {i}" for i in range(10)]
+        + ["```"]
+        + para(20)
+    )
     text = "\n".join(lines) + "\n"
     cs = run(text, "markdown", size=20, overlap=0)
     assert all(c.boundary_label != "# configure the thing" for c in cs.chunks)
@@ -130,46 +138,78 @@ def test_class_beats_function_in_the_window():
     assert second.start_line == 19  # two overlap lines before the cut
 
 
-@pytest.mark.parametrize("language, line, expected", [
-    ("typescript", "export class AuthMiddleware {", ("class", "AuthMiddleware")),
-    ("typescript", "export async function loadKeys(url: string) {", ("function", "loadKeys()")),
-    ("typescript", "export const extractBearer = (header?: string): string | undefined => {", ("function", "extractBearer()")),
-    ("typescript", "export const pick = <T>(...xs: T[]): T =>", ("function", "pick()")),
-    ("typescript", "  async validateToken(token: string): Promise<TokenClaims> {", ("function", "validateToken()")),
-    ("typescript", "export interface TokenClaims {", ("class", "TokenClaims")),
-    ("go", "func (s *Server) Handle(w http.ResponseWriter, r *http.Request) {", ("function", "Handle()")),
-    ("go", "type Server struct {", ("class", "Server")),
-    ("rust", "pub async fn fetch(url: &str) -> Result<String> {", ("function", "fetch()")),
-    ("rust", "impl Display for Token {", ("class", "impl Display for Token")),
-    ("rust", "pub(crate) trait Store {", ("class", "Store")),
-    ("java", "    public static List<String> parseLines(String raw) throws IOException {", ("function", "parseLines()")),
-    ("java", "public final class Parser {", ("class", "Parser")),
-    ("csharp", "    private async Task<int> CountAsync(CancellationToken ct)", ("function", "CountAsync()")),
-    ("c", "static int parse_header(const char *buf, size_t len)", ("function", "parse_header()")),
-    ("bash", "deploy() {", ("function", "deploy()")),
-])
+@pytest.mark.parametrize(
+    "language, line, expected",
+    [
+        ("typescript", "export class AuthMiddleware {", ("class", "AuthMiddleware")),
+        ("typescript", "export async function loadKeys(url: string) {", ("function", "loadKeys()")),
+        (
+            "typescript",
+            "export const extractBearer = (header?: string): string | undefined => {",
+            ("function", "extractBearer()"),
+        ),
+        ("typescript", "export const pick = <T>(...xs: T[]): T =>", ("function", "pick()")),
+        ("typescript", "  async validateToken(token: string): Promise<TokenClaims> {", ("function", "validateToken()")),
+        ("typescript", "export interface TokenClaims {", ("class", "TokenClaims")),
+        ("go", "func (s *Server) Handle(w http.ResponseWriter, r *http.Request) {", ("function", "Handle()")),
+        ("go", "type Server struct {", ("class", "Server")),
+        ("rust", "pub async fn fetch(url: &str) -> Result<String> {", ("function", "fetch()")),
+        ("rust", "impl Display for Token {", ("class", "impl Display for Token")),
+        ("rust", "pub(crate) trait Store {", ("class", "Store")),
+        (
+            "java",
+            "    public static List<String> parseLines(String raw) throws IOException {",
+            ("function", "parseLines()"),
+        ),
+        ("java", "public final class Parser {", ("class", "Parser")),
+        ("csharp", "    private async Task<int> CountAsync(CancellationToken ct)", ("function", "CountAsync()")),
+        ("c", "static int parse_header(const char *buf, size_t len)", ("function", "parse_header()")),
+        ("bash", "deploy() {", ("function", "deploy()")),
+    ],
+)
 def test_definitions_in_common_languages(language, line, expected):
     cls = classify(Document(text=f"x\n\n{line}\n", kind="code", language=language))
     assert (cls.kind[3], cls.label[3]) == expected
 
 
-@pytest.mark.parametrize("line", [
-    "    if (ready) {", "    return compute(a, b)", "  const value = compute(a);", "    foo.bar(x);",
-    "  } else if (x) {", "    print(value)", "  describe('thing', () => {",
-    "> Pricing for the Team tier is still undecided (Priya?).",
-])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "    if (ready) {",
+        "    return compute(a, b)",
+        "  const value = compute(a);",
+        "    foo.bar(x);",
+        "  } else if (x) {",
+        "    print(value)",
+        "  describe('thing', () => {",
+        "> Pricing for the Team tier is still undecided (Priya?).",
+    ],
+)
 def test_statements_are_not_definitions(line):
     cls = classify(Document(text=f"x\n{line}\n", kind="code", language="typescript"))
     assert cls.kind[2] is None
 
 
-@pytest.mark.parametrize("language, text, line, scope", [
-    ("csharp", "namespace Demo\n{\n    public class Greeter\n    {\n        public void Greet(string name)\n"
-               "        {\n            Console.WriteLine(name);\n        }\n    }\n}\n", 7, ("Demo", "Greeter", "Greet")),
-    ("python", "class A:\n    def run(\n        self,\n    ) -> None:\n        work()\n", 5, ("A", "run")),
-    ("cpp", "class Point {\npublic:\n    double norm() const {\n        return 1;\n    }\n};\n", 4, ("Point", "norm")),
-    ("ruby", "class Report\n  def self.load(text)\n    parse(text)\n  end\nend\n", 3, ("Report", "load")),
-])
+@pytest.mark.parametrize(
+    "language, text, line, scope",
+    [
+        (
+            "csharp",
+            "namespace Demo\n{\n    public class Greeter\n    {\n        public void Greet(string name)\n"
+            "        {\n            Console.WriteLine(name);\n        }\n    }\n}\n",
+            7,
+            ("Demo", "Greeter", "Greet"),
+        ),
+        ("python", "class A:\n    def run(\n        self,\n    ) -> None:\n        work()\n", 5, ("A", "run")),
+        (
+            "cpp",
+            "class Point {\npublic:\n    double norm() const {\n        return 1;\n    }\n};\n",
+            4,
+            ("Point", "norm"),
+        ),
+        ("ruby", "class Report\n  def self.load(text)\n    parse(text)\n  end\nend\n", 3, ("Report", "load")),
+    ],
+)
 def test_scope_chain_survives_braces_signatures_and_access_labels(language, text, line, scope):
     assert classify(Document(text=text, kind="code", language=language)).context(line) == scope
 
@@ -217,15 +257,32 @@ def test_inventory_py_chunks_start_at_definitions():
             core = c.metadata["core_start_line"]
             name = c.boundary_label.rstrip("()")
             # the cut is the definition line or the decorators/comments right above it
-            following = lines[core - 1:core + 5]
+            following = lines[core - 1 : core + 5]
             assert any(f"def {name}(" in l or f"class {name}" in l for l in following)
             assert c.metadata["scope_chain"][-1] == name
 
 
-FRAGMENTS = ["word ", "\n", "\n\n", "\r\n", "# Title\n", "## Sub\n", "```\n# no\n```\n", "def f(x):\n",
-             "    return x\n", "class A:\n", "import os\n", "@deco\n", "é🎉", "\t", "x = 1;\n"]
-docs = st.tuples(st.lists(st.sampled_from(FRAGMENTS), max_size=150).map("".join),
-                 st.sampled_from([("markdown", None), ("code", "python"), ("prose", None), ("code", "java")]))
+FRAGMENTS = [
+    "word ",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "# Title\n",
+    "## Sub\n",
+    "```\n# no\n```\n",
+    "def f(x):\n",
+    "    return x\n",
+    "class A:\n",
+    "import os\n",
+    "@deco\n",
+    "é🎉",
+    "\t",
+    "x = 1;\n",
+]
+docs = st.tuples(
+    st.lists(st.sampled_from(FRAGMENTS), max_size=150).map("".join),
+    st.sampled_from([("markdown", None), ("code", "python"), ("prose", None), ("code", "java")]),
+)
 
 
 @settings(max_examples=50, deadline=None, derandomize=True)
@@ -286,7 +343,7 @@ def _astuple_inner(obj, tuple_factory):
 def test_definitions_and_blank_lines_inside_a_docstring_are_not_boundaries(language):
     doc = Document(text=ASTUPLE, kind="code", language=language)
     cls = classify(doc)
-    docstring = range(ASTUPLE.splitlines().index("      @dataclass") - 3, ASTUPLE.splitlines().index("    \"\"\"") + 2)
+    docstring = range(ASTUPLE.splitlines().index("      @dataclass") - 3, ASTUPLE.splitlines().index('    """') + 2)
     assert [i for i in docstring if cls.kind[i] is not None] == []
     assert (cls.kind[6], cls.label[6]) == ("function", "astuple()")
     assert cls.context(20) == ("astuple",) and cls.context(26) == ("astuple",)
@@ -296,12 +353,14 @@ def test_definitions_and_blank_lines_inside_a_docstring_are_not_boundaries(langu
 
 
 def test_a_block_comment_and_a_template_string_hold_no_definitions():
-    text = ("/**\n * Usage:\n *\nfunction fake() {}\nclass Fake {}\n */\nexport function real() {\n"
-            "  const page = `\n<p>\n\nfunction inPage() {}\n`;\n  return page;\n}\n")
+    text = (
+        "/**\n * Usage:\n *\nfunction fake() {}\nclass Fake {}\n */\nexport function real() {\n"
+        "  const page = `\n<p>\n\nfunction inPage() {}\n`;\n  return page;\n}\n"
+    )
     cls = classify(Document(text=text, kind="code", language="javascript"))
     assert [(i, cls.kind[i], cls.label[i]) for i in range(1, cls.count + 1) if cls.kind[i]] == [
-        (1, "function", "real()")]  # the doc comment opens the definition it documents
-
+        (1, "function", "real()")
+    ]  # the doc comment opens the definition it documents
 
 
 def test_a_stray_triple_quote_in_a_log_keeps_the_boundaries_after_it():
@@ -311,9 +370,15 @@ def test_a_stray_triple_quote_in_a_log_keeps_the_boundaries_after_it():
 
     lines = []
     for i in range(400):
-        lines += [f"2025-01-01 10:00:{i % 60:02d} INFO request {i}" + (" user typed " + "'" * 3 + "hello" if i == 3 else ""), ""]
+        lines += [
+            f"2025-01-01 10:00:{i % 60:02d} INFO request {i}" + (" user typed " + "'" * 3 + "hello" if i == 3 else ""),
+            "",
+        ]
     text = "\n".join(lines)
     stray = chunk_document(Document.from_text(text, path="app.log", kind="log"), "semantic", {"size": 20, "overlap": 0})
-    clean = chunk_document(Document.from_text(text.replace("'" * 3, "'"), path="app.log", kind="log"), "semantic",
-                           {"size": 20, "overlap": 0})
+    clean = chunk_document(
+        Document.from_text(text.replace("'" * 3, "'"), path="app.log", kind="log"),
+        "semantic",
+        {"size": 20, "overlap": 0},
+    )
     assert [c.boundary_type for c in stray.chunks] == [c.boundary_type for c in clean.chunks]

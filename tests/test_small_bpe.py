@@ -24,17 +24,94 @@ ENCODINGS = sorted(small_bpe.PATTERNS)
 assert set(ENCODINGS) == set(tokens.ENCODING_SPECS)  # every tokenizer chunktui offers has a short path
 
 FRAGMENTS = [
-    "'s", "'S", "'t", "'ll", "'LL", "'ve", "'Re", "'d", "'m", "'M", "'x", "''", "don't", "I'M", "we've",
-    "the", " the", "The", "HTTPServer", "camelCase", "x", "Z", " a", "a", "i", "e.g.", "snake_case",
-    "7", "12", "123", "1234567", "3.14159", "0x1F", "v2",
-    " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\t\n  ", "\x0b", "\x0c", "\x1c", "\x1f", "\x00",
-    "\x7f", "!", "?!", "...", " --", "==", "->", "/", "//", " /*", "*/", "#", "(", ")", "\"", "`", "~",
-    "<|endoftext|>", "<|fim_prefix|>", "<|endofprompt|>",
+    "'s",
+    "'S",
+    "'t",
+    "'ll",
+    "'LL",
+    "'ve",
+    "'Re",
+    "'d",
+    "'m",
+    "'M",
+    "'x",
+    "''",
+    "don't",
+    "I'M",
+    "we've",
+    "the",
+    " the",
+    "The",
+    "HTTPServer",
+    "camelCase",
+    "x",
+    "Z",
+    " a",
+    "a",
+    "i",
+    "e.g.",
+    "snake_case",
+    "7",
+    "12",
+    "123",
+    "1234567",
+    "3.14159",
+    "0x1F",
+    "v2",
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\r",
+    " \n",
+    "\t\n  ",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1f",
+    "\x00",
+    "\x7f",
+    "!",
+    "?!",
+    "...",
+    " --",
+    "==",
+    "->",
+    "/",
+    "//",
+    " /*",
+    "*/",
+    "#",
+    "(",
+    ")",
+    '"',
+    "`",
+    "~",
+    "<|endoftext|>",
+    "<|fim_prefix|>",
+    "<|endofprompt|>",
 ]
 ASCII = [chr(c) for c in range(0x80)]
 texts = st.lists(st.sampled_from(FRAGMENTS + ASCII), max_size=40).map("".join)
-CONTEXTS = ["{c}", "a{c}b", "{c}{c}{c}", " {c}x", "x{c} ", "1{c}2", "{c}'s", "a {c}\n", "\n{c}{c}\n ", "A{c}a",
-            "{c}   ", "  {c}", "{c}\r\n", "'{c}"]
+CONTEXTS = [
+    "{c}",
+    "a{c}b",
+    "{c}{c}{c}",
+    " {c}x",
+    "x{c} ",
+    "1{c}2",
+    "{c}'s",
+    "a {c}\n",
+    "\n{c}{c}\n ",
+    "A{c}a",
+    "{c}   ",
+    "  {c}",
+    "{c}\r\n",
+    "'{c}",
+]
 
 
 @pytest.fixture(scope="module", params=ENCODINGS)
@@ -98,7 +175,8 @@ def test_counts_are_tiktokens_on_either_side_of_the_switch(fresh):
     short = readme.encode("ascii", "ignore").decode()[:2000]
     assert counter.count(short) == len(ref.encode_ordinary(short))
     assert counter.count_spans(short, [(0, 700), (500, 2000)]) == [
-        len(ref.encode_ordinary(short[a:b])) for a, b in [(0, 700), (500, 2000)]]
+        len(ref.encode_ordinary(short[a:b])) for a, b in [(0, 700), (500, 2000)]
+    ]
     assert "cl100k_base" not in tokens._encodings  # so far, no tiktoken encoder
     assert tokens.small_encoder("cl100k_base", "naïve") is None
     assert tokens.small_encoder("cl100k_base", "x" * 65).encode("x" * 65) is None

@@ -48,19 +48,29 @@ def test_every_chunk_is_a_row_with_its_exact_place(tmp_path):
     stored = rows(db, "SELECT * FROM chunks ORDER BY rowid")
     assert len(stored) == len(cs.chunks) > 5
     for row, c in zip(stored, cs.chunks):
-        assert row["text"] == text[row["start_char"]:row["end_char"]] == c.text
-        assert data[row["start_byte"]:row["end_byte"]].decode("utf-8") == c.text
+        assert row["text"] == text[row["start_char"] : row["end_char"]] == c.text
+        assert data[row["start_byte"] : row["end_byte"]].decode("utf-8") == c.text
         assert (row["id"], row["source"], row["start_line"], row["end_line"], row["tokens"]) == (
-            c.id, CODE, c.start_line, c.end_line, c.tokens)
+            c.id,
+            CODE,
+            c.start_line,
+            c.end_line,
+            c.tokens,
+        )
         assert row["sha256"] == hashlib.sha256(row["text"].encode()).hexdigest()
         assert row["embed_text"] == embedded_text(c) and json.loads(row["metadata"]) == json.loads(
-            json.dumps(dict(c.metadata)))
+            json.dumps(dict(c.metadata))
+        )
     with_context = [r for r in stored if r["embed_text"] != r["text"]]
     assert with_context and all(r["embed_tokens"] > 0 for r in with_context)
     assert all(r["embed_tokens"] == r["tokens"] for r in stored if r["embed_text"] == r["text"])
     (source,) = rows(db, "SELECT * FROM sources")
-    assert (source["source"], source["strategy"], source["chunks"], source["chars"]) == (CODE, "code", len(stored),
-                                                                                         len(text))
+    assert (source["source"], source["strategy"], source["chunks"], source["chars"]) == (
+        CODE,
+        "code",
+        len(stored),
+        len(text),
+    )
     assert source["source_sha256"] == hashlib.sha256(Path(CODE).read_bytes()).hexdigest()
     assert json.loads(source["params"])["size"] == 400  # saved under the name, not the alias given
 
@@ -84,9 +94,11 @@ def test_search_bad_input_is_one_line(tmp_path):
     db = export(tmp_path, GUIDE)
     not_db = tmp_path / "notes.db"
     shutil.copy(GUIDE, not_db)
-    for args, problem in [((tmp_path / "missing.db", "deploy"), "missing.db: no such file"),
-                          ((not_db, "deploy"), "notes.db: not a chunktui SQLite export"),
-                          ((db, "?! --"), "QUERY: no words to search for")]:
+    for args, problem in [
+        ((tmp_path / "missing.db", "deploy"), "missing.db: no such file"),
+        ((not_db, "deploy"), "notes.db: not a chunktui SQLite export"),
+        ((db, "?! --"), "QUERY: no words to search for"),
+    ]:
         code, out, err = run("search", *args)
         assert code == 2 and out == "" and len(err.splitlines()) == 1, err
         assert err.startswith("chunktui: error: ") and problem in err
@@ -131,4 +143,3 @@ def test_read_back_refuses_a_damaged_full_text_index(tmp_path):
         con.execute("DELETE FROM chunks_fts_data WHERE id > 10")  # the index's segments, its averages kept
     con.close()
     assert check(db).startswith("chunks.db cannot be read back (the full-text index does not match the chunks (")
-

@@ -13,27 +13,65 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # the libraries a recursive chunking of markdown to JSONL has no use for (rich: no progress bar is
 # drawn without a terminal; the PDF, HTML and DOCX readers), and the app's
-HEAVY = ("textual", "rich", "tree_sitter", "yaml", "webvtt", "email.policy", "email.utils", "model2vec",
-         "pypdfium2", "trafilatura", "docx", "lxml", "pyarrow")
+HEAVY = (
+    "textual",
+    "rich",
+    "tree_sitter",
+    "yaml",
+    "webvtt",
+    "email.policy",
+    "email.utils",
+    "model2vec",
+    "pypdfium2",
+    "trafilatura",
+    "docx",
+    "lxml",
+    "pyarrow",
+)
 # what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
 # renameat2 swap (ctypes, which imports subprocess), `serve` (socket), the reader of mailbox folders;
 # and for a short ASCII file, tiktoken (small_bpe counts its tokens) and the token index (for big texts)
-UNUSED_BY_CHUNK = ("sqlite3", "chunktui.formats.sqlite", "chunktui.formats.parquet", "ctypes", "subprocess",
-                   "socket", "chunktui.engine.readers.mail", "tiktoken", "chunktui.engine.core.token_index")
+UNUSED_BY_CHUNK = (
+    "sqlite3",
+    "chunktui.formats.sqlite",
+    "chunktui.formats.parquet",
+    "ctypes",
+    "subprocess",
+    "socket",
+    "chunktui.engine.readers.mail",
+    "tiktoken",
+    "chunktui.engine.core.token_index",
+)
 # the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
-ENGINE = ("chunktui.engine.readers.documents", "chunktui.engine.core.model", "chunktui.engine.run",
-          "chunktui.engine.strategies", "chunktui.engine.core.token_index", "chunktui.engine.readers.mail",
-          "chunktui.formats", "tiktoken", "rich")
+ENGINE = (
+    "chunktui.engine.readers.documents",
+    "chunktui.engine.core.model",
+    "chunktui.engine.run",
+    "chunktui.engine.strategies",
+    "chunktui.engine.core.token_index",
+    "chunktui.engine.readers.mail",
+    "chunktui.formats",
+    "tiktoken",
+    "rich",
+)
 
 
 def loaded_after(args: list[str], cwd: Path) -> tuple[str, set[str]]:
     """(stdout, the modules imported) of `chunktui ARGS` run in a fresh interpreter."""
-    code = ("import atexit, sys\n"
-            "atexit.register(lambda: print('MODULES:' + ' '.join(sorted(sys.modules))))\n"
-            "from chunktui.cli import main\n"
-            f"sys.exit(main({args!r}))\n")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=cwd,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('MODULES:' + ' '.join(sorted(sys.modules))))\n"
+        "from chunktui.cli import main\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     out, _, modules = proc.stdout.rpartition("MODULES:")
     return out, set(modules.split())
@@ -61,8 +99,13 @@ def strategy_modules(modules: set[str]) -> list[str]:
 def imported_by(*names: str) -> set[str]:
     """The modules importing `names` imports, in a fresh interpreter."""
     code = f"import sys\nimport {', '.join(names)}\nprint(' '.join(sys.modules))"
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
     assert proc.returncode == 0, proc.stderr
     return set(proc.stdout.split())
 
@@ -70,8 +113,9 @@ def imported_by(*names: str) -> set[str]:
 def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
     """Each strategy module compiles its patterns on import; `-s recursive` needs its own alone."""
     (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
-    _, modules = loaded_after(["chunk", "x.md", "-s", "recursive", "--size", "300", "-f", "jsonl", "-o", "out"],
-                              tmp_path)
+    _, modules = loaded_after(
+        ["chunk", "x.md", "-s", "recursive", "--size", "300", "-f", "jsonl", "-o", "out"], tmp_path
+    )
     assert strategy_modules(modules) == strategy_modules(imported_by(f"{STRATEGIES}.recursive"))
 
 
@@ -79,8 +123,10 @@ def test_a_run_giving_an_alias_imports_no_other_strategy(tmp_path):
     """A strategy's flags include its aliases (`--max-char` is markdown's --max-chars), so a line
     spelling one parses with that strategy's flags alone, not again with every strategy's."""
     (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
-    out, modules = loaded_after(["chunk", "x.md", "-s", "markdown", "--max-char", "300", "--chunk-overlap", "20",
-                                 "-f", "jsonl", "-o", "out"], tmp_path)
+    out, modules = loaded_after(
+        ["chunk", "x.md", "-s", "markdown", "--max-char", "300", "--chunk-overlap", "20", "-f", "jsonl", "-o", "out"],
+        tmp_path,
+    )
     assert "using markdown" in out
     assert strategy_modules(modules) == strategy_modules(imported_by(f"{STRATEGIES}.markdown"))
 

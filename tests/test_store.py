@@ -31,7 +31,11 @@ def default_strategy() -> str:
 
 def assert_same(saved, loaded) -> None:
     """Every field of the ChunkSet and of every chunk comes back as saved (metadata as plain data)."""
-    assert (loaded.strategy, loaded.params, loaded.tokenizer) == (saved.strategy, to_plain(saved.params), saved.tokenizer)
+    assert (loaded.strategy, loaded.params, loaded.tokenizer) == (
+        saved.strategy,
+        to_plain(saved.params),
+        saved.tokenizer,
+    )
     assert (loaded.warnings, loaded.notes) == (saved.warnings, saved.notes)
     assert loaded.gaps == saved.gaps
     assert len(loaded.chunks) == len(saved.chunks)
@@ -41,7 +45,7 @@ def assert_same(saved, loaded) -> None:
             if name == "metadata":
                 want, got = to_plain(want), dict(got)
             assert got == want, f"{a.id}.{name}"
-        assert b.text == loaded.document.text[b.start:b.end]
+        assert b.text == loaded.document.text[b.start : b.end]
 
 
 @pytest.mark.parametrize("name", ["guide.md", "inventory.py", "talk.vtt", "service.log", "orders.csv", "threads.mbox"])
@@ -64,8 +68,14 @@ def _gappy(folder: Path):
     doc = load_document(folder / "g.txt")
     ls = doc.line_start
     spans = [Span(0, ls(2), "line", "one"), Span(ls(4), ls(6), "line", "two", metadata={"t": (1, "x")})]
-    return build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 1, "overlap_lines": 0}, tokenizer="cl100k_base",
-                          declared_gaps=[(ls(2), ls(4), "sampled out")])
+    return build_chunkset(
+        doc,
+        spans,
+        strategy="lines",
+        params={"chunk_lines": 1, "overlap_lines": 0},
+        tokenizer="cl100k_base",
+        declared_gaps=[(ls(2), ls(4), "sampled out")],
+    )
 
 
 def test_changed_source_is_detected_and_saved_chunks_kept(tmp_path):
@@ -89,7 +99,7 @@ def test_missing_source_rebuilds_a_document_with_the_same_lines(tmp_path):
     assert len(doc.text) == len(cs.document.text) and doc.line_count == cs.document.line_count
     assert doc.sha256 == cs.document.sha256  # it stands for the original source
     for c in loaded.chunkset.chunks:
-        assert doc.text[c.start:c.end] == c.text
+        assert doc.text[c.start : c.end] == c.text
         assert doc.line_range(c.start, c.end) == (c.start_line, c.end_line)
     assert_same(cs, loaded.chunkset)
 
@@ -104,13 +114,22 @@ def test_source_found_relative_to_the_yaml_after_moving_both(tmp_path, monkeypat
     assert loaded.source_found and loaded.source_matches
 
 
-@pytest.mark.parametrize("content, problem", [
-    ("chunks: [\n", "not valid YAML"),
-    ("- 1\n", "not a chunks.yaml"),
-    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3, start_line: 1, end_line: 1, "
-     "tokens: 1, sha256: x, text: ab}\n", "text has 2 chars"),
-    ("source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3}\n", "chunks[0] (c).text: missing"),
-])
+@pytest.mark.parametrize(
+    "content, problem",
+    [
+        ("chunks: [\n", "not valid YAML"),
+        ("- 1\n", "not a chunks.yaml"),
+        (
+            "source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3, start_line: 1, end_line: 1, "
+            "tokens: 1, sha256: x, text: ab}\n",
+            "text has 2 chars",
+        ),
+        (
+            "source: {path: x, chars: 3}\nchunks:\n- {id: c, start_char: 0, end_char: 3}\n",
+            "chunks[0] (c).text: missing",
+        ),
+    ],
+)
 def test_broken_files_name_the_file_and_the_problem(tmp_path, content, problem):
     f = tmp_path / "chunks.yaml"
     f.write_text(content)
@@ -119,8 +138,9 @@ def test_broken_files_name_the_file_and_the_problem(tmp_path, content, problem):
     assert str(f) in str(err.value) and problem in str(err.value)
 
 
-TRICKY = st.lists(st.sampled_from(list("ab \t\n#:-'\"|é😀") + ["\r\n", "\x85", "\u2028", "\ufeff", "  \n"]),
-                  max_size=40).map("".join)
+TRICKY = st.lists(
+    st.sampled_from(list("ab \t\n#:-'\"|é😀") + ["\r\n", "\x85", "\u2028", "\ufeff", "  \n"]), max_size=40
+).map("".join)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -131,8 +151,11 @@ def test_round_trip_any_text(tmp_path, text, cuts, keep_source):
     text = doc.text
     points = sorted({0, len(text), *(min(c, len(text)) for c in cuts)})
     # every other piece becomes a gap, so rebuilding has to place newlines in uncovered text too
-    spans = [Span(a, b, "size", repr(text[a:b][:5]), metadata={"piece": i})
-             for i, (a, b) in enumerate(zip(points, points[1:])) if i % 2 == 0]
+    spans = [
+        Span(a, b, "size", repr(text[a:b][:5]), metadata={"piece": i})
+        for i, (a, b) in enumerate(zip(points, points[1:]))
+        if i % 2 == 0
+    ]
     cs = build_chunkset(doc, spans, strategy="lines", params={"chunk_lines": 1, "overlap_lines": 0}, tokenizer="chars")
     if not keep_source:
         (tmp_path / "t.txt").write_text("changed", encoding="utf-8")

@@ -26,6 +26,7 @@ def spans(text, strategy, **params):
 
 # -- lines ---------------------------------------------------------------------------------
 
+
 def test_lines_cores_tile_and_each_chunk_starts_overlap_lines_early():
     text = "".join(f"l{i}\n" for i in range(1, 11))  # 10 lines of 3 chars
     cs = chunks(text, "lines", size=4, overlap=1)
@@ -51,6 +52,7 @@ def test_lines_counts_crlf_inside_the_line():
 
 # -- fixed ---------------------------------------------------------------------------------
 
+
 def test_fixed_hard_split_without_delimiters():
     assert texts("abcdefghij", "fixed", size=4, unit="bytes") == ["abcd", "efgh", "ij"]
 
@@ -60,8 +62,10 @@ def test_fixed_backs_off_to_last_delimiter_in_window():
 
 
 def test_fixed_prefix_puts_delimiter_at_start_of_next_chunk():
-    assert texts("aaa bbb ccc ddd", "fixed", size=9, unit="chars", delimiters=" ", prefix=True) == \
-        ["aaa bbb", " ccc ddd"]
+    assert texts("aaa bbb ccc ddd", "fixed", size=9, unit="chars", delimiters=" ", prefix=True) == [
+        "aaa bbb",
+        " ccc ddd",
+    ]
 
 
 def test_fixed_prefix_may_cut_right_before_a_delimiter_just_past_the_window():
@@ -115,12 +119,15 @@ def test_fixed_byte_overlap_stays_on_character_boundaries():
     assert [c.start for c in cs] == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("params, flag", [
-    ({"size": 4, "overlap": 4}, "--overlap"),
-    ({"delimiters": "\\q"}, "--delimiters"),
-    ({"size": 0}, "--size"),
-    ({"unit": "lines"}, "--unit"),
-])
+@pytest.mark.parametrize(
+    "params, flag",
+    [
+        ({"size": 4, "overlap": 4}, "--overlap"),
+        ({"delimiters": "\\q"}, "--delimiters"),
+        ({"size": 0}, "--size"),
+        ({"unit": "lines"}, "--unit"),
+    ],
+)
 def test_fixed_rejects_bad_params_naming_the_flag(params, flag):
     with pytest.raises(ParamError) as err:
         chunks("text", "fixed", **params)
@@ -129,10 +136,14 @@ def test_fixed_rejects_bad_params_naming_the_flag(params, flag):
 
 # -- split ---------------------------------------------------------------------------------
 
+
 def test_split_default_delimiters_end_their_segment():
     cs = chunks("Hi. Yo? ok\nEnd", "split")
     assert [(c.text, c.boundary_type) for c in cs] == [
-        ("Hi.", "start"), (" Yo?", "sentence"), (" ok\n", "sentence"), ("End", "delimiter"),
+        ("Hi.", "start"),
+        (" Yo?", "sentence"),
+        (" ok\n", "sentence"),
+        ("End", "delimiter"),
     ]
 
 
@@ -151,7 +162,8 @@ def _dpkg_log(lines: int) -> str:
     return "".join(
         f"2025-06-24 14:{i // 60 % 60:02d}:{i % 60:02d} {actions[i % 5]} lib{i % 37}pkg:amd64 "
         f"252.{i % 40}-1~deb12u1 252.{i % 40 + 2}-1~deb12u1\n"
-        for i in range(lines))
+        for i in range(lines)
+    )
 
 
 def test_split_min_chars_gives_many_segments_of_a_log_of_short_lines():
@@ -176,6 +188,7 @@ def test_split_needs_a_delimiter():
 
 
 # -- recursive -----------------------------------------------------------------------------
+
 
 def test_recursive_repeated_text_keeps_true_offsets():
     text = "same line\n" * 5
@@ -240,17 +253,21 @@ def test_recursive_token_runs_are_recounted_when_joining_costs_more():
     splitter.split(0, len(text), SEPARATORS)
     splitter.verify()
     splitter.flush()
-    assert sorted(text[s.start:s.end] for s in splitter.table()) == sorted(["aa bb", " cc", " dd ee", " ff"])
+    assert sorted(text[s.start : s.end] for s in splitter.table()) == sorted(["aa bb", " cc", " dd ee", " ff"])
 
 
-@pytest.mark.parametrize("strategy, params", [
-    ("fixed", {"size": 8, "unit": "chars"}), ("fixed", {"size": 4, "unit": "tokens"}),
-    ("split", {}), ("recursive", {"size": 8, "overlap": 0}),
-])
+@pytest.mark.parametrize(
+    "strategy, params",
+    [
+        ("fixed", {"size": 8, "unit": "chars"}),
+        ("fixed", {"size": 4, "unit": "tokens"}),
+        ("split", {}),
+        ("recursive", {"size": 8, "overlap": 0}),
+    ],
+)
 def test_a_dropped_run_stops_with_cancelled(strategy, params):
     """The app drops stale runs: a strategy must notice instead of finishing the whole text."""
     from chunktui.engine import Cancelled
 
     with pytest.raises(Cancelled):
-        chunk_document(Document.from_text("words and more words.\n" * 50), strategy, params,
-                       is_cancelled=lambda: True)
+        chunk_document(Document.from_text("words and more words.\n" * 50), strategy, params, is_cancelled=lambda: True)

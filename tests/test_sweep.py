@@ -9,7 +9,8 @@ from chunktui.engine.analysis.sweep import evaluate, parse_range, plan_grid, swe
 
 TEXT = "".join(
     f"## Part {i}\n\nParagraph {i} talks about chunking, boundaries and budgets at some length.\n"
-    f"```\ncode line {i}\nmore code {i}\n```\n\n" for i in range(80)
+    f"```\ncode line {i}\nmore code {i}\n```\n\n"
+    for i in range(80)
 )
 
 
@@ -68,8 +69,17 @@ def test_grid_maps_size_and_overlap_to_the_strategy_params():
 def test_cells_serialise_to_the_documented_json(doc):
     cell = evaluate(doc, "lines", 10, 2, {"size": 10, "overlap": 2})
     d = cell.to_dict()
-    assert list(d) == ["strategy", "size", "overlap", "count", "median_tokens", "p95_tokens",
-                       "over_budget_pct", "flags", "score"]
+    assert list(d) == [
+        "strategy",
+        "size",
+        "overlap",
+        "count",
+        "median_tokens",
+        "p95_tokens",
+        "over_budget_pct",
+        "flags",
+        "score",
+    ]
     assert d["strategy"] == "lines" and d["count"] > 0 and isinstance(d["flags"], dict)
 
 

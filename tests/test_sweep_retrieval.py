@@ -33,7 +33,9 @@ def test_cells_hold_the_recall_and_iou_eval_measures_in_workers_and_in_process(m
         assert (cell.recall, cell.iou) == (round(means["recall@budget"], 4), round(means["iou@budget"], 4))
     assert len({c.recall for c in pooled.cells}) > 1
     best = pooled.best("recall")
-    assert best.recall == max(c.recall for c in pooled.cells) and pooled.best().score == max(c.score for c in pooled.cells)
+    assert best.recall == max(c.recall for c in pooled.cells) and pooled.best().score == max(
+        c.score for c in pooled.cells
+    )
     assert all(c.recall is None and c.iou is None for c in sweep(doc, *grid, workers=1).cells)
 
 
@@ -54,8 +56,20 @@ def test_cells_that_chunk_alike_are_evaluated_once(monkeypatch):
 
 
 def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
-    args = ("sweep", GUIDE, "-s", "recursive,markdown", "--size", "300,900,1500", "--overlap", "0",
-            "--queries", GUIDE_Q, "--retrieve-tokens", "300")
+    args = (
+        "sweep",
+        GUIDE,
+        "-s",
+        "recursive,markdown",
+        "--size",
+        "300,900,1500",
+        "--overlap",
+        "0",
+        "--queries",
+        GUIDE_Q,
+        "--retrieve-tokens",
+        "300",
+    )
     code, out, _ = run(*args, "--format", "json")
     cells = json.loads(out)["cells"]
     assert code == 0 and all(list(c)[-3:] == ["score", "recall", "iou"] for c in cells)
@@ -74,16 +88,30 @@ def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
 
 def test_cli_sweeps_on_synthetic_questions_labelled_as_such():
     """`sweep --auto-queries N` was "No such option" while `eval` and the app take it."""
-    args = ("sweep", GUIDE, "-s", "markdown", "--size", "400,800", "--overlap", "0", "--auto-queries", "12",
-            "--workers", "1")
+    args = (
+        "sweep",
+        GUIDE,
+        "-s",
+        "markdown",
+        "--size",
+        "400,800",
+        "--overlap",
+        "0",
+        "--auto-queries",
+        "12",
+        "--workers",
+        "1",
+    )
     code, out, err = run(*args, "--format", "json")
     data = json.loads(out)
     assert code == 0 and (data["synthetic"], data["seed"]) == (True, 0)
     doc = load_document(GUIDE)
     alone = sweep(doc, ["markdown"], [400, 800], [0], workers=1, queries=auto_queries(doc.text, 12, 0))
     assert [(c["recall"], c["iou"]) for c in data["cells"]] == [(c.recall, c.iou) for c in alone.cells]
-    assert err == ("chunktui: warning: --auto-queries: recall and iou are over 12 synthetic questions made from "
-                   "guide.md's own sentences (seed 0): a smoke test, not a benchmark\n")
+    assert err == (
+        "chunktui: warning: --auto-queries: recall and iou are over 12 synthetic questions made from "
+        "guide.md's own sentences (seed 0): a smoke test, not a benchmark\n"
+    )
     code, out, _ = run(*args, "--seed", "3")
     assert code == 0 and "synthetic questions (--auto-queries, seed 3; a smoke test, not a benchmark)" in out
     code, out, err = run(*args, "--queries", GUIDE_Q)

@@ -21,12 +21,79 @@ SAMPLE_DOCS = Path(__file__).resolve().parent.parent / "sample_docs"
 # fragments where the pre-tokenizer is context dependent: whitespace runs, CRLF,
 # contractions, digit runs, emoji, marks, non-ASCII letters and spaces, "/" after newlines
 FRAGMENTS = [
-    " ", "  ", "   ", "\t", "\n", "\n\n", "\r\n", "\r", " \n", "\n ", "\n/", "//", "/",
-    "'ll", "'s", "'T", "'re", "'", "you", "Hello", "world", "x", "A", "ÉTÉ", "ß", "é", "e\u0301",
-    "日本語", "テキスト", "🎉", "👍🏽", "1", "12", "123456", "3.14", "٣٤", ".", "...", "!!", ",",
-    "(", ")", "{", "}", "=", "->", "\u00a0", "\u3000", "\x85", "\x1c", "\u2028", "<|endoftext|>",
-    "def", "return", "_", "-", "#", "`", '"', "camelCase", "HTTPServer", "Ünïcödé",
-    "，", "。", "（", "）", "：", "！", "、", "ＡＢＣ", "\u0301", "’", "＇s",
+    " ",
+    "  ",
+    "   ",
+    "\t",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\r",
+    " \n",
+    "\n ",
+    "\n/",
+    "//",
+    "/",
+    "'ll",
+    "'s",
+    "'T",
+    "'re",
+    "'",
+    "you",
+    "Hello",
+    "world",
+    "x",
+    "A",
+    "ÉTÉ",
+    "ß",
+    "é",
+    "e\u0301",
+    "日本語",
+    "テキスト",
+    "🎉",
+    "👍🏽",
+    "1",
+    "12",
+    "123456",
+    "3.14",
+    "٣٤",
+    ".",
+    "...",
+    "!!",
+    ",",
+    "(",
+    ")",
+    "{",
+    "}",
+    "=",
+    "->",
+    "\u00a0",
+    "\u3000",
+    "\x85",
+    "\x1c",
+    "\u2028",
+    "<|endoftext|>",
+    "def",
+    "return",
+    "_",
+    "-",
+    "#",
+    "`",
+    '"',
+    "camelCase",
+    "HTTPServer",
+    "Ünïcödé",
+    "，",
+    "。",
+    "（",
+    "）",
+    "：",
+    "！",
+    "、",
+    "ＡＢＣ",
+    "\u0301",
+    "’",
+    "＇s",
 ]
 
 fragment_texts = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=300).map("".join)
@@ -95,8 +162,10 @@ def test_spans_whose_ends_are_far_from_any_anchor_match_direct_encoding(name):
 
 @pytest.mark.parametrize("name", ENCODINGS)
 @settings(max_examples=300, deadline=None)
-@given(fragment=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), min_size=1, max_size=12)
-       | st.from_regex(r"[ (_'-]?[A-Za-z0-9]{1,10}| {1,40}|[ \n]{0,3}[!-/:-@\[-`{-~\n]{1,5}", fullmatch=True))
+@given(
+    fragment=st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), min_size=1, max_size=12)
+    | st.from_regex(r"[ (_'-]?[A-Za-z0-9]{1,10}| {1,40}|[ \n]{0,3}[!-/:-@\[-`{-~\n]{1,5}", fullmatch=True)
+)
 def test_fragments_read_as_one_piece_encode_as_tiktoken_does(name, fragment):
     """The fast path for a head or tail that is one pre-tokenizer piece: same tokens as tiktoken's."""
     index = TokenIndex("x", name, get_encoding(name))
@@ -148,8 +217,9 @@ def test_two_threads_counting_on_one_index_with_a_small_fragment_table(monkeypat
     text = INDENTED * 20
     index = TokenIndex(text, "cl100k_base", get_encoding("cl100k_base"))
     rng = random.Random(5)
-    batches = [[tuple(sorted((rng.randrange(len(text)), rng.randrange(len(text))))) for _ in range(60)]
-               for _ in range(8)]
+    batches = [
+        [tuple(sorted((rng.randrange(len(text)), rng.randrange(len(text))))) for _ in range(60)] for _ in range(8)
+    ]
     want = [[direct("cl100k_base", text[a:b]) for a, b in spans] for spans in batches]
     errors = []
 
@@ -197,7 +267,7 @@ def test_random_spans_of_real_text_match_direct_encoding(name):
 
 
 def test_lone_surrogates_are_counted_like_tiktoken_does():
-    text = ("plain words \ud800 and more words\n" * 20)
+    text = "plain words \ud800 and more words\n" * 20
     index = TokenIndex(text, "cl100k_base", get_encoding("cl100k_base"))
     for a, b in ((0, len(text)), (5, 200), (13, 400)):
         assert index.count(a, b) == direct("cl100k_base", text[a:b])

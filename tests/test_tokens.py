@@ -23,9 +23,22 @@ from chunktui.engine.core.tokens import TokenizerError, get_counter, get_encodin
 
 SAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "sample_docs").iterdir() if p.is_file())
 TRICKY = [
-    "", " ", "\n", "\r\n\r\n", "   \n\t  x", "Hello, world!", "don't  I'LL we've", "12345678 3.14159",
-    "日本語のテキスト", "e\u0301 é", "👩\u200d👩\u200d👧 🎉🎉", "<|endoftext|> stays ordinary text",
-    "def f(x):\n    return x ** 2\n", "    \n\n\n   trailing   ", "a" * 5000, " " * 300 + "x",
+    "",
+    " ",
+    "\n",
+    "\r\n\r\n",
+    "   \n\t  x",
+    "Hello, world!",
+    "don't  I'LL we've",
+    "12345678 3.14159",
+    "日本語のテキスト",
+    "e\u0301 é",
+    "👩\u200d👩\u200d👧 🎉🎉",
+    "<|endoftext|> stays ordinary text",
+    "def f(x):\n    return x ** 2\n",
+    "    \n\n\n   trailing   ",
+    "a" * 5000,
+    " " * 300 + "x",
 ]
 
 
@@ -42,8 +55,11 @@ def reference(request, tmp_path_factory):
     real_loader = tiktoken.load.load_tiktoken_bpe
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TIKTOKEN_CACHE_DIR", "")  # no cache: the hash check runs on the file itself
-        mp.setattr(openai_public, "load_tiktoken_bpe",
-                   lambda url, expected_hash=None: real_loader(str(local), expected_hash=expected_hash))
+        mp.setattr(
+            openai_public,
+            "load_tiktoken_bpe",
+            lambda url, expected_hash=None: real_loader(str(local), expected_hash=expected_hash),
+        )
         spec = getattr(openai_public, name)()
     return name, spec, tiktoken.Encoding(**spec)
 
@@ -90,8 +106,9 @@ def test_plain_counters():
     text = "ab\ncd é"
     for name in ("chars", "bytes", "lines"):
         counter = get_counter(name)
-        assert counter.count_spans(text, [(0, 3), (3, 7), (0, 7)]) == [counter.count(text[s:e]) for s, e in
-                                                                       [(0, 3), (3, 7), (0, 7)]]
+        assert counter.count_spans(text, [(0, 3), (3, 7), (0, 7)]) == [
+            counter.count(text[s:e]) for s, e in [(0, 3), (3, 7), (0, 7)]
+        ]
 
 
 def test_unknown_tokenizer_is_a_clean_error():
@@ -109,7 +126,7 @@ def _fake_bpe_package(tmp_path, monkeypatch, data: bytes):
 def test_corrupted_bpe_file_is_refused(tmp_path, monkeypatch):
     raw = bytearray(_local_bpe("cl100k_base"))
     line_end = raw.index(b"\n")
-    raw[line_end - 1:line_end] = b"9"  # one rank changed: still parses, but is not the published file
+    raw[line_end - 1 : line_end] = b"9"  # one rank changed: still parses, but is not the published file
     _fake_bpe_package(tmp_path, monkeypatch, gzip.compress(bytes(raw)))
     with pytest.raises(TokenizerError, match="differs from tiktoken's published hash"):
         load_ranks("cl100k_base")
@@ -145,8 +162,9 @@ def test_parsed_vocabulary_is_cached_per_machine(reference, tmp_path, monkeypatc
     _no_bundled_file(tmp_path, monkeypatch)
     cached = load_ranks(name)
     assert cached == spec["mergeable_ranks"]
-    enc = tiktoken.Encoding(name=name, pat_str=spec["pat_str"], mergeable_ranks=cached,
-                            special_tokens=spec["special_tokens"])
+    enc = tiktoken.Encoding(
+        name=name, pat_str=spec["pat_str"], mergeable_ranks=cached, special_tokens=spec["special_tokens"]
+    )
     text = "".join(p.read_text(encoding="utf-8") for p in SAMPLES)
     assert enc.encode_ordinary(text) == ref.encode_ordinary(text)
 
@@ -166,8 +184,9 @@ def test_damaged_cache_is_rebuilt_not_trusted(reference, tmp_path, monkeypatch, 
         bad = bytes(bad)
     elif damage == "header of another vocabulary":
         other = next(n for n in tokens.TIKTOKEN_EXPECTED_SHA256 if n != name)
-        bad = good.replace(tokens.TIKTOKEN_EXPECTED_SHA256[name].encode(),
-                           tokens.TIKTOKEN_EXPECTED_SHA256[other].encode(), 1)
+        bad = good.replace(
+            tokens.TIKTOKEN_EXPECTED_SHA256[name].encode(), tokens.TIKTOKEN_EXPECTED_SHA256[other].encode(), 1
+        )
     else:
         bad = b""
     path.write_bytes(bad)

@@ -82,11 +82,14 @@ async def test_strategy_from_palette_action_and_remembered_params():
         assert_screen_matches_engine(app)
 
 
-@pytest.mark.parametrize("value, problem", [
-    ("abc", "whole number"),
-    ("-5", "at least 0"),
-    ("200", "smaller than chunk_lines"),
-])
+@pytest.mark.parametrize(
+    "value, problem",
+    [
+        ("abc", "whole number"),
+        ("-5", "at least 0"),
+        ("200", "smaller than chunk_lines"),
+    ],
+)
 @run
 async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
     async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 100, "overlap": 10}) as (app, pilot):
@@ -104,7 +107,9 @@ async def test_invalid_value_is_marked_and_does_not_rechunk(value, problem):
 
 @run
 async def test_selecting_a_row_scrolls_the_document_there():
-    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}) as (app, pilot):
+    async with opened(
+        SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}
+    ) as (app, pilot):
         target = app.chunkset.chunks[12]
         assert app.view.first_visible_line == 1 and target.start_line > app.view.last_visible_line
         app.table.focus()
@@ -118,7 +123,9 @@ async def test_selecting_a_row_scrolls_the_document_there():
 
 @run
 async def test_moving_the_cursor_selects_the_chunk_under_it():
-    async with opened(SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}) as (app, pilot):
+    async with opened(
+        SAMPLES / "service.log", strategy="lines", params={"size": 20, "overlap": 0, "max_tokens": 0}
+    ) as (app, pilot):
         app.view.focus()
         await pilot.press("pagedown", "down", "down")
         await pilot.pause()
@@ -320,8 +327,11 @@ async def test_a_failing_semantic_fallback_is_reported_and_the_app_settles(monke
     from chunktui.engine.code.languages import UnsupportedLanguageError
 
     def failing(doc, strategy, params, **kwargs):
-        raise ChunkingError("semantic: cannot read this") if strategy == "semantic" else \
-            UnsupportedLanguageError(f"{doc.name}: no grammar")
+        raise (
+            ChunkingError("semantic: cannot read this")
+            if strategy == "semantic"
+            else UnsupportedLanguageError(f"{doc.name}: no grammar")
+        )
 
     monkeypatch.setattr(app_module, "chunk_document", failing)
     app = ChunktuiApp(path=SAMPLES / "inventory.py", strategy="code", debounce=FAST)
@@ -341,7 +351,9 @@ async def test_a_big_documents_token_index_is_built_once_in_the_background_and_r
 
     text = (SAMPLES / "service.log").read_text(encoding="utf-8")
     path = tmp_path / "service-week.log"
-    path.write_text("".join(text.replace("2025-01-14 ", f"2025-01-{13 + day} ") for day in range(1, 4)), encoding="utf-8")
+    path.write_text(
+        "".join(text.replace("2025-01-14 ", f"2025-01-{13 + day} ") for day in range(1, 4)), encoding="utf-8"
+    )
     token_index.clear_cache()
     built = []
     index_class = token_index.TokenIndex

@@ -24,8 +24,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "sample_docs" / "guide.md"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 STEP = 30_000  # ms for any one step; the whole test took 12-33 s on 2 cores shared at load 7-13
 # What the page must show before the next key is pressed (a key sent before the app is ready is lost):
 CHUNKED = re.compile(r"→ \d+ chunks?")  # the app's title line once a chunking is shown (ui/app.py)
@@ -42,9 +50,11 @@ def find_chromium() -> str | None:
 CHROMIUM = find_chromium()
 # Outside CI a machine without any Chromium skips this test, saying why; in CI (where `make test`
 # installs Debian's chromium) a missing browser is a failure, never a silent skip.
-pytestmark = pytest.mark.skipif(CHROMIUM is None and not os.environ.get("CI"),
-                                reason="no Chromium found: install Debian's `chromium` (`make test` does, as root) "
-                                       "or set CHUNKTUI_CHROMIUM to a Chromium or Chrome")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None and not os.environ.get("CI"),
+    reason="no Chromium found: install Debian's `chromium` (`make test` does, as root) "
+    "or set CHUNKTUI_CHROMIUM to a Chromium or Chrome",
+)
 
 
 def free_port() -> int:
@@ -56,8 +66,14 @@ def free_port() -> int:
 def start_server(cwd: Path, port: int, log: Path) -> subprocess.Popen:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "chunktui", "serve", str(DOC), "--port", str(port)],
-                                cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+        return subprocess.Popen(
+            [sys.executable, "-m", "chunktui", "serve", str(DOC), "--port", str(port)],
+            cwd=cwd,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
 
 def wait_listening(server: subprocess.Popen, port: int, log: Path) -> None:
@@ -115,14 +131,21 @@ def test_export_keys_in_the_browser_export_on_the_server_and_downloads_a_zip(tmp
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch_persistent_context(  # while the server starts
-                tmp_path / "profile", executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-                accept_downloads=True, viewport={"width": 1280, "height": 800}, timeout=STEP)
+                tmp_path / "profile",
+                executable_path=CHROMIUM,
+                headless=True,
+                args=CHROMIUM_ARGS,
+                accept_downloads=True,
+                viewport={"width": 1280, "height": 800},
+                timeout=STEP,
+            )
             try:
                 wait_listening(server, port, log)
                 browser.set_default_timeout(STEP)
                 # the page asks Google for a web font: offline that stalls the load, so only the server is reached
-                browser.route("**/*", lambda route: route.continue_() if route.request.url.startswith(origin)
-                              else route.abort())
+                browser.route(
+                    "**/*", lambda route: route.continue_() if route.request.url.startswith(origin) else route.abort()
+                )
                 page = browser.new_page()
                 screen = Screen(page)
                 page.goto(origin, wait_until="domcontentloaded")

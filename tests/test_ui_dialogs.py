@@ -25,8 +25,9 @@ async def test_chunks_yaml_opens_in_review_mode_and_can_switch_to_tuning(tmp_pat
     store = save_chunkset(saved, tmp_path / "chunks.yaml")
     async with opened(store) as (app, pilot):
         assert app.mode == "review"
-        assert [(c.start, c.end, c.text) for c in app.chunkset.chunks] == \
-            [(c.start, c.end, c.text) for c in saved.chunks]
+        assert [(c.start, c.end, c.text) for c in app.chunkset.chunks] == [
+            (c.start, c.end, c.text) for c in saved.chunks
+        ]
         assert app.table.row_count == len(saved.chunks)
         assert "unchanged" in str(app.query_one("#banner").content)
         assert app.controls.disabled and "tune" in footer_actions(app)  # ctrl+t offered in review mode only
@@ -46,8 +47,9 @@ def footer_actions(app) -> set[str]:
 async def test_chunks_yaml_of_a_changed_source_says_so(tmp_path):
     source = tmp_path / "notes.md"
     source.write_text("# One\n\nfirst text\n", encoding="utf-8")
-    store = save_chunkset(chunk_document(load_document(source), "lines", {"size": 1, "overlap": 0}),
-                          tmp_path / "chunks.yaml")
+    store = save_chunkset(
+        chunk_document(load_document(source), "lines", {"size": 1, "overlap": 0}), tmp_path / "chunks.yaml"
+    )
     source.write_text("# One\n\nchanged text\n", encoding="utf-8")
     async with opened(store) as (app, pilot):
         assert app.mode == "review"
@@ -287,8 +289,10 @@ async def test_escape_from_the_picker_returns_to_the_open_document():
 async def test_a_saved_profile_keeps_the_budget_and_brings_it_back(tmp_path):
     """Profiles did not store the token budget the configuration was tuned against."""
     target = tmp_path / "p.yaml"
-    async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40},
-                      budget=300) as (app, pilot):
+    async with opened(SAMPLES / "essay.txt", strategy="recursive", params={"size": 400, "overlap": 40}, budget=300) as (
+        app,
+        pilot,
+    ):
         await pilot.press("ctrl+s")
         await pilot.pause()
         app.screen.query_one("#profile-path", Input).value = str(target)

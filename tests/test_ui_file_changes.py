@@ -17,7 +17,7 @@ def assert_rechunked(app, original, size):
     """The shown chunks are `lines` chunks of `size` over the text the app loaded, not the file now on disk."""
     cs = app.chunkset
     assert cs.params["chunk_lines"] == size and cs.document.text == original
-    assert all(original[c.start:c.end] == c.text and c.end_line - c.start_line < size for c in cs.chunks)
+    assert all(original[c.start : c.end] == c.text and c.end_line - c.start_line < size for c in cs.chunks)
     assert app.table.row_count == len(cs.chunks) > 1
 
 

@@ -37,9 +37,12 @@ async def test_a_folder_opens_as_a_corpus_and_keeps_the_configuration_across_fil
 @run
 async def test_a_folder_of_eml_files_opens_as_one_mailbox(tmp_path):
     for i in (1, 2):
-        (tmp_path / f"m{i}.eml").write_text(f"From: a@example.com\nTo: b@example.com\nSubject: note {i}\n"
-                                           f"Date: Mon, 1 Jan 2024 10:0{i}:00 +0000\nMessage-ID: <m{i}@x>\n\n"
-                                           f"Body {i}.\n", encoding="utf-8")
+        (tmp_path / f"m{i}.eml").write_text(
+            f"From: a@example.com\nTo: b@example.com\nSubject: note {i}\n"
+            f"Date: Mon, 1 Jan 2024 10:0{i}:00 +0000\nMessage-ID: <m{i}@x>\n\n"
+            f"Body {i}.\n",
+            encoding="utf-8",
+        )
     app = ChunktuiApp(tmp_path, debounce=FAST)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

@@ -98,8 +98,26 @@ def test_stats_figures_never_touch_or_wrap(count, tokens, low, high, gap_chars, 
     """Figures of any magnitude keep a space between them and fit the narrowest left pane (30
     columns inside its border); seen before: `chars  4,84710,84311,47811,804`."""
     low, high = min(low, high), max(low, high)
-    stats = Stats(count, high, tokens, low, (low + high) / 2, high, high, low, low, high, high, share, 0, share,
-                  gap_chars, count, count, budget)
+    stats = Stats(
+        count,
+        high,
+        tokens,
+        low,
+        (low + high) / 2,
+        high,
+        high,
+        low,
+        low,
+        high,
+        high,
+        share,
+        0,
+        share,
+        gap_chars,
+        count,
+        count,
+        budget,
+    )
     lines = stats_text(stats).plain.splitlines()
     assert max(len(line) for line in lines) <= 30
     for line in lines[2:4]:  # the chars and tokens rows under min/med/p95/max

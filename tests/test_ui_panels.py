@@ -54,8 +54,10 @@ async def test_thread_tree_shows_threads_forks_and_follows_the_selection():
         holder = next(c for c in cs.chunks if fork.metadata["fork_of"] in c.metadata["message_ids"])
         assert f"⑂ fork of {holder.id}" in text
         # the fork hangs one level under the window it forks from
-        node = {c.id: next(line.index(c.id) for line in lines if re.search(f"── [▶ ] {c.id}", line))
-                for c in (fork, holder, cs.chunks[0])}
+        node = {
+            c.id: next(line.index(c.id) for line in lines if re.search(f"── [▶ ] {c.id}", line))
+            for c in (fork, holder, cs.chunks[0])
+        }
         assert node[fork.id] > node[holder.id] == node[cs.chunks[0].id]
         first = cs.chunks[0].metadata
         emails = f"{first['email_count']} email{'s' if first['email_count'] != 1 else ''}"
@@ -72,7 +74,9 @@ async def test_thread_tree_shows_threads_forks_and_follows_the_selection():
 
 @run
 async def test_thread_tree_in_review_of_a_saved_chunks_yaml(tmp_path):
-    cs = chunk_document(load_document(SAMPLES / "threads.mbox"), "email", {"max_emails_per_chunk": 2, "overlap_emails": 1})
+    cs = chunk_document(
+        load_document(SAMPLES / "threads.mbox"), "email", {"max_emails_per_chunk": 2, "overlap_emails": 1}
+    )
     save_chunkset(cs, tmp_path / "chunks.yaml")
     async with opened(tmp_path / "chunks.yaml") as (app, pilot):
         assert app.mode == "review"
@@ -102,8 +106,10 @@ async def test_cue_panel_shows_the_selected_chunks_times():
 def test_duration_and_speakers():
     assert duration(67814) == "1:07.8"
     assert duration(3_725_000) == "1:02:05.0"
-    vtt = ("WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Dana>Hello there.\n\n"
-           "00:00:03.500 --> 00:00:05.000\n<v Lee>Hi Dana.\n")
+    vtt = (
+        "WEBVTT\n\n00:00:01.000 --> 00:00:03.000\n<v Dana>Hello there.\n\n"
+        "00:00:03.500 --> 00:00:05.000\n<v Lee>Hi Dana.\n"
+    )
     cs = chunk_document(Document.from_text(vtt, path="talk.vtt"), "cues", {})
     console = Console(width=100, record=True, color_system=None)
     console.print(cue_panel(cs.chunks[0], cs))
@@ -207,8 +213,10 @@ def test_selecting_a_cue_or_an_email_chunk_makes_no_pass_over_the_chunking():
     from chunktui.ui.widgets.chunk_detail import prepare_panels
 
     console = Console(width=100, record=True, color_system=None)
-    for path, strategy, panel in ((SAMPLES / "talk.vtt", "cues", cue_panel),
-                                  (SAMPLES / "threads.mbox", "email", thread_panel)):
+    for path, strategy, panel in (
+        (SAMPLES / "talk.vtt", "cues", cue_panel),
+        (SAMPLES / "threads.mbox", "email", thread_panel),
+    ):
         cs = chunk_document(load_document(path), strategy, {})
         fresh = chunk_document(load_document(path), strategy, {})
         prepare_panels(cs)

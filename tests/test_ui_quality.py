@@ -114,11 +114,15 @@ async def test_sweep_screen_lists_the_engine_cells_and_applies_the_chosen_one():
         await pilot.press("enter")
         await settle(pilot)
         assert not isinstance(app.screen, SweepScreen)
-        assert app.controls.raw_values == {"chunk_lines": str(chosen.size), "overlap_lines": str(chosen.overlap),
-                                           "max_tokens": "512"}
+        assert app.controls.raw_values == {
+            "chunk_lines": str(chosen.size),
+            "overlap_lines": str(chosen.overlap),
+            "max_tokens": "512",
+        }
         shown = app.chunkset
-        assert [(c.start, c.end) for c in shown.chunks] == \
-            [(c.start, c.end) for c in engine({"size": chosen.size, "overlap": chosen.overlap}).chunks]
+        assert [(c.start, c.end) for c in shown.chunks] == [
+            (c.start, c.end) for c in engine({"size": chosen.size, "overlap": chosen.overlap}).chunks
+        ]
 
 
 @run

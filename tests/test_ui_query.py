@@ -47,8 +47,9 @@ async def set_k(pilot, k: int) -> None:
 
 def engine_chunks(app):
     strategy, values, tokenizer, header = app.current_request()
-    return chunk_document(load_document(app.doc.path), strategy, dict(values), tokenizer=tokenizer,
-                          context_header=header)
+    return chunk_document(
+        load_document(app.doc.path), strategy, dict(values), tokenizer=tokenizer, context_header=header
+    )
 
 
 def expected_marks(report, chunks, k: int) -> dict[int, bool]:
@@ -85,7 +86,7 @@ async def test_a_question_shows_the_engine_top_k_in_the_pane_the_document_and_th
         assert app.selected == expected[1][0]
         chunk = app.chunkset.chunks[expected[1][0]]
         assert app.view.first_visible_line == chunk.start_line
-        gutter = [app.view.render_line(y).text[:app.view.gutter_width] for y in range(10)]
+        gutter = [app.view.render_line(y).text[: app.view.gutter_width] for y in range(10)]
         assert f"#{chunk.index + 1} ★2" in "".join(gutter)  # where its own text starts, with its rank
 
 
@@ -150,8 +151,10 @@ def test_the_stats_lines_carry_recall_at_the_token_budget_as_the_sweep_grid_does
     assert means["recall@5"] > means["recall@budget"]
     cell = sweep(doc, ["recursive"], [1600], [0], workers=1, queries=queries).cells[0]
     lines = retrieval_line(report, 5, False).plain.split("\n")
-    assert lines == [f"recall@5 {means['recall@5']:.3f} · 1k tok {cell.recall:.3f}",
-                     f"IoU@5 {means['iou@5']:.3f} · 1k tok {cell.iou:.3f}"]
+    assert lines == [
+        f"recall@5 {means['recall@5']:.3f} · 1k tok {cell.recall:.3f}",
+        f"IoU@5 {means['iou@5']:.3f} · 1k tok {cell.iou:.3f}",
+    ]
     synthetic = retrieval_line(evaluate_retrieval(cs, queries, ks=(10,)), 10, True).plain.split("\n")
     assert synthetic[1].endswith(" · synthetic")
     assert max(map(len, lines + synthetic)) <= 31  # the stats panel's width at 80 columns
@@ -226,8 +229,9 @@ async def test_the_sweep_grid_is_coloured_and_starred_by_recall_with_questions_l
         await screen.workers.wait_for_complete()
         await settle(pilot)
         queries = load_queries(QUERIES, app.doc.text)
-        expected = sweep(load_document(GUIDE), ["lines"], [10, 20, 40], [0], budget=app.budget, workers=1,
-                         queries=queries)
+        expected = sweep(
+            load_document(GUIDE), ["lines"], [10, 20, 40], [0], budget=app.budget, workers=1, queries=queries
+        )
         assert screen.result.cells == expected.cells
         table = screen.query_one("#sweep-table", DataTable)
         columns = [str(c.label) for c in table.columns.values()]
@@ -252,10 +256,14 @@ def test_reference_marks_split_each_reference_at_the_retrieved_spans():
             self.start, self.end = start, end
 
     chunks = [Span(0, 10), Span(10, 20), Span(20, 30)]
-    report = RetrievalReport((1,), 0, [
-        QueryResult(Query("q1", (Reference(5, 25),)), [(1, 2.0)], {}),
-        QueryResult(Query("q2", (Reference(8, 12),)), [(0, 1.0)], {}),
-    ])
+    report = RetrievalReport(
+        (1,),
+        0,
+        [
+            QueryResult(Query("q1", (Reference(5, 25),)), [(1, 2.0)], {}),
+            QueryResult(Query("q2", (Reference(8, 12),)), [(0, 1.0)], {}),
+        ],
+    )
     # 8..10 is retrieved for q2 but missed for q1, 10..12 the other way round: both drawn missed
     assert reference_marks(report, chunks, 1) == [(5, 12, False), (12, 20, True), (20, 25, False)]
 

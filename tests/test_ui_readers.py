@@ -96,8 +96,9 @@ async def test_a_long_pdf_is_read_in_a_worker_with_a_progress_bar_and_pages_in_t
         # the screen stays live through the read: the test has turns, and they show the bar's progress
         while not any(0 < share < 100 for share in shares) and time.monotonic() < deadline:
             seen += await statuses_while_reading(app, pilot, limit=0.5)
-            shares = {int(m.group(1)) for s in seen
-                      if (m := re.search(r"reading \[b\]long400\.pdf\[/b\] .*▱.* (\d+)%", s))}
+            shares = {
+                int(m.group(1)) for s in seen if (m := re.search(r"reading \[b\]long400\.pdf\[/b\] .*▱.* (\d+)%", s))
+            }
         release.set()
         assert any(0 < share < 100 for share in shares), seen
         await settle(pilot)
@@ -106,7 +107,9 @@ async def test_a_long_pdf_is_read_in_a_worker_with_a_progress_bar_and_pages_in_t
         assert header.split()[:2] == ["#", "pages"], header  # at this width the line range gives its cells to the label
         pages = {app.table.get_cell_at((c.index, 6)) for c in app.chunkset.chunks}
         across = next(c for c in app.chunkset.chunks if c.metadata["page_start"] < c.metadata["page_end"])
-        assert app.table.get_cell_at((across.index, 6)) == f"{across.metadata['page_start']}-{across.metadata['page_end']}"
+        assert (
+            app.table.get_cell_at((across.index, 6)) == f"{across.metadata['page_start']}-{across.metadata['page_end']}"
+        )
         assert "400" in pages or any(p.endswith("-400") for p in pages)
         assert app.table.render_line(1 + across.index).text.split()[1] == app.table.get_cell_at((across.index, 6))
 
@@ -146,8 +149,9 @@ async def test_the_app_reads_an_encrypted_pdf_with_the_password_and_reviews_it(t
         assert any("wrong password for this encrypted PDF" in str(n.message) for n in notifications(app))
     async with opened(LOCKED, reader_options={"password": "s3cret"}) as (app, pilot):
         assert app.doc.extraction.page_count == 8
-    code, _, err = cli_run("chunk", LOCKED, "-s", "recursive", "-f", "yaml", "-o", tmp_path / "out",
-                           "--password", "s3cret")
+    code, _, err = cli_run(
+        "chunk", LOCKED, "-s", "recursive", "-f", "yaml", "-o", tmp_path / "out", "--password", "s3cret"
+    )
     assert code == 0, err
     async with opened(tmp_path / "out" / "chunks.yaml", reader_options={"password": "s3cret"}) as (app, pilot):
         assert app.mode == "review" and "unchanged" in str(app.query_one("#banner").content)

@@ -26,8 +26,7 @@ async def screenshot(app: ChunktuiApp, *keys: str) -> str:
 
 @run
 async def test_main_screen_markdown(svg_snapshot):
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200},
-                      debounce=FAST)
+    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 1200}, debounce=FAST)
     assert svg_snapshot == await screenshot(app, "n", "n")
 
 
@@ -59,8 +58,13 @@ async def query_pane_screenshot(size: tuple[int, int]) -> str:
     """guide.md with its hand-written questions at k=1: the ninth is asked from the pane's list; its
     top chunk (starred) holds three quarters of its answer, drawn retrieved, and misses the rest,
     drawn missed; the stats carry recall and IoU."""
-    app = ChunktuiApp(path=SAMPLES / "guide.md", strategy="markdown", params={"max_char": 400, "chunk_overlap": 0},
-                      debounce=FAST, queries=SAMPLES / "queries" / "guide.jsonl")
+    app = ChunktuiApp(
+        path=SAMPLES / "guide.md",
+        strategy="markdown",
+        params={"max_char": 400, "chunk_overlap": 0},
+        debounce=FAST,
+        queries=SAMPLES / "queries" / "guide.jsonl",
+    )
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         await pilot.press("slash")

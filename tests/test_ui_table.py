@@ -30,9 +30,16 @@ def test_a_label_with_line_feeds_is_drawn_on_one_line():
     from chunktui.ui.widgets.chunk_detail import detail_renderable
 
     text = "i\nTable of Contents\n1 Introduction\n\nNotes\n"
-    cs = build_chunkset(Document.from_text(text), [Span(0, 35, "paragraph", "i\nTable of Contents\n1 Introduction"),
-                                                  Span(35, len(text), "paragraph", "\tNotes\r")],
-                        strategy="prose", params={}, tokenizer="cl100k_base")
+    cs = build_chunkset(
+        Document.from_text(text),
+        [
+            Span(0, 35, "paragraph", "i\nTable of Contents\n1 Introduction"),
+            Span(35, len(text), "paragraph", "\tNotes\r"),
+        ],
+        strategy="prose",
+        params={},
+        tokenizer="cl100k_base",
+    )
     assert [chunk_table.chunk_label(c, 40) for c in cs.chunks] == ["i Table of Contents 1 Introduction", "Notes"]
     head = detail_renderable(cs.chunks[0], cs).renderables[0].plain.splitlines()
     assert head[1] == "paragraph: i Table of Contents 1 Introduction"
@@ -55,8 +62,13 @@ async def test_a_row_per_chunk_with_the_engines_numbers(size):
         assert header == ["#", "lines", "chars", "tokens", "type", "label"]
         for c in expected:
             cells = [table.get_cell_at((c.index, column)) for column in range(5)]
-            assert cells == [str(c.index + 1), f"{c.start_line}-{c.end_line}", f"{c.chars:,}", f"{c.tokens:,}",
-                             c.boundary_type]
+            assert cells == [
+                str(c.index + 1),
+                f"{c.start_line}-{c.end_line}",
+                f"{c.chars:,}",
+                f"{c.tokens:,}",
+                c.boundary_type,
+            ]
             assert row_text(table, c.index).split()[:5] == cells
 
 
@@ -148,8 +160,10 @@ async def test_document_cursor_brings_the_chunks_row_into_view():
 async def test_marks_for_oversized_and_split_chunks_precede_the_label():
     async with opened(SAMPLES / "guide.md", strategy="lines") as (app, pilot):
         doc = Document.from_text("def a():\n    pass\n\ndef b():\n    pass\n", kind="code")
-        spans = [Span(0, 18, "function", "a", {"oversized": True}),
-                 Span(18, 36, "function", "b", {"split_entity": True, "scope_chain": ["module", "b"]})]
+        spans = [
+            Span(0, 18, "function", "a", {"oversized": True}),
+            Span(18, 36, "function", "b", {"split_entity": True, "scope_chain": ["module", "b"]}),
+        ]
         cs = build_chunkset(doc, spans, strategy="code", params={}, tokenizer="chars")
         app.table.show(cs, 5)
         await pilot.pause()
@@ -164,8 +178,9 @@ async def test_thousands_of_chunks_render_only_the_rows_in_view(tmp_path, monkey
     path.write_text("".join(f"event {i}\n" for i in range(6000)), encoding="utf-8")
     labelled = []
     label = chunk_table.chunk_label
-    monkeypatch.setattr(chunk_table, "chunk_label",
-                        lambda chunk, *args: labelled.append(chunk.index) or label(chunk, *args))
+    monkeypatch.setattr(
+        chunk_table, "chunk_label", lambda chunk, *args: labelled.append(chunk.index) or label(chunk, *args)
+    )
     async with opened(path, strategy="lines", params={"size": 1, "overlap": 0}) as (app, pilot):
         table = app.table
         assert table.row_count == len(app.chunkset.chunks) == 6000
@@ -224,8 +239,10 @@ def test_labels_show_the_level_that_tells_neighbours_apart_and_cut_in_the_middle
     cut = chunk_table.distinct_label(releases[1], [releases[0], releases[2]], 24)
     assert len(cut) == 24 and cut.startswith("… > Version 1.8") and cut.endswith("Cargo")
     section = ["fs", "Promises API", "Class: `FileHandle`"]
-    assert chunk_table.distinct_label(section, [section, section], 40, part=3, root=1) == \
-        "Promises API > Class: `FileHandle` (3)"
+    assert (
+        chunk_table.distinct_label(section, [section, section], 40, part=3, root=1)
+        == "Promises API > Class: `FileHandle` (3)"
+    )
     assert chunk_table.middle_cut("abcdefghij", 5) == "ab…ij"
 
 
@@ -234,7 +251,11 @@ async def test_split_pieces_of_one_section_get_distinct_labels(tmp_path):
     """Rows of one long section read `…: FileHandle` thirteen times in Node's fs.md; each row now
     says which piece it is, and rows under different versions keep their version."""
     body = "".join(f"Paragraph {i} about file handles and what they do. " * 6 + "\n\n" for i in range(12))
-    doc = "# fs\n\n## Class: FileHandle\n\n" + body + "## 1.80.0\n\nReleased in July.\n\n### Cargo\n\nA.\n\n## 1.79.0\n\nReleased in June.\n\n### Cargo\n\nB.\n"
+    doc = (
+        "# fs\n\n## Class: FileHandle\n\n"
+        + body
+        + "## 1.80.0\n\nReleased in July.\n\n### Cargo\n\nA.\n\n## 1.79.0\n\nReleased in June.\n\n### Cargo\n\nB.\n"
+    )
     path = tmp_path / "fs.md"
     path.write_text(doc, encoding="utf-8")
     async with opened(path, strategy="markdown", params={"max_char": 400, "min_char": 0}) as (app, pilot):
@@ -260,8 +281,11 @@ async def test_at_80_columns_the_lines_column_gives_its_cells_to_the_label():
         assert "→" in table.get_cell_at((0, 3))
         room = table.scrollable_content_region.width
         assert room - table.render_line(0).text.index(" label") - 1 >= chunk_table.MIN_LABEL_WIDTH
-        scoped = [row for row in range(min(table.row_count, table.scrollable_content_region.height - 1))
-                  if app.chunkset.chunks[row].metadata.get("scope_chain")]
+        scoped = [
+            row
+            for row in range(min(table.row_count, table.scrollable_content_region.height - 1))
+            if app.chunkset.chunks[row].metadata.get("scope_chain")
+        ]
         assert len(scoped) >= 5
         for row in scoped:  # a scope is cut to the room left (a boundary label scrolls sideways)
             assert row_text(table, row).rstrip().endswith(table.get_cell_at((row, 5)))

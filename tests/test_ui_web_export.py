@@ -27,8 +27,9 @@ async def export_to(app, pilot, out) -> None:
 async def test_an_export_in_the_browser_is_delivered_as_a_zip_of_its_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(ChunktuiApp, "is_web", property(lambda app: True))
     delivered = []
-    monkeypatch.setattr(ChunktuiApp, "deliver_binary",
-                        lambda app, file, **options: delivered.append((file.read(), options)))
+    monkeypatch.setattr(
+        ChunktuiApp, "deliver_binary", lambda app, file, **options: delivered.append((file.read(), options))
+    )
     out = tmp_path / "inventory-py"
     async with opened(SAMPLES / "inventory.py") as (app, pilot):
         await export_to(app, pilot, out)
@@ -37,8 +38,9 @@ async def test_an_export_in_the_browser_is_delivered_as_a_zip_of_its_folder(tmp_
         assert options["save_filename"] == "inventory-py.zip" and options["mime_type"] == "application/zip"
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             names = sorted(archive.namelist())
-            assert names == sorted(f"inventory-py/{p.relative_to(out).as_posix()}" for p in out.rglob("*")
-                                   if p.is_file())
+            assert names == sorted(
+                f"inventory-py/{p.relative_to(out).as_posix()}" for p in out.rglob("*") if p.is_file()
+            )
             assert archive.read("inventory-py/manifest.json") == (out / "manifest.json").read_bytes()
         assert any("inventory-py.zip" in n.message for n in notifications(app))
 

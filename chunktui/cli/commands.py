@@ -38,12 +38,21 @@ HTML_MODE: OptionDecorator
 PASSWORD: OptionDecorator
 TOKENIZERS = ("cl100k_base", "o200k_base")
 CONTEXT_HEADER = click.option(
-    "--context-header", type=click.Choice(CONTEXT_HEADERS), default=None,
+    "--context-header",
+    type=click.Choice(CONTEXT_HEADERS),
+    default=None,
     help="Put in front of each chunk's embedded text (what exports give to embed, and what budgets count): "
-         "none, title (the file name) or path (the file name > header path, scope chain, page or subject). "
-         "[default: the profile's, else none]")
-HTML_MODE = click.option("--html", "html_mode", type=click.Choice(("main", "whole")), default="main", show_default=True,
-                         help="HTML files: their main content (navigation, banners and footers left out) or the whole page.")
+    "none, title (the file name) or path (the file name > header path, scope chain, page or subject). "
+    "[default: the profile's, else none]",
+)
+HTML_MODE = click.option(
+    "--html",
+    "html_mode",
+    type=click.Choice(("main", "whole")),
+    default="main",
+    show_default=True,
+    help="HTML files: their main content (navigation, banners and footers left out) or the whole page.",
+)
 PASSWORD = click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
@@ -152,12 +161,19 @@ class StrategyParamsCommand(click.Command):
         strategies = help_strategies(ctx.meta.get(NAMED_STRATEGIES, ()))
         if not strategies:
             with formatter.section("Strategy options (`-s NAME --help` lists one strategy's, with units and defaults)"):
-                formatter.write_dl([r for r in (p.get_help_record(ctx) for p in self.get_params(ctx)
-                                                if p.name.startswith(PARAM_DEST)) if r])
+                formatter.write_dl(
+                    [
+                        r
+                        for r in (p.get_help_record(ctx) for p in self.get_params(ctx) if p.name.startswith(PARAM_DEST))
+                        if r
+                    ]
+                )
         for strat in strategies:
             with formatter.section(f"Options of strategy {strat.name}"):
-                formatter.write_dl([(param_flag(p), f"{p.help} {param_facts(p)}") for p in strat.params]
-                                   or [("(none)", "This strategy has no parameters.")])
+                formatter.write_dl(
+                    [(param_flag(p), f"{p.help} {param_facts(p)}") for p in strat.params]
+                    or [("(none)", "This strategy has no parameters.")]
+                )
 
 
 NAMED_STRATEGIES = "chunktui.named_strategies"
@@ -253,14 +269,18 @@ def strategy_options(taken: set[str], strategies) -> list[click.Option]:
         specs = [p for _, p in found or alias_of[name]]
         help_text = _option_help(found, alias_of.get(name, []), uses) if found else ""
         if {p.type for p in specs} == {"bool"}:
-            options.append(click.Option([f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None,
-                                        help=help_text, hidden=not found))
+            options.append(
+                click.Option(
+                    [f"{flag}/--no-{flag[2:]}", PARAM_DEST + name], default=None, help=help_text, hidden=not found
+                )
+            )
             continue
         # one name has one unit everywhere (tests/test_param_names.py); each strategy checks its own choices
         choices = list(dict.fromkeys(c for p in specs for c in p.choices))
         metavar = "|".join(choices) if {p.type for p in specs} == {"choice"} else specs[0].metavar
-        options.append(click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text,
-                                    hidden=not found))
+        options.append(
+            click.Option([flag, PARAM_DEST + name], default=None, metavar=metavar, help=help_text, hidden=not found)
+        )
     return options
 
 
@@ -302,8 +322,11 @@ def run_app(**kwargs):
     except ImportError as exc:
         if exc.name not in ("chunktui.ui", "chunktui.ui.app"):
             raise
-        click.echo("chunktui: error: the app is not available in this build (chunktui.ui.app.run_app "
-                   "is missing); `chunktui chunk` works without it", err=True)
+        click.echo(
+            "chunktui: error: the app is not available in this build (chunktui.ui.app.run_app "
+            "is missing); `chunktui chunk` works without it",
+            err=True,
+        )
         return EXIT_INTERNAL
     start(**kwargs)
     return EXIT_OK
@@ -321,11 +344,23 @@ def cli():
 
 @cli.command("open")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile.")
-@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
-              help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.")
-@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
-              help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).")
+@click.option(
+    "--profile", type=click.Path(path_type=Path), help="Start with the strategy, params and tokenizer of this profile."
+)
+@click.option(
+    "--queries",
+    "queries_path",
+    type=click.Path(path_type=Path),
+    metavar="Q.jsonl|Q.csv",
+    help="Questions with known answers for PATH: hit or missed in the document, recall and IoU live.",
+)
+@click.option(
+    "--auto-queries",
+    "auto_n",
+    type=click.IntRange(min=1, max=100_000),
+    metavar="N",
+    help="No queries file: N synthetic questions made from PATH's sentences (seed 0; not a benchmark).",
+)
 @HTML_MODE
 @PASSWORD
 def open_command(path, profile, queries_path, auto_n, html_mode, password):
@@ -344,7 +379,9 @@ def open_command(path, profile, queries_path, auto_n, html_mode, password):
         check_text_file(path)  # a binary file is refused here, before the screen takes over
         from chunktui.formats.store import check_source_password
 
-        check_source_password(path, password)  # as are a wrong password and a damaged PDF or DOCX, which only the worker would meet
+        check_source_password(
+            path, password
+        )  # as are a wrong password and a damaged PDF or DOCX, which only the worker would meet
     if profile is not None:
         from chunktui.formats.profiles import load_profile
 
@@ -354,8 +391,12 @@ def open_command(path, profile, queries_path, auto_n, html_mode, password):
     if queries_path is not None or auto_n is not None:
         check_questions(path, queries_path, auto_n, reader_options)
         questions = {"queries": queries_path, "auto_queries": auto_n}
-    return run_app(path=str(path) if path else None, profile=str(profile) if profile else None,
-                   reader_options=reader_options, **questions)
+    return run_app(
+        path=str(path) if path else None,
+        profile=str(profile) if profile else None,
+        reader_options=reader_options,
+        **questions,
+    )
 
 
 def check_questions(path, queries_path, auto_n, reader_options: dict | None = None) -> None:
@@ -384,42 +425,121 @@ def demo():
 
 @cli.command(cls=StrategyParamsCommand)
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--strategy", "-s", "strategy_name", metavar="NAME",
-              help="Chunking strategy (default: auto, which picks by file type). See `chunktui strategies`.")
-@click.option("--format", "-f", "fmt", default="text", show_default=True, metavar="text|json|yaml|jsonl|...",
-              help="Chunk files: chunk-0001.txt..., chunks.json, chunks.yaml (reloadable) or chunks.jsonl. "
-                   "manifest.json is always written.")
-@click.option("--output", "-o", type=click.Path(path_type=Path),
-              help="Output folder (one file) or the folder below which each file gets its own "
-                   "(several files or a folder). Default: chunks/<file-name-with-dots-as-dashes>/.")
-@click.option("--dry-run", "-n", is_flag=True, help="Print the plan (strategy, chunk count, sizes, gaps); write nothing.")
+@click.option(
+    "--strategy",
+    "-s",
+    "strategy_name",
+    metavar="NAME",
+    help="Chunking strategy (default: auto, which picks by file type). See `chunktui strategies`.",
+)
+@click.option(
+    "--format",
+    "-f",
+    "fmt",
+    default="text",
+    show_default=True,
+    metavar="text|json|yaml|jsonl|...",
+    help="Chunk files: chunk-0001.txt..., chunks.json, chunks.yaml (reloadable) or chunks.jsonl. "
+    "manifest.json is always written.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path),
+    help="Output folder (one file) or the folder below which each file gets its own "
+    "(several files or a folder). Default: chunks/<file-name-with-dots-as-dashes>/.",
+)
+@click.option(
+    "--dry-run", "-n", is_flag=True, help="Print the plan (strategy, chunk count, sizes, gaps); write nothing."
+)
 @click.option("--force", is_flag=True, help="Replace an output folder that holds an earlier export.")
-@click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default=None,
-              help="Tokenizer for token counts and token sizes. [default: cl100k_base]")
-@click.option("--profile", type=click.Path(path_type=Path),
-              help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.")
-@click.option("--budget", type=WholeNumber(min=1), default=None,
-              help=f"Token budget: chunks above it are reported.  [default: the profile's, else {DEFAULT_BUDGET}]")
-@click.option("--facts", "facts_path", type=click.Path(path_type=Path), metavar="PHRASES.txt",
-              help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.")
-@click.option("--max-file-size", "max_file_size", default="100MB", show_default=True, metavar="SIZE",
-              help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
-                   "Files named on the command line are always chunked.")
+@click.option(
+    "--encoding",
+    "tokenizer",
+    type=click.Choice(TOKENIZERS),
+    default=None,
+    help="Tokenizer for token counts and token sizes. [default: cl100k_base]",
+)
+@click.option(
+    "--profile",
+    type=click.Path(path_type=Path),
+    help="YAML profile (strategy, params, tokenizer) saved from the app; flags override it.",
+)
+@click.option(
+    "--budget",
+    type=WholeNumber(min=1),
+    default=None,
+    help=f"Token budget: chunks above it are reported.  [default: the profile's, else {DEFAULT_BUDGET}]",
+)
+@click.option(
+    "--facts",
+    "facts_path",
+    type=click.Path(path_type=Path),
+    metavar="PHRASES.txt",
+    help="Key phrases, one a line: report each as whole (inside a chunk), split or missing.",
+)
+@click.option(
+    "--max-file-size",
+    "max_file_size",
+    default="100MB",
+    show_default=True,
+    metavar="SIZE",
+    help="Folder scans skip (and name) files bigger than this: 20MB, 1.5GB, 512KiB or bytes; 0 = no limit. "
+    "Files named on the command line are always chunked.",
+)
 @HTML_MODE
 @PASSWORD
-@click.option("--jobs", "-j", "workers", type=WholeNumber(min=1), default=None, metavar="N",
-              help="Chunk the files in N processes, with one progress bar and index.json beside the outputs. "
-                   "Default for several files: one a core, or this process when a pool cannot pay (few or small files).")
-@click.option("--executor", type=click.Choice(("local", "dask")), default="local", show_default=True,
-              help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).")
-@click.option("--scheduler", default=None, metavar="ADDRESS",
-              help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.")
-@click.option("--resume", is_flag=True,
-              help="Skip files index.json (or, without it, their manifest.json) records with the same sha256 "
-                   "and settings; chunk the others over their earlier output (implies --jobs).")
+@click.option(
+    "--jobs",
+    "-j",
+    "workers",
+    type=WholeNumber(min=1),
+    default=None,
+    metavar="N",
+    help="Chunk the files in N processes, with one progress bar and index.json beside the outputs. "
+    "Default for several files: one a core, or this process when a pool cannot pay (few or small files).",
+)
+@click.option(
+    "--executor",
+    type=click.Choice(("local", "dask")),
+    default="local",
+    show_default=True,
+    help="Where the --jobs run goes: local processes, or a Dask cluster (implies --jobs).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="ADDRESS",
+    help="The Dask scheduler's address (tcp://host:8786) for --executor dask; default: a LocalCluster.",
+)
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Skip files index.json (or, without it, their manifest.json) records with the same sha256 "
+    "and settings; chunk the others over their earlier output (implies --jobs).",
+)
 @CONTEXT_HEADER
-def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile, budget, facts_path,
-          max_file_size, html_mode, password, workers, resume, executor, scheduler, context_header, **flags):
+def chunk(
+    paths,
+    strategy_name,
+    fmt,
+    output,
+    dry_run,
+    force,
+    tokenizer,
+    profile,
+    budget,
+    facts_path,
+    max_file_size,
+    html_mode,
+    password,
+    workers,
+    resume,
+    executor,
+    scheduler,
+    context_header,
+    **flags,
+):
     """Chunk files (or every supported file in a folder) and write chunk files plus manifest.json.
 
     Strategy parameters are given as flags (`-s lines --chunk-lines 100`); a flag the
@@ -459,16 +579,39 @@ def chunk(paths, strategy_name, fmt, output, dry_run, force, tokenizer, profile,
         if dry_run or facts is not None:
             flag = "--jobs" if workers else "--resume" if resume else "--executor"
             raise ChunktuiError(f"{flag}: not with --dry-run or --facts")
-        return run_parallel(jobs, strategy, params, tokenizer, fmt, force, budget, workers, resume,
-                            reader_options={"html": html_mode, "password": password}, context_header=context_header,
-                            executor=executor, scheduler=scheduler)
+        return run_parallel(
+            jobs,
+            strategy,
+            params,
+            tokenizer,
+            fmt,
+            force,
+            budget,
+            workers,
+            resume,
+            reader_options={"html": html_mode, "password": password},
+            context_header=context_header,
+            executor=executor,
+            scheduler=scheduler,
+        )
     if not dry_run:
         for job in jobs:
             recover_interrupted(job.out_dir, notify=warn_line)  # a killed run's leftovers, even if refused below
             check_target(job.out_dir, force, job.source)  # refuse up front rather than after half the files
-    return run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget,
-                    single=len(paths) == 1 and len(jobs) == 1, facts=facts,
-                    reader_options={"html": html_mode, "password": password}, context_header=context_header)
+    return run_jobs(
+        jobs,
+        strategy,
+        params,
+        tokenizer,
+        fmt,
+        force,
+        dry_run,
+        budget,
+        single=len(paths) == 1 and len(jobs) == 1,
+        facts=facts,
+        reader_options={"html": html_mode, "password": password},
+        context_header=context_header,
+    )
 
 
 class _NoProgress:
@@ -505,8 +648,15 @@ def progress_bar():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                    console=console, transient=True, disable=not console.is_terminal)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
 
 
 def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str, dict, str, Profile | None]:
@@ -522,8 +672,9 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
 
         prof = load_profile(profile)
     try:
-        strat = get_strategy(strategy_name if strategy_name is not None else
-                             (prof.strategy if prof else default_strategy()))
+        strat = get_strategy(
+            strategy_name if strategy_name is not None else (prof.strategy if prof else default_strategy())
+        )
     except UnknownStrategyError as exc:
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = strategy_flags(flags)
@@ -541,8 +692,20 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
     return strat.name, params, tokenizer or (prof.tokenizer if prof else DEFAULT_TOKENIZER), prof
 
 
-def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, single, facts=None,
-             reader_options=None, context_header="none") -> int:
+def run_jobs(
+    jobs,
+    strategy,
+    params,
+    tokenizer,
+    fmt,
+    force,
+    dry_run,
+    budget,
+    single,
+    facts=None,
+    reader_options=None,
+    context_header="none",
+) -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
@@ -567,8 +730,14 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
             try:
                 doc = load_source(job.source, reader_options)
                 with gc_paused():
-                    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header,
-                                        progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)))
+                    cs = chunk_document(
+                        doc,
+                        strategy,
+                        params,
+                        tokenizer=tokenizer,
+                        context_header=context_header,
+                        progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)),
+                    )
                 if dry_run:
                     try:
                         check_target(job.out_dir, force, job.source)
@@ -576,7 +745,9 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
                     except ChunktuiError as exc:
                         note = f"would fail: {getattr(exc, 'problem', exc)}"
                         blocked += 1  # the real run refuses it up front: the plan exits as it would
-                    outputs.append(plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)])
+                    outputs.append(
+                        plan_lines(cs, job.out_dir, fmt, budget, strategy, note) + [quality_line(cs, budget)]
+                    )
                 else:
                     result = export_chunkset(cs, job.out_dir, fmt, force, notify=warn_above_progress)
                     outputs.append([result_line(cs, result.out_dir, result.manifest_path)])
@@ -607,19 +778,23 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
     if dry_run:
         for block in outputs:
             click.echo("\n".join(block))
-        click.echo(f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
-                   f"{plural(total_chunks, 'chunk')}"
-                   + (f" ({duplicates:,} duplicate by sha256)" if duplicates else "")
-                   + (f". Would fail: {plural(failures + blocked, 'file')} (see above)" if failures + blocked else "")
-                   + ". Nothing written.")
+        click.echo(
+            f"Dry run: {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) would give "
+            f"{plural(total_chunks, 'chunk')}"
+            + (f" ({duplicates:,} duplicate by sha256)" if duplicates else "")
+            + (f". Would fail: {plural(failures + blocked, 'file')} (see above)" if failures + blocked else "")
+            + ". Nothing written."
+        )
     elif single:
         click.echo(outputs[0][0])
     else:
         root = folder_display(_common_root([j.out_dir for j in jobs]))
-        click.echo(f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
-                   f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
-                   + (f". Duplicates (same sha256 as an earlier chunk): {duplicates:,}" if duplicates else "")
-                   + (f". Failed: {plural(failures, 'file')} (see above)" if failures else ""))
+        click.echo(
+            f"Split {plural(len(jobs) - failures, 'file')} ({plural(total_lines, 'line')}) into "
+            f"{plural(total_chunks, 'chunk')}. Output: {root} (one folder per file, each with its manifest.json)"
+            + (f". Duplicates (same sha256 as an earlier chunk): {duplicates:,}" if duplicates else "")
+            + (f". Failed: {plural(failures, 'file')} (see above)" if failures else "")
+        )
     for source, lines in fact_blocks:
         click.echo("\n".join(lines) if single else f"{source}:\n" + "\n".join("  " + line for line in lines))
     return EXIT_BAD_INPUT if failures or blocked else EXIT_OK
@@ -627,7 +802,7 @@ def run_jobs(jobs, strategy, params, tokenizer, fmt, force, dry_run, budget, sin
 
 def strategy_flags(flags: dict) -> dict:
     """The strategy parameters given as flags, by the name (or alias) the flag spells."""
-    return {k[len(PARAM_DEST):]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
+    return {k[len(PARAM_DEST) :]: v for k, v in flags.items() if k.startswith(PARAM_DEST) and v is not None}
 
 
 def blame_default(exc: ParamError, params: dict) -> ParamError:
@@ -645,7 +820,9 @@ def _common_root(folders) -> Path:
 
 @cli.command()
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--chunk", "sample", metavar="ID|N", help="Show this chunk (id or 1-based number) instead of the median one.")
+@click.option(
+    "--chunk", "sample", metavar="ID|N", help="Show this chunk (id or 1-based number) instead of the median one."
+)
 @click.option("--full", is_flag=True, help="Show the whole sample chunk: every line, at full width.")
 @PASSWORD
 def inspect(file, sample, full, password):
@@ -663,9 +840,22 @@ def strategies(as_json):
 
     found = all_strategies()
     if as_json:
-        click.echo(json.dumps([{"name": s.name, "aliases": list(s.aliases), "summary": s.summary,
-                                "kinds": list(s.kinds), "params": [p.to_dict() for p in s.params]}
-                               for s in found], indent=2, ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "name": s.name,
+                        "aliases": list(s.aliases),
+                        "summary": s.summary,
+                        "kinds": list(s.kinds),
+                        "params": [p.to_dict() for p in s.params],
+                    }
+                    for s in found
+                ],
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
         return
     for s in found:
         aliases = f" (alias: {', '.join(s.aliases)})" if s.aliases else ""
@@ -701,36 +891,102 @@ def param_facts(p) -> str:
 
 @cli.command(cls=StrategyParamsCommand)
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--strategy", "-s", "strategy_names", multiple=True, metavar="NAME[,NAME]",
-              help="Strategies to sweep (repeat or comma-separate). Default: auto.")
-@click.option("--size", "size_spec", metavar="START:STOP[:STEP]|N,N",
-              help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512 (at most 1,000 values; 2,000 "
-                   "configurations in all). Default: each strategy's default.")
-@click.option("--overlap", "overlap_spec", metavar="START:STOP[:STEP]|N,N",
-              help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.")
-@click.option("--budget", type=WholeNumber(min=1), default=DEFAULT_BUDGET, show_default=True,
-              help="Token budget for over_budget and over_budget_pct.")
-@click.option("--min-tokens", type=WholeNumber(min=0), default=16, show_default=True,
-              help="Chunks below this many tokens are flagged tiny.")
+@click.option(
+    "--strategy",
+    "-s",
+    "strategy_names",
+    multiple=True,
+    metavar="NAME[,NAME]",
+    help="Strategies to sweep (repeat or comma-separate). Default: auto.",
+)
+@click.option(
+    "--size",
+    "size_spec",
+    metavar="START:STOP[:STEP]|N,N",
+    help="Sizes to try, e.g. 200:2000:200 (inclusive) or 256,512 (at most 1,000 values; 2,000 "
+    "configurations in all). Default: each strategy's default.",
+)
+@click.option(
+    "--overlap",
+    "overlap_spec",
+    metavar="START:STOP[:STEP]|N,N",
+    help="Overlaps to try, e.g. 0,50,100. Default: each strategy's default.",
+)
+@click.option(
+    "--budget",
+    type=WholeNumber(min=1),
+    default=DEFAULT_BUDGET,
+    show_default=True,
+    help="Token budget for over_budget and over_budget_pct.",
+)
+@click.option(
+    "--min-tokens",
+    type=WholeNumber(min=0),
+    default=16,
+    show_default=True,
+    help="Chunks below this many tokens are flagged tiny.",
+)
 @click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default="cl100k_base", show_default=True)
 @click.option("--format", "fmt", type=click.Choice(("table", "csv", "json")), default="table", show_default=True)
-@click.option("--workers", type=WholeNumber(min=1, max=64), default=2, show_default=True,
-              help="Worker processes running the cells.")
-@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
-              help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).")
-@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
-              help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).")
+@click.option(
+    "--workers",
+    type=WholeNumber(min=1, max=64),
+    default=2,
+    show_default=True,
+    help="Worker processes running the cells.",
+)
+@click.option(
+    "--queries",
+    "queries_path",
+    type=click.Path(path_type=Path),
+    metavar="Q.jsonl|Q.csv",
+    help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).",
+)
+@click.option(
+    "--auto-queries",
+    "auto_n",
+    type=click.IntRange(min=1, max=100_000),
+    metavar="N",
+    help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
-@click.option("--retrieve-tokens", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="With --queries: recall and IoU of the top chunks within this many embedded tokens.")
-@click.option("--rank-by", type=click.Choice(("score", "recall", "iou")), default=None,
-              help="What ranks the cells, best first. [default: recall with --queries (what retrieves leads; "
-                   "the score and flags explain), else the score in grid order]")
+@click.option(
+    "--retrieve-tokens",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="With --queries: recall and IoU of the top chunks within this many embedded tokens.",
+)
+@click.option(
+    "--rank-by",
+    type=click.Choice(("score", "recall", "iou")),
+    default=None,
+    help="What ranks the cells, best first. [default: recall with --queries (what retrieves leads; "
+    "the score and flags explain), else the score in grid order]",
+)
 @HTML_MODE
 @PASSWORD
 @CONTEXT_HEADER
-def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tokenizer, fmt, workers, queries_path,
-          auto_n, seed, retrieve_tokens, rank_by, html_mode, password, context_header, **flags):
+def sweep(
+    file,
+    strategy_names,
+    size_spec,
+    overlap_spec,
+    budget,
+    min_tokens,
+    tokenizer,
+    fmt,
+    workers,
+    queries_path,
+    auto_n,
+    seed,
+    retrieve_tokens,
+    rank_by,
+    html_mode,
+    password,
+    context_header,
+    **flags,
+):
     """Chunk FILE with every strategy x size x overlap and score each configuration."""
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
@@ -745,8 +1001,15 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
     base = strategy_flags(flags)
     console = Console(stderr=True)
     # no auto-refresh thread: with no other thread running, the worker pool can fork (fast start)
-    bar = Progress(TextColumn("sweep"), BarColumn(), MofNCompleteColumn(), console=console, transient=True,
-                   disable=not console.is_terminal, auto_refresh=False)
+    bar = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+        auto_refresh=False,
+    )
     with bar:
         task = bar.add_task("sweep", total=None)
 
@@ -754,11 +1017,22 @@ def sweep(file, strategy_names, size_spec, overlap_spec, budget, min_tokens, tok
             bar.update(task, completed=done, total=total)
             bar.refresh()
 
-        _, result = run_sweep(file, names, size_spec, overlap_spec, base_params=base, budget=budget,
-                              min_tokens=min_tokens, tokenizer=tokenizer, workers=workers, progress=progress,
-                              queries=(queries_path, retrieve_tokens), auto_queries=(auto_n, seed),
-                              context_header=context_header or "none",
-                              reader_options={"html": html_mode, "password": password})
+        _, result = run_sweep(
+            file,
+            names,
+            size_spec,
+            overlap_spec,
+            base_params=base,
+            budget=budget,
+            min_tokens=min_tokens,
+            tokenizer=tokenizer,
+            workers=workers,
+            progress=progress,
+            queries=(queries_path, retrieve_tokens),
+            auto_queries=(auto_n, seed),
+            context_header=context_header or "none",
+            reader_options={"html": html_mode, "password": password},
+        )
     for note in result.notes:
         warn_line(note)
     for skipped in result.skipped:
@@ -780,8 +1054,19 @@ def compare(file, profile_a, profile_b, budget, as_json, html_mode, password, co
     """Chunk FILE with two profiles and show boundaries only in A, only in B and in both."""
     from chunktui.cli.reports import compare_lines
 
-    click.echo("\n".join(compare_lines(file, profile_a, profile_b, budget, as_json, context_header,
-                                       reader_options={"html": html_mode, "password": password})))
+    click.echo(
+        "\n".join(
+            compare_lines(
+                file,
+                profile_a,
+                profile_b,
+                budget,
+                as_json,
+                context_header,
+                reader_options={"html": html_mode, "password": password},
+            )
+        )
+    )
 
 
 from chunktui.cli.eval import eval_command  # imported last: it builds on the names above
@@ -798,4 +1083,3 @@ cli.add_command(search_command)
 def main(argv=None):
     """Console script entry point."""
     return cli.main(args=argv, prog_name="chunktui")
-

@@ -27,8 +27,7 @@ CONNECT_TIMEOUT = "3s"
 DIED = "its worker process died on it (killed, out of memory or a crash)"
 
 
-def run_dask(todo, how: tuple, budget: int, workers: int, scheduler: str | None,
-             finish, console) -> bool:
+def run_dask(todo, how: tuple, budget: int, workers: int, scheduler: str | None, finish, console) -> bool:
     """Every job of `todo` chunked on the cluster at `scheduler` (default: a LocalCluster of
     `workers` processes), each result given to `finish`; whether Ctrl-C stopped the run."""
     from distributed import Event
@@ -63,8 +62,9 @@ def _client(scheduler: str | None, workers: int):
         default = signal.signal(signal.SIGINT, signal.SIG_IGN)
         try:
             with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
-                cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                       dashboard_address=":0", silence_logs=50)
+                cluster = LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
+                )
         finally:
             signal.signal(signal.SIGINT, default)
         return _Owned(Client(cluster), cluster)
@@ -97,8 +97,21 @@ def _round(client, keys, jobs, how, budget, finish, console, stop) -> list[str]:
 
     from chunktui.cli.parallel import failed, settle
 
-    futures = {client.submit(chunk_unless_stopped, stop.name, jobs[k].source, jobs[k].out_dir, *how, True, budget,
-                             key=f"chunktui-{k}-{time.monotonic_ns()}", pure=False, retries=0): k for k in keys}
+    futures = {
+        client.submit(
+            chunk_unless_stopped,
+            stop.name,
+            jobs[k].source,
+            jobs[k].out_dir,
+            *how,
+            True,
+            budget,
+            key=f"chunktui-{k}-{time.monotonic_ns()}",
+            pure=False,
+            retries=0,
+        ): k
+        for k in keys
+    }
     pending, lost = set(futures), []
 
     def collect(future) -> None:

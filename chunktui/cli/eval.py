@@ -11,8 +11,15 @@ from pathlib import Path
 
 import click
 
-from chunktui.cli.commands import (CONTEXT_HEADER, HTML_MODE, PASSWORD, TOKENIZERS, StrategyParamsCommand,
-                                   resolve_configuration, warn_line)
+from chunktui.cli.commands import (
+    CONTEXT_HEADER,
+    HTML_MODE,
+    PASSWORD,
+    TOKENIZERS,
+    StrategyParamsCommand,
+    resolve_configuration,
+    warn_line,
+)
 from chunktui.engine.core.errors import ChunktuiError
 
 EMBEDS = "over each chunk's embedded text"
@@ -67,33 +74,75 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
 
 @click.command("eval", cls=StrategyParamsCommand)
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--queries", "queries_path", type=click.Path(path_type=Path), metavar="Q.jsonl|Q.csv",
-              help="Questions with references ({content, start_index, end_index}, character offsets into FILE).")
-@click.option("--auto-queries", "auto_n", type=click.IntRange(min=1, max=100_000), metavar="N",
-              help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).")
+@click.option(
+    "--queries",
+    "queries_path",
+    type=click.Path(path_type=Path),
+    metavar="Q.jsonl|Q.csv",
+    help="Questions with references ({content, start_index, end_index}, character offsets into FILE).",
+)
+@click.option(
+    "--auto-queries",
+    "auto_n",
+    type=click.IntRange(min=1, max=100_000),
+    metavar="N",
+    help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).",
+)
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
 @click.option("--strategy", "-s", "strategy_name", metavar="NAME", help="Chunking strategy (default: auto).")
 @click.option("--profile", type=click.Path(path_type=Path), help="YAML profile; flags override it.")
-@click.option("--encoding", "tokenizer", type=click.Choice(TOKENIZERS), default=None,
-              help="Tokenizer for sizes and the token budget. [default: cl100k_base]")
+@click.option(
+    "--encoding",
+    "tokenizer",
+    type=click.Choice(TOKENIZERS),
+    default=None,
+    help="Tokenizer for sizes and the token budget. [default: cl100k_base]",
+)
 @click.option("-k", "k_values", multiple=True, metavar="N[,N]", help="Ranks to report. [default: 1,3,5,10]")
-@click.option("--retrieve-tokens", "budget", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Budget of embedded tokens for the @budget metrics: top chunks until it is spent.")
-@click.option("--model", "model_path", type=click.Path(path_type=Path), metavar="FOLDER",
-              help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).")
+@click.option(
+    "--retrieve-tokens",
+    "budget",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Budget of embedded tokens for the @budget metrics: top chunks until it is spent.",
+)
+@click.option(
+    "--model",
+    "model_path",
+    type=click.Path(path_type=Path),
+    metavar="FOLDER",
+    help="Dense retrieval with this local model2vec model instead of BM25 (needs chunktui[dense]).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Per-query results: retrieved chunks, spans, scores, references.")
 @HTML_MODE
 @PASSWORD
 @CONTEXT_HEADER
-def eval_command(file, queries_path, auto_n, seed, strategy_name, profile, tokenizer, k_values, budget, model_path,
-                 as_json, html_mode, password, context_header, **flags):
+def eval_command(
+    file,
+    queries_path,
+    auto_n,
+    seed,
+    strategy_name,
+    profile,
+    tokenizer,
+    k_values,
+    budget,
+    model_path,
+    as_json,
+    html_mode,
+    password,
+    context_header,
+    **flags,
+):
     """Chunk FILE, retrieve for each question with BM25 and measure against its known answers."""
     from chunktui.engine import chunk_document, load_document
     from chunktui.engine.analysis.retrieval import KS, DenseIndex, embedded_tokens, evaluate_retrieval, load_model
 
     ks = parse_ks(k_values) if k_values else KS
-    strategy, params, tokenizer, context_header = resolve_config(strategy_name, profile, tokenizer, flags,
-                                                                 context_header)
+    strategy, params, tokenizer, context_header = resolve_config(
+        strategy_name, profile, tokenizer, flags, context_header
+    )
     model = load_model(model_path) if model_path is not None else None  # a bad model fails before any work
     doc = load_document(file, reader_options={"html": html_mode, "password": password})
     queries = load_questions(doc, queries_path, auto_n, seed)
@@ -114,17 +163,37 @@ def report_json(cs, report, tokens, retriever: str = RETRIEVER) -> dict:
     chunks = cs.chunks
     synthetic = any(r.query.synthetic for r in report.results)
     return {
-        "file": cs.document.path or cs.document.name, "strategy": cs.strategy, "params": cs.params,
-        "tokenizer": cs.tokenizer, "context_header": cs.context_header, "chunks": len(chunks), "retriever": retriever, "units": UNITS,
-        "ks": list(report.ks), "retrieve_tokens": report.budget, "synthetic": synthetic,
+        "file": cs.document.path or cs.document.name,
+        "strategy": cs.strategy,
+        "params": cs.params,
+        "tokenizer": cs.tokenizer,
+        "context_header": cs.context_header,
+        "chunks": len(chunks),
+        "retriever": retriever,
+        "units": UNITS,
+        "ks": list(report.ks),
+        "retrieve_tokens": report.budget,
+        "synthetic": synthetic,
         "means": report.means(),
-        "queries": [{
-            "question": r.query.question, "synthetic": r.query.synthetic,
-            "references": [ref.to_dict(text) for ref in r.query.references],
-            "retrieved": [{"id": chunks[p].id, "start": chunks[p].start, "end": chunks[p].end, "score": score,
-                           "embedded_tokens": tokens[p]} for p, score in r.ranked],
-            "metrics": r.metrics,
-        } for r in report.results],
+        "queries": [
+            {
+                "question": r.query.question,
+                "synthetic": r.query.synthetic,
+                "references": [ref.to_dict(text) for ref in r.query.references],
+                "retrieved": [
+                    {
+                        "id": chunks[p].id,
+                        "start": chunks[p].start,
+                        "end": chunks[p].end,
+                        "score": score,
+                        "embedded_tokens": tokens[p],
+                    }
+                    for p, score in r.ranked
+                ],
+                "metrics": r.metrics,
+            }
+            for r in report.results
+        ],
     }
 
 
@@ -134,20 +203,29 @@ def report_lines(cs, report, synthetic: bool, seed: int, retriever: str = RETRIE
 
     means = report.means()
     n = len(report.results)
-    what = (f"{plural(n, 'synthetic question')} (--auto-queries, seed {seed}; a smoke test, not a benchmark)"
-            if synthetic else plural(n, "question"))
+    what = (
+        f"{plural(n, 'synthetic question')} (--auto-queries, seed {seed}; a smoke test, not a benchmark)"
+        if synthetic
+        else plural(n, "question")
+    )
     cols = [f"@{k}" for k in report.ks] + ["@budget"]
     head = ["", *[f"k={k}" for k in report.ks], f"{report.budget:,} tok"]
-    rows = [head] + [[name, *[f"{means[name + c]:.3f}" for c in cols]]
-                     for name in ("recall", "precision", "iou", "hit")]
+    rows = [head] + [
+        [name, *[f"{means[name + c]:.3f}" for c in cols]] for name in ("recall", "precision", "iou", "hit")
+    ]
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-    lines = [f"{cs.document.name}: {cs.strategy} ({_params(cs.params)}), {len(cs.chunks):,} chunks, {what}",
-             f"  retriever: {retriever}"]
-    lines += ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-              for r in rows]
+    lines = [
+        f"{cs.document.name}: {cs.strategy} ({_params(cs.params)}), {len(cs.chunks):,} chunks, {what}",
+        f"  retriever: {retriever}",
+    ]
+    lines += [
+        "  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows
+    ]
     lines.append(f"  MRR@{max(report.ks)} {means['mrr']:.3f}")
-    lines.append(f"  means over the questions; {UNITS}; hit = any reference character retrieved; "
-                 f"{report.budget:,} tok = top chunks until {report.budget:,} embedded {cs.tokenizer} tokens")
+    lines.append(
+        f"  means over the questions; {UNITS}; hit = any reference character retrieved; "
+        f"{report.budget:,} tok = top chunks until {report.budget:,} embedded {cs.tokenizer} tokens"
+    )
     return lines
 
 

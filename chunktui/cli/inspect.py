@@ -58,10 +58,16 @@ def inspect_file(path, password: str | None = None) -> Inspection:
     path = Path(path)
     if path.is_dir():
         if not (path / MANIFEST_NAME).is_file():
-            inner = sorted(m.parent.as_posix() for pattern in ("*", "*/*")  # shallow: never walk a whole home
-                           for m in path.glob(f"{pattern}/{MANIFEST_NAME}"))
-            hint = (f"inspect one of its {len(inner)} exports, e.g. {inner[0]}" if inner
-                    else "expected an export folder, a chunks.yaml or a manifest.json")
+            inner = sorted(
+                m.parent.as_posix()
+                for pattern in ("*", "*/*")  # shallow: never walk a whole home
+                for m in path.glob(f"{pattern}/{MANIFEST_NAME}")
+            )
+            hint = (
+                f"inspect one of its {len(inner)} exports, e.g. {inner[0]}"
+                if inner
+                else "expected an export folder, a chunks.yaml or a manifest.json"
+            )
             raise DocumentError(path, f"no {MANIFEST_NAME} in this folder; {hint}")
         path = path / MANIFEST_NAME
     if not path.exists():
@@ -76,16 +82,36 @@ def inspect_file(path, password: str | None = None) -> Inspection:
 def _from_store(path: Path, password: str | None) -> Inspection:
     loaded = load_chunkset(path, password)
     cs = loaded.chunkset
-    status = ("found, unchanged" if loaded.source_matches else f"found, not checked ({loaded.source_locked})"
-              if loaded.source_locked else
-              "found, CHANGED since the chunks were saved" if loaded.source_found else "not found")
-    chunks = [ChunkInfo(c.id, c.start_line, c.end_line, c.chars, c.tokens, c.sha256, c.boundary_type,
-                        c.boundary_label, c.text) for c in cs.chunks]
+    status = (
+        "found, unchanged"
+        if loaded.source_matches
+        else f"found, not checked ({loaded.source_locked})"
+        if loaded.source_locked
+        else "found, CHANGED since the chunks were saved"
+        if loaded.source_found
+        else "not found"
+    )
+    chunks = [
+        ChunkInfo(
+            c.id, c.start_line, c.end_line, c.chars, c.tokens, c.sha256, c.boundary_type, c.boundary_label, c.text
+        )
+        for c in cs.chunks
+    ]
     source = loaded.source_path or cs.document.path
     if not loaded.source_found and source and not Path(source).is_absolute():  # stored relative to the YAML
         source = os.path.normpath(path.parent / source)
-    return Inspection(path, "chunks.yaml", str(source) if source else None, cs.strategy, cs.tokenizer, cs.params,
-                      chunks, len(cs.gaps), status, list(cs.warnings))
+    return Inspection(
+        path,
+        "chunks.yaml",
+        str(source) if source else None,
+        cs.strategy,
+        cs.tokenizer,
+        cs.params,
+        chunks,
+        len(cs.gaps),
+        status,
+        list(cs.warnings),
+    )
 
 
 def _from_manifest(path: Path, password: str | None) -> Inspection:
@@ -103,17 +129,36 @@ def _from_manifest(path: Path, password: str | None) -> Inspection:
     if any(str(r.get("id")) not in texts for r in data["chunks"] if isinstance(r, dict)):
         texts = {**_source_texts(data, password), **texts}  # e.g. brain notes: cut the texts from the unchanged source
     try:
-        chunks = [ChunkInfo(str(r["id"]), int(r["start_line"]), int(r["end_line"]), int(r["chars"]),
-                            int(r["tokens"]), str(r["sha256"]), str(r.get("boundary_type", "")),
-                            str(r.get("boundary_label") or ""), texts.get(str(r["id"])))
-                  for r in data["chunks"]]
+        chunks = [
+            ChunkInfo(
+                str(r["id"]),
+                int(r["start_line"]),
+                int(r["end_line"]),
+                int(r["chars"]),
+                int(r["tokens"]),
+                str(r["sha256"]),
+                str(r.get("boundary_type", "")),
+                str(r.get("boundary_label") or ""),
+                texts.get(str(r["id"])),
+            )
+            for r in data["chunks"]
+        ]
     except (KeyError, TypeError, ValueError) as exc:
         raise DocumentError(path, f"malformed chunk entry in the manifest ({exc})") from None
     missing = sum(1 for c in chunks if c.text is None)
     warnings = [f"{path}: {missing} chunk text(s) not found beside the manifest"] if missing else []
-    return Inspection(path, "manifest.json", data.get("source"), str(data.get("strategy", "")),
-                      str(data.get("tokenizer", "")), _params(data), chunks,
-                      len(data.get("gaps") or []), "", warnings)
+    return Inspection(
+        path,
+        "manifest.json",
+        data.get("source"),
+        str(data.get("strategy", "")),
+        str(data.get("tokenizer", "")),
+        _params(data),
+        chunks,
+        len(data.get("gaps") or []),
+        "",
+        warnings,
+    )
 
 
 def _params(data: dict) -> dict:
@@ -170,7 +215,7 @@ def _source_texts(data: dict, password: str | None) -> dict[str, str]:
     if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, extraction):
         return {}
     try:
-        return {str(r["id"]): doc.text[int(r["start_char"]):int(r["end_char"])] for r in data["chunks"]}
+        return {str(r["id"]): doc.text[int(r["start_char"]) : int(r["end_char"])] for r in data["chunks"]}
     except (KeyError, TypeError, ValueError):
         return {}
 
@@ -200,16 +245,20 @@ def pick_sample(chunks: list[ChunkInfo], which: str | None = None, where="--chun
 def _dist(values: list[int]) -> str:
     if not values:
         return "-"
-    return (f"min {min(values):,}  median {percentile(values, 50):,.0f}  "
-            f"p95 {percentile(values, 95):,.0f}  max {max(values):,}")
+    return (
+        f"min {min(values):,}  median {percentile(values, 50):,.0f}  "
+        f"p95 {percentile(values, 95):,.0f}  max {max(values):,}"
+    )
 
 
 def _duplicates_text(dups: list[list[str]]) -> str:
     """Groups of equal chunks, capped so thousands of repeats stay one readable line."""
     if not dups:
         return "none"
-    shown = [" = ".join(ids[:MAX_DUP_IDS]) + (f" (+{len(ids) - MAX_DUP_IDS:,} more)" if len(ids) > MAX_DUP_IDS else "")
-             for ids in dups[:MAX_DUP_GROUPS]]
+    shown = [
+        " = ".join(ids[:MAX_DUP_IDS]) + (f" (+{len(ids) - MAX_DUP_IDS:,} more)" if len(ids) > MAX_DUP_IDS else "")
+        for ids in dups[:MAX_DUP_GROUPS]
+    ]
     rest = len(dups) - MAX_DUP_GROUPS
     return "; ".join(shown) + (f"; and {rest:,} more groups" if rest > 0 else "")
 
@@ -217,13 +266,15 @@ def _duplicates_text(dups: list[list[str]]) -> str:
 def summary_lines(insp: Inspection, sample: str | None = None, full: bool = False) -> list[str]:
     """The report `chunktui inspect` prints, as plain lines (no colour, pipes well)."""
     chunks = insp.chunks
-    lines = [f"{insp.path} ({insp.kind})",
-             f"  source     {insp.source or '-'}" + (f"  [{insp.source_status}]" if insp.source_status else ""),
-             f"  strategy   {insp.strategy}  " + " ".join(f"{k}={v}" for k, v in insp.params.items()),
-             f"  tokenizer  {insp.tokenizer}",
-             f"  chunks     {len(chunks):,}" + (f"  ({insp.gaps} gap{'s' if insp.gaps != 1 else ''})" if insp.gaps else ""),
-             f"  chars      {_dist([c.chars for c in chunks])}",
-             f"  tokens     {_dist([c.tokens for c in chunks])}"]
+    lines = [
+        f"{insp.path} ({insp.kind})",
+        f"  source     {insp.source or '-'}" + (f"  [{insp.source_status}]" if insp.source_status else ""),
+        f"  strategy   {insp.strategy}  " + " ".join(f"{k}={v}" for k, v in insp.params.items()),
+        f"  tokenizer  {insp.tokenizer}",
+        f"  chunks     {len(chunks):,}" + (f"  ({insp.gaps} gap{'s' if insp.gaps != 1 else ''})" if insp.gaps else ""),
+        f"  chars      {_dist([c.chars for c in chunks])}",
+        f"  tokens     {_dist([c.tokens for c in chunks])}",
+    ]
     if chunks:
         lines.append("  histogram (tokens)")
         lines += ["    " + row for row in text_histogram([c.tokens for c in chunks])]
@@ -231,18 +282,30 @@ def summary_lines(insp: Inspection, sample: str | None = None, full: bool = Fals
     lines.append("  duplicates " + _duplicates_text(dups))
     chosen = pick_sample(chunks, sample, insp.path)
     if chosen is not None:
-        where = (f"line {chosen.start_line}" if chosen.start_line == chosen.end_line
-                 else f"lines {chosen.start_line}-{chosen.end_line}")
-        lines.append(f"  sample     {chosen.id}: {where}, "
-                     f"{chosen.chars:,} chars, {chosen.tokens:,} tokens, {chosen.boundary_type}"
-                     + (f" {chosen.boundary_label}" if chosen.boundary_label else ""))
+        where = (
+            f"line {chosen.start_line}"
+            if chosen.start_line == chosen.end_line
+            else f"lines {chosen.start_line}-{chosen.end_line}"
+        )
+        lines.append(
+            f"  sample     {chosen.id}: {where}, "
+            f"{chosen.chars:,} chars, {chosen.tokens:,} tokens, {chosen.boundary_type}"
+            + (f" {chosen.boundary_label}" if chosen.boundary_label else "")
+        )
         if chosen.text is None:
             lines.append("    (text not available)")
         else:
             body = chosen.text.splitlines()
             shown = body if full else body[:SAMPLE_LINES]
-            lines += ["    | " + (line if full or len(line) <= SAMPLE_WIDTH else
-                                  f"{line[:SAMPLE_WIDTH]} ... (+{len(line) - SAMPLE_WIDTH:,} chars)") for line in shown]
+            lines += [
+                "    | "
+                + (
+                    line
+                    if full or len(line) <= SAMPLE_WIDTH
+                    else f"{line[:SAMPLE_WIDTH]} ... (+{len(line) - SAMPLE_WIDTH:,} chars)"
+                )
+                for line in shown
+            ]
             if len(shown) < len(body):
                 lines.append(f"    | ... {len(body) - len(shown)} more lines (--full shows all)")
     lines += [f"  warning    {w}" for w in insp.warnings]

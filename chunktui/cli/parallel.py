@@ -38,7 +38,9 @@ if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as EventType
 
 EXIT_INTERRUPTED = 130
-How = tuple[str, dict, str, str, dict | None, str]  # strategy, params, tokenizer, format, reader options, context header
+How = tuple[
+    str, dict, str, str, dict | None, str
+]  # strategy, params, tokenizer, format, reader options, context header
 MAX_BATCH = 16  # files a task at most
 # Without --jobs, a run whose work is estimated below what starting the pool costs is chunked in
 # this process. Measured on the 2-core machine at a load of 6 (python files of the standard library,
@@ -49,17 +51,34 @@ FILE_COST = 0.005  # seconds a file
 BYTE_COST = 1.8e-6  # seconds a byte
 
 
-def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, force: bool, budget: int,
-                 workers: int | None, resume: bool, reader_options: dict | None = None,
-                 context_header: str = "none", executor: str = "local", scheduler: str | None = None) -> int:
+def run_parallel(
+    jobs,
+    strategy: str,
+    params: dict,
+    tokenizer: str,
+    fmt: str,
+    force: bool,
+    budget: int,
+    workers: int | None,
+    resume: bool,
+    reader_options: dict | None = None,
+    context_header: str = "none",
+    executor: str = "local",
+    scheduler: str | None = None,
+) -> int:
     """Chunk and export `jobs` in `workers` processes (default: one a core) or on a Dask cluster
     (`executor` "dask", at `scheduler` or a LocalCluster); index.json beside their outputs."""
     from chunktui.formats.export import check_target, recover_interrupted
     from chunktui.formats.records import display_path, to_plain
 
     root = index_root([j.out_dir for j in jobs])
-    settings = {"strategy": strategy, "params": to_plain(params), "tokenizer": tokenizer, "format": fmt,
-                "context_header": context_header}
+    settings = {
+        "strategy": strategy,
+        "params": to_plain(params),
+        "tokenizer": tokenizer,
+        "format": fmt,
+        "context_header": context_header,
+    }
     earlier = read_index(root / INDEX_NAME, settings) if resume else {}
     files, todo = {}, []
     for job in jobs:
@@ -78,14 +97,27 @@ def run_parallel(jobs, strategy: str, params: dict, tokenizer: str, fmt: str, fo
     in_process = workers is None and executor == "local" and not pool_pays([job for _, job in todo], cores())
     workers = workers or cores()
     started = time.perf_counter()
-    done, interrupted = run_pool(todo, files, (strategy, params, tokenizer, fmt, reader_options, context_header),
-                                 force or resume, budget, 0 if in_process else workers, executor, scheduler)
+    done, interrupted = run_pool(
+        todo,
+        files,
+        (strategy, params, tokenizer, fmt, reader_options, context_header),
+        force or resume,
+        budget,
+        0 if in_process else workers,
+        executor,
+        scheduler,
+    )
     duplicates = count_duplicates(files)
     write_index(root / INDEX_NAME, settings, files)
     dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
-    where = (f" in {seconds:.1f} s on the Dask cluster at {scheduler}" if scheduler else "" if in_process
-             else f" in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}")
+    where = (
+        f" in {seconds:.1f} s on the Dask cluster at {scheduler}"
+        if scheduler
+        else ""
+        if in_process
+        else f" in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
+    )
     return summary(files, todo, done, skipped, interrupted, root, budget, where, dataset, duplicates)
 
 
@@ -179,9 +211,14 @@ def manifest_entry(job, settings: dict, budget: int) -> dict | None:
             return None
         if to_plain(strat.validate(settings["params"])) != manifest["params"]:
             return None
-        return {"source_sha256": manifest["source_sha256"], "output": display_path(job.out_dir),
-                "strategy": strat.name, "chunks": len(manifest["chunks"]), "lines": manifest["source_lines"],
-                "over_budget": sum(c["embed_tokens"] > budget for c in manifest["chunks"])}
+        return {
+            "source_sha256": manifest["source_sha256"],
+            "output": display_path(job.out_dir),
+            "strategy": strat.name,
+            "chunks": len(manifest["chunks"]),
+            "lines": manifest["source_lines"],
+            "over_budget": sum(c["embed_tokens"] > budget for c in manifest["chunks"]),
+        }
     except (OSError, ValueError, KeyError, TypeError, AttributeError, ChunktuiError):
         return None
 
@@ -209,14 +246,26 @@ def write_index(path: Path, settings: dict, files: dict) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
         # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
-        json.dump({"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))}, fh,
-                  ensure_ascii=False, indent=2)
+        json.dump(
+            {"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))},
+            fh,
+            ensure_ascii=False,
+            indent=2,
+        )
         fh.write("\n")
     os.replace(tmp, path)
 
 
-def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int, executor: str = "local",
-             scheduler: str | None = None) -> tuple[int, bool]:
+def run_pool(
+    todo,
+    files: dict,
+    how: How,
+    force: bool,
+    budget: int,
+    workers: int,
+    executor: str = "local",
+    scheduler: str | None = None,
+) -> tuple[int, bool]:
     """Run every job of `todo` (`how`: strategy, params, tokenizer, format, reader options, context
     header), recording each result in `files` as it arrives. Returns how many finished and whether Ctrl-C stopped the run.
 
@@ -243,8 +292,9 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
     def run_round(keys: list[str], size: int, batch: int, again: bool) -> list[str]:
         # a file lost with a dead worker may have been written by a live one before the pool broke:
         # chunked again, it replaces that export of this run (the up-front check refused any other)
-        return pool_round([(k, jobs[k]) for k in keys], size, batch, how, force or again, budget, finish,
-                          progress.console)
+        return pool_round(
+            [(k, jobs[k]) for k in keys], size, batch, how, force or again, budget, finish, progress.console
+        )
 
     queue = list(jobs)
     suspects: list[str] = []  # the files of tasks a dead worker may have held: chunked again a file a task
@@ -268,8 +318,9 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
                     key = alone.pop(0)
                     if run_round([key], 1, 1, again=True):
                         entry = {"error": f"{key}: its worker process died on it (killed, out of memory or a crash)"}
-                        progress.console.print(f"chunktui: error: {entry['error']}", markup=False, highlight=False,
-                                               soft_wrap=True)
+                        progress.console.print(
+                            f"chunktui: error: {entry['error']}", markup=False, highlight=False, soft_wrap=True
+                        )
                         finish(key, entry)
                     continue
                 if suspects:
@@ -288,9 +339,13 @@ def run_pool(todo, files: dict, how: How, force: bool, budget: int, workers: int
                 else:
                     suspects = broken[:held]
                 queue = broken[held:] + queue
-                progress.console.print(f"chunktui: warning: a worker process died; the {len(broken[:held])} files "
-                                       "it may have held are chunked again" + " one at a time" * (batch == 1),
-                                       markup=False, highlight=False, soft_wrap=True)
+                progress.console.print(
+                    f"chunktui: warning: a worker process died; the {len(broken[:held])} files "
+                    "it may have held are chunked again" + " one at a time" * (batch == 1),
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
         except KeyboardInterrupt:
             interrupted = True
     return tally["done"], interrupted
@@ -307,9 +362,16 @@ def progress_bar():
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     console = Console(stderr=True)
-    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                    TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
-                    TimeElapsedColumn(), console=console, transient=True, disable=not console.is_terminal)
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+        disable=not console.is_terminal,
+    )
 
 
 def batch_size(files: int, workers: int) -> int:
@@ -327,9 +389,13 @@ def pool_round(todo, size: int, batch: int, how: How, force: bool, budget: int, 
     context.set_forkserver_preload(["chunktui.engine", "chunktui.formats.export"])
     stop = context.Event()
     pool = ProcessPoolExecutor(max_workers=size, mp_context=context, initializer=_start_worker, initargs=(stop,))
-    tasks = [todo[i:i + batch] for i in range(0, len(todo), batch)]
-    pending = {pool.submit(chunk_task, [(key, job.source, job.out_dir) for key, job in task], how, force, budget):
-               [key for key, _ in task] for task in tasks}
+    tasks = [todo[i : i + batch] for i in range(0, len(todo), batch)]
+    pending = {
+        pool.submit(chunk_task, [(key, job.source, job.out_dir) for key, job in task], how, force, budget): [
+            key for key, _ in task
+        ]
+        for task in tasks
+    }
     lost: list[str] = []
 
     def collect(future) -> None:
@@ -400,8 +466,7 @@ def settle(results: list[tuple[str, dict]], finish, console) -> None:
         console.print(line, markup=False, highlight=False, soft_wrap=True)
 
 
-def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, context_header, force,
-              budget) -> dict:
+def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options, context_header, force, budget) -> dict:
     """In a worker: one file read, chunked and exported as the one-process run does it."""
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
@@ -414,13 +479,30 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
         export_chunkset(cs, out_dir, fmt, force)
     except ChunktuiError as exc:
         return {"error": str(exc)}
-    return {"source_sha256": doc.sha256, "output": display_path(out_dir), "strategy": cs.strategy,
-            "chunks": len(cs.chunks), "lines": doc.line_count, "over_budget": sum(c.embed_tokens > budget for c in cs.chunks),
-            "warnings": list(cs.warnings), "sha256s": [c.sha256 for c in cs.chunks]}
+    return {
+        "source_sha256": doc.sha256,
+        "output": display_path(out_dir),
+        "strategy": cs.strategy,
+        "chunks": len(cs.chunks),
+        "lines": doc.line_count,
+        "over_budget": sum(c.embed_tokens > budget for c in cs.chunks),
+        "warnings": list(cs.warnings),
+        "sha256s": [c.sha256 for c in cs.chunks],
+    }
 
 
-def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root: Path, budget: int,
-            where: str, dataset: str | bool | None = None, duplicates: int = 0) -> int:
+def summary(
+    files: dict,
+    todo,
+    done: int,
+    skipped: int,
+    interrupted: bool,
+    root: Path,
+    budget: int,
+    where: str,
+    dataset: str | bool | None = None,
+    duplicates: int = 0,
+) -> int:
     """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
     Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
@@ -432,12 +514,15 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     over = sum(e["over_budget"] for e in written)
     if over:
         over_files = sum(e["over_budget"] > 0 for e in written)
-        warn_line(f"{plural(over, 'chunk')} in {plural(over_files, 'file')} over the {budget:,}-token budget "
-                  "(see --budget)")
-    line = (f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
-            f"{plural(sum(e['chunks'] for e in written), 'chunk')}{where}"
-            f". Output: {folder_display(root)} (one folder per file, each with its manifest.json)"
-            f". Index: {folder_display(root)}{INDEX_NAME}")
+        warn_line(
+            f"{plural(over, 'chunk')} in {plural(over_files, 'file')} over the {budget:,}-token budget (see --budget)"
+        )
+    line = (
+        f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
+        f"{plural(sum(e['chunks'] for e in written), 'chunk')}{where}"
+        f". Output: {folder_display(root)} (one folder per file, each with its manifest.json)"
+        f". Index: {folder_display(root)}{INDEX_NAME}"
+    )
     if dataset:
         line += f". Dataset: {dataset}"
     if duplicates:
@@ -449,7 +534,8 @@ def summary(files: dict, todo, done: int, skipped: int, interrupted: bool, root:
     click.echo(line)
     if interrupted:
         missing = len(todo) - done
-        click.echo(f"chunktui: interrupted: {plural(missing, 'file')} not chunked; "
-                   f"run again with --resume to finish", err=True)
+        click.echo(
+            f"chunktui: interrupted: {plural(missing, 'file')} not chunked; run again with --resume to finish", err=True
+        )
         return EXIT_INTERRUPTED
     return EXIT_BAD_INPUT if failed or dataset is False else EXIT_OK

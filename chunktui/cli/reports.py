@@ -42,9 +42,23 @@ def parse_strategies(values) -> list[str]:
     return names
 
 
-def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget, min_tokens, tokenizer, workers,
-              progress=None, queries=(None, 1000), auto_queries=(None, 0), context_header="none",
-              reader_options=None):
+def run_sweep(
+    path,
+    strategies,
+    size_spec,
+    overlap_spec,
+    *,
+    base_params,
+    budget,
+    min_tokens,
+    tokenizer,
+    workers,
+    progress=None,
+    queries=(None, 1000),
+    auto_queries=(None, 0),
+    context_header="none",
+    reader_options=None,
+):
     """Load the document (a PDF, HTML or DOCX file with `reader_options`), check the grid and run
     it; bad input raises a ChunktuiError. With `queries` = (a queries file, retrieve tokens), or
     `auto_queries` = (N, seed) for N synthetic questions instead of the file, each cell also gets
@@ -68,14 +82,28 @@ def run_sweep(path, strategies, size_spec, overlap_spec, *, base_params, budget,
     for key in base_params:
         if not any(s.param(key) for s in strats):
             raise ParamError(key, f"not a parameter of {', '.join(s.name for s in strats)}")
-    result = sweep(doc, list(strategies), sizes, overlaps, base_params=base_params, tokenizer=tokenizer,
-                   budget=budget, min_tokens=min_tokens, workers=workers, progress=progress, queries=queries,
-                   retrieve_tokens=retrieve_tokens, context_header=context_header)
+    result = sweep(
+        doc,
+        list(strategies),
+        sizes,
+        overlaps,
+        base_params=base_params,
+        tokenizer=tokenizer,
+        budget=budget,
+        min_tokens=min_tokens,
+        workers=workers,
+        progress=progress,
+        queries=queries,
+        retrieve_tokens=retrieve_tokens,
+        context_header=context_header,
+    )
     if auto_n is not None and queries:
         from chunktui.cli.plan import plural
 
-        result.notes.append(f"--auto-queries: recall and iou are over {plural(len(queries), 'synthetic question')} "
-                            f"made from {doc.name}'s own sentences (seed {seed}): a smoke test, not a benchmark")
+        result.notes.append(
+            f"--auto-queries: recall and iou are over {plural(len(queries), 'synthetic question')} "
+            f"made from {doc.name}'s own sentences (seed {seed}): a smoke test, not a benchmark"
+        )
     if not result.cells:
         first = result.skipped[0].reason if result.skipped else "empty grid"
         if size_spec and not overlap_spec and first.startswith("--overlap"):
@@ -136,21 +164,43 @@ def sweep_output(result, fmt: str, rank_by: str = "score", synthetic_seed: int |
     flags = [f for f in FLAG_NAMES if any(r["flags"][f] for r in rows)]
     best = max(r[rank_by] for r in rows)
     star = lambda r, key, text: text + (" *" if key == rank_by and r[key] == best else "")
-    head = ["strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score"] + (
-        ["recall", "iou"] if retrieval else []) + ["overlap_off" if f == "overlap" else f for f in flags]
+    head = (
+        ["strategy", "size", "overlap", "chunks", "median", "p95", "over%", "score"]
+        + (["recall", "iou"] if retrieval else [])
+        + ["overlap_off" if f == "overlap" else f for f in flags]
+    )
     table = [head]
     for r in rows:
-        table.append([r["strategy"], _num(r["size"]), _num(r["overlap"]), str(r["count"]), _num(r["median_tokens"]),
-                      _num(r["p95_tokens"]), f"{r['over_budget_pct']:.1f}", star(r, "score", f"{r['score']:.1f}")]
-                     + ([star(r, k, f"{r[k]:.3f}") for k in ("recall", "iou")] if retrieval else [])
-                     + [str(r["flags"][f]) for f in flags])
+        table.append(
+            [
+                r["strategy"],
+                _num(r["size"]),
+                _num(r["overlap"]),
+                str(r["count"]),
+                _num(r["median_tokens"]),
+                _num(r["p95_tokens"]),
+                f"{r['over_budget_pct']:.1f}",
+                star(r, "score", f"{r['score']:.1f}"),
+            ]
+            + ([star(r, k, f"{r[k]:.3f}") for k in ("recall", "iou")] if retrieval else [])
+            + [str(r["flags"][f]) for f in flags]
+        )
     widths = [max(len(row[i]) for row in table) for i in range(len(head))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in table]
-    lines.append(f"* best {rank_by}; " + RANK_NOTES[rank_by if retrieval else "no queries"]
-                 + "; tokens are embedded tokens, median/p95 per chunk; flag columns count warnings"
-                 + (f"; recall and iou: means over the {_questions(synthetic_seed)} of the top chunks within "
-                    f"{result.retrieve_tokens:,} embedded tokens (BM25, characters)" if retrieval else ""))
+    lines = [
+        "  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        for row in table
+    ]
+    lines.append(
+        f"* best {rank_by}; "
+        + RANK_NOTES[rank_by if retrieval else "no queries"]
+        + "; tokens are embedded tokens, median/p95 per chunk; flag columns count warnings"
+        + (
+            f"; recall and iou: means over the {_questions(synthetic_seed)} of the top chunks within "
+            f"{result.retrieve_tokens:,} embedded tokens (BM25, characters)"
+            if retrieval
+            else ""
+        )
+    )
     return "\n".join(lines)
 
 
@@ -167,8 +217,15 @@ def _num(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
-def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False,
-                  context_header: str | None = None, reader_options: dict | None = None) -> list[str]:
+def compare_lines(
+    path,
+    profile_a,
+    profile_b,
+    budget: int,
+    as_json: bool = False,
+    context_header: str | None = None,
+    reader_options: dict | None = None,
+) -> list[str]:
     """Run both profiles on the document (a PDF, HTML or DOCX file with `reader_options`) and
     describe where their boundaries differ; `context_header`, when given, is both runs' (else
     each profile's)."""
@@ -179,24 +236,43 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
 
     pa, pb = load_profile(profile_a), load_profile(profile_b)
     doc = load_document(path, reader_options=reader_options)
-    a = chunk_document(doc, pa.strategy, pa.params, tokenizer=pa.tokenizer,
-                       context_header=context_header or pa.context_header)
-    b = chunk_document(doc, pb.strategy, pb.params, tokenizer=pb.tokenizer,
-                       context_header=context_header or pb.context_header)
+    a = chunk_document(
+        doc, pa.strategy, pa.params, tokenizer=pa.tokenizer, context_header=context_header or pa.context_header
+    )
+    b = chunk_document(
+        doc, pb.strategy, pb.params, tokenizer=pb.tokenizer, context_header=context_header or pb.context_header
+    )
     cmp = compare(a, b, budget)
     if as_json:
-        summary = lambda s: {"config": s.name, "stats": s.stats.to_dict(), "score": s.quality.score.score,
-                             "flags": s.quality.score.counts, "boundaries": s.boundaries}
-        return [json.dumps({"a": summary(cmp.a), "b": summary(cmp.b),
-                            "boundaries": [{"offset": x.offset, "line": x.line, "side": x.side, "cut": x.cut}
-                                           for x in cmp.boundaries]},
-                           indent=2)]
+        summary = lambda s: {
+            "config": s.name,
+            "stats": s.stats.to_dict(),
+            "score": s.quality.score.score,
+            "flags": s.quality.score.counts,
+            "boundaries": s.boundaries,
+        }
+        return [
+            json.dumps(
+                {
+                    "a": summary(cmp.a),
+                    "b": summary(cmp.b),
+                    "boundaries": [
+                        {"offset": x.offset, "line": x.line, "side": x.side, "cut": x.cut} for x in cmp.boundaries
+                    ],
+                },
+                indent=2,
+            )
+        ]
     rows = [("config", cmp.a.name, cmp.b.name), ("tokenizer", a.tokenizer, b.tokenizer)]
-    for label, get in (("chunks", lambda s: s.stats.count), ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
-                       ("p95 tokens", lambda s: f"{s.stats.tokens_p95:g}"),
-                       (f"over {budget}", lambda s: s.stats.over_budget),
-                       ("coverage", lambda s: f"{s.stats.coverage:.1%}"), ("boundaries", lambda s: s.boundaries),
-                       ("score", lambda s: f"{s.quality.score.score:g}")):
+    for label, get in (
+        ("chunks", lambda s: s.stats.count),
+        ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
+        ("p95 tokens", lambda s: f"{s.stats.tokens_p95:g}"),
+        (f"over {budget}", lambda s: s.stats.over_budget),
+        ("coverage", lambda s: f"{s.stats.coverage:.1%}"),
+        ("boundaries", lambda s: s.boundaries),
+        ("score", lambda s: f"{s.quality.score.score:g}"),
+    ):
         rows.append((label, str(get(cmp.a)), str(get(cmp.b))))
     for name in FLAG_NAMES:
         ca, cb = cmp.a.quality.score.counts[name], cmp.b.quality.score.counts[name]
@@ -210,7 +286,9 @@ def compare_lines(path, profile_a, profile_b, budget: int, as_json: bool = False
         marks = sorted({x.cut for x in cmp.boundaries if x.side == side})  # the lines of its cuts
         count = cmp.cuts(side)
         more = f" … (+{len(marks) - SHOWN_LINES})" if len(marks) > SHOWN_LINES else ""
-        lines.append(f"  {title + ':':<11}{count:>4} boundaries" +
-                     (f" at lines {', '.join(map(str, marks[:SHOWN_LINES]))}{more}" if marks else ""))
+        lines.append(
+            f"  {title + ':':<11}{count:>4} boundaries"
+            + (f" at lines {', '.join(map(str, marks[:SHOWN_LINES]))}{more}" if marks else "")
+        )
     lines.append(cmp.summary())
     return lines

@@ -25,12 +25,14 @@ def search_command(db, query, k):
     if not hits:
         click.echo(f"no chunk holds a word of {query!r}")
     for rank, hit in enumerate(hits, 1):
-        click.echo(f"{rank:>2}. {hit['source'] or '<text>'}:{hit['start_line']}-{hit['end_line']}  {hit['id']}  "
-                   f"chars {hit['start_char']}-{hit['end_char']}  {hit['tokens']} tokens  score {hit['score']:.3g}")
+        click.echo(
+            f"{rank:>2}. {hit['source'] or '<text>'}:{hit['start_line']}-{hit['end_line']}  {hit['id']}  "
+            f"chars {hit['start_char']}-{hit['end_char']}  {hit['tokens']} tokens  score {hit['score']:.3g}"
+        )
         click.echo(f"    {_snippet(hit['text'])}")
 
 
 def _snippet(text: str) -> str:
     """The chunk's start on one line: whitespace runs as one space, cut at SNIPPET_CHARS."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= SNIPPET_CHARS else flat[:SNIPPET_CHARS - 1] + "…"
+    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1] + "…"

@@ -20,12 +20,19 @@ from chunktui.engine.core.errors import ChunktuiError, DocumentError
 
 @click.command("serve")
 @click.argument("path", required=False, type=click.Path(path_type=Path))
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on (0.0.0.0 lets other machines in: the app can read and write files here).")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on (0.0.0.0 lets other machines in: the app can read and write files here).",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
-@click.option("--public-url", metavar="URL",
-              help="The address browsers reach the server by, when it is not http://HOST:PORT (behind a proxy, "
-                   "or with --host 0.0.0.0, where it defaults to this machine's name).")
+@click.option(
+    "--public-url",
+    metavar="URL",
+    help="The address browsers reach the server by, when it is not http://HOST:PORT (behind a proxy, "
+    "or with --host 0.0.0.0, where it defaults to this machine's name).",
+)
 @commands.HTML_MODE
 @commands.PASSWORD
 def serve_command(path, host, port, public_url, html_mode, password):
@@ -44,8 +51,13 @@ def serve_command(path, host, port, public_url, html_mode, password):
     command = [sys.executable, "-m", "chunktui", "open", *reader_flags(html_mode, password)]
     command += [str(path.resolve())] if path else []
     title = f"chunktui {path.name}" if path else "chunktui"
-    Server(shlex.join(command), host=host, port=port, title=title,
-           public_url=(public_url or browser_url(host, port)).rstrip("/")).serve()
+    Server(
+        shlex.join(command),
+        host=host,
+        port=port,
+        title=title,
+        public_url=(public_url or browser_url(host, port)).rstrip("/"),
+    ).serve()
 
 
 def browser_url(host: str, port: int) -> str:

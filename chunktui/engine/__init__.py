@@ -12,7 +12,14 @@ from importlib import import_module
 
 _HOMES = {
     ".readers.documents": ("Document", "detect_kind", "load_document"),
-    ".core.errors": ("Cancelled", "ChunkingError", "ChunktuiError", "DocumentError", "ParamError", "UnknownStrategyError"),
+    ".core.errors": (
+        "Cancelled",
+        "ChunkingError",
+        "ChunktuiError",
+        "DocumentError",
+        "ParamError",
+        "UnknownStrategyError",
+    ),
     ".core.model": ("Chunk", "ChunkSet", "Gap", "Span", "Stats", "build_chunkset"),
     ".run": ("chunk_document",),
     ".strategies": ("Param", "Strategy", "all_strategies", "get_strategy"),

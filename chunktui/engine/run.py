@@ -10,9 +10,16 @@ from .strategies import Context, get_strategy
 from .core.tokens import DEFAULT_TOKENIZER, get_counter
 
 
-def chunk_document(doc: Document, strategy: str, params: dict | None = None, *,
-                   tokenizer: str = DEFAULT_TOKENIZER, is_cancelled=None, progress=None,
-                   context_header: str = "none") -> ChunkSet:
+def chunk_document(
+    doc: Document,
+    strategy: str,
+    params: dict | None = None,
+    *,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    is_cancelled=None,
+    progress=None,
+    context_header: str = "none",
+) -> ChunkSet:
     """Validate params, run the strategy, and freeze its spans into a ChunkSet.
 
     `context_header` (none, title, path) is put in front of each chunk's embedded text, for

@@ -22,8 +22,19 @@ SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "dist", "
 INDEX_NAME = "index.json"  # written by `chunktui chunk --jobs` beside its exports
 SPECIAL_NAMES = frozenset({"Makefile", "Dockerfile"})
 DEFAULT_MAX_FILE_SIZE = 100_000_000  # 100 MB: bigger files in a folder scan are skipped, saying so
-_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
-          "kib": 2**10, "mib": 2**20, "gib": 2**30}
+_UNITS = {
+    "": 1,
+    "b": 1,
+    "k": 10**3,
+    "kb": 10**3,
+    "m": 10**6,
+    "mb": 10**6,
+    "g": 10**9,
+    "gb": 10**9,
+    "kib": 2**10,
+    "mib": 2**20,
+    "gib": 2**30,
+}
 _SIZE = re.compile(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([a-z]*)\s*", re.I)  # ASCII digits: float() takes any script's
 
 
@@ -36,6 +47,7 @@ class Job:
 @dataclass(frozen=True)
 class Skipped:
     """A file a folder scan left out, and why (the CLI prints one warning line for each)."""
+
     path: Path
     reason: str
 
@@ -82,12 +94,18 @@ def _is_export(folder: Path) -> bool:
 
 def _skip_dir(path: Path, skip: Set[Path]) -> bool:
     name = path.name
-    return (name.startswith(".") or name in SKIP_DIRS or (path / "pyvenv.cfg").exists()
-            or path.resolve() in skip or _is_export(path))
+    return (
+        name.startswith(".")
+        or name in SKIP_DIRS
+        or (path / "pyvenv.cfg").exists()
+        or path.resolve() in skip
+        or _is_export(path)
+    )
 
 
-def walk_folder(root: Path, skip: Set[Path] = frozenset(), max_size: int | None = None,
-                skipped: list[Skipped] | None = None) -> list[Path]:
+def walk_folder(
+    root: Path, skip: Set[Path] = frozenset(), max_size: int | None = None, skipped: list[Skipped] | None = None
+) -> list[Path]:
     """Every supported, non-hidden file below `root`, in a stable order.
 
     Never leaves `root`: symlinked folders are not followed (so symlink loops cannot
@@ -153,8 +171,9 @@ def is_email_folder(path: Path) -> bool:
     return mailbox(path)
 
 
-def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE,
-              skipped: list[Skipped] | None = None) -> list[Job]:
+def plan_jobs(
+    paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_SIZE, skipped: list[Skipped] | None = None
+) -> list[Job]:
     """One job per file. A lone file writes to `output` itself; otherwise each file gets a folder below it.
 
     `max_file_size` (bytes, None or 0 for no limit) and the symlink rules of `walk_folder`
@@ -180,11 +199,15 @@ def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_S
             left_out: list[Skipped] = []
             files = walk_folder(p, {root.resolve()}, max_file_size, left_out)
             if not files and left_out:
-                raise DocumentError(p, f"nothing to chunk: every supported file was skipped ({left_out[0].path}: "
-                                       f"{left_out[0].reason}" + (f"; and {len(left_out) - 1} more)" if len(left_out) > 1 else ")"))
+                raise DocumentError(
+                    p,
+                    f"nothing to chunk: every supported file was skipped ({left_out[0].path}: "
+                    f"{left_out[0].reason}" + (f"; and {len(left_out) - 1} more)" if len(left_out) > 1 else ")"),
+                )
             if not files:
-                raise DocumentError(p, "no supported files in this folder (looked for "
-                                       + " ".join(supported_extensions()) + ")")
+                raise DocumentError(
+                    p, "no supported files in this folder (looked for " + " ".join(supported_extensions()) + ")"
+                )
             if skipped is not None:
                 skipped += left_out
             base = root / p.resolve().name if len(paths) > 1 else root
@@ -195,8 +218,11 @@ def plan_jobs(paths, output=None, max_file_size: int | None = DEFAULT_MAX_FILE_S
     for job in jobs:
         key = job.out_dir.resolve()
         if key in seen and seen[key].resolve() != job.source.resolve():
-            raise ExportError(job.out_dir, f"both {seen[key]} and {job.source} would be written here; "
-                                           "pass their folders instead, or chunk them in separate runs with different --output")
+            raise ExportError(
+                job.out_dir,
+                f"both {seen[key]} and {job.source} would be written here; "
+                "pass their folders instead, or chunk them in separate runs with different --output",
+            )
         seen[key] = job.source
     unique = {job.out_dir.resolve(): job for job in jobs}
     return list(unique.values())

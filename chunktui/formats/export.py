@@ -166,9 +166,9 @@ def _percent_pieces(raw: bytes):
             yield raw.decode("utf-8")
             return
         except UnicodeDecodeError as exc:
-            yield raw[:exc.start].decode("utf-8")
-            yield "".join(f"%{b:02X}" for b in raw[exc.start:exc.end])
-            raw = raw[exc.end:]
+            yield raw[: exc.start].decode("utf-8")
+            yield "".join(f"%{b:02X}" for b in raw[exc.start : exc.end])
+            raw = raw[exc.end :]
 
 
 def check_target(out_dir, force: bool = False, source=None) -> Path:
@@ -243,8 +243,9 @@ def _listed_files(manifest: dict) -> set[str]:
     return {Path(f).name for f in files if isinstance(f, str)}
 
 
-def export_chunkset(cs, out_dir=None, fmt: str = "text", force: bool = False,
-                    notify: Callable[[str], None] | None = None) -> ExportResult:
+def export_chunkset(
+    cs, out_dir=None, fmt: str = "text", force: bool = False, notify: Callable[[str], None] | None = None
+) -> ExportResult:
     """Write `cs` in `fmt` plus manifest.json to `out_dir` (default: `default_output_dir`).
 
     One run at a time per target (the second waits up to LOCK_WAIT_SECONDS, then fails).
@@ -326,7 +327,7 @@ def _move_into_place(tmp: Path, target: Path, force: bool, source) -> None:
         _pause("swapped")
         shutil.rmtree(tmp, ignore_errors=True)
     else:
-        old = tmp.with_name(tmp.name[:-len(".tmp")] + ".old")
+        old = tmp.with_name(tmp.name[: -len(".tmp")] + ".old")
         os.rename(target, old)
         _pause("set-aside")
         try:
@@ -356,7 +357,9 @@ def _fill_working_folder(tmp: Path, target: Path) -> None:
     os.rmdir(tmp)
 
 
-_renameat2: Callable[..., int] | Literal[False] | None = None  # libc's function; False where it has none, None until looked up
+_renameat2: Callable[..., int] | Literal[False] | None = (
+    None  # libc's function; False where it has none, None until looked up
+)
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -454,8 +457,10 @@ def _flock(fd: int, target: Path, deadline: float) -> None:
             return
         except BlockingIOError:
             if time.monotonic() >= deadline:
-                raise ExportError(target, f"another export to this folder is still running "
-                                          f"(waited {LOCK_WAIT_SECONDS:g} s); nothing written") from None
+                raise ExportError(
+                    target,
+                    f"another export to this folder is still running (waited {LOCK_WAIT_SECONDS:g} s); nothing written",
+                ) from None
             time.sleep(0.05)
 
 
@@ -508,8 +513,10 @@ def _recover(target: Path, notify) -> None:
     for e in found:
         shutil.rmtree(e.path, ignore_errors=True)
     if found:
-        said.append(f"removed {len(found)} leftover folder{'s' * (len(found) > 1)} of an interrupted export "
-                    f"({', '.join(e.name for e in found)})")
+        said.append(
+            f"removed {len(found)} leftover folder{'s' * (len(found) > 1)} of an interrupted export "
+            f"({', '.join(e.name for e in found)})"
+        )
     if notify:
         notify(f"{target}: {'; '.join(said)}")
 
@@ -562,7 +569,7 @@ def _pause(point: str) -> None:
     where = os.environ.get(PAUSE_ENV, "")
     if not where.startswith(point + ":"):
         return
-    folder = Path(where[len(point) + 1:])
+    folder = Path(where[len(point) + 1 :])
     (folder / "paused").touch()
     deadline = time.monotonic() + 60
     while not (folder / "go").exists() and time.monotonic() < deadline:
@@ -644,8 +651,10 @@ def verify_export(folder: Path, fmt: str, chunk_files: list[str]) -> str | None:
         if text is None:
             return f"{entry['id']} is missing from {name}"
         # JSONL's text is what the chunk embeds
-        if hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() \
-                != entry["embed_sha256" if fmt == "jsonl" else "sha256"]:
+        if (
+            hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            != entry["embed_sha256" if fmt == "jsonl" else "sha256"]
+        ):
             return f"{entry['id']} in {name} does not match its sha256"
     return None
 
@@ -696,19 +705,26 @@ def write_text(cs, folder: Path) -> list[str]:
 def write_json(cs, folder: Path) -> list[str]:
     """`chunks.json`: the run's settings and every chunk's fields with its content embedded."""
     doc = cs.document
-    chunks = [{**chunk_record(c), "context_text": c.context_text, "content": c.text, "embed_text": c.embed_text}
-              for c in cs.chunks]
+    chunks = [
+        {**chunk_record(c), "context_text": c.context_text, "content": c.text, "embed_text": c.embed_text}
+        for c in cs.chunks
+    ]
     written = Written(["chunks.json"] * len(cs.chunks))
     with HashedFile(folder / "chunks.json", written.sha256) as fh:
-        fh.write(_json_bytes({
-            "source": display_path(doc.path) if doc.path else None,
-            "source_sha256": doc.sha256,
-            "strategy": cs.strategy,
-            "params": to_plain(cs.params),
-            "tokenizer": cs.tokenizer,
-            "context_header": cs.context_header,
-            "chunks": chunks,
-        }, indent=True))
+        fh.write(
+            _json_bytes(
+                {
+                    "source": display_path(doc.path) if doc.path else None,
+                    "source_sha256": doc.sha256,
+                    "strategy": cs.strategy,
+                    "params": to_plain(cs.params),
+                    "tokenizer": cs.tokenizer,
+                    "context_header": cs.context_header,
+                    "chunks": chunks,
+                },
+                indent=True,
+            )
+        )
     return written
 
 

@@ -54,8 +54,16 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
         "tokenizer": cs.tokenizer,
         "context_header": cs.context_header,
         "chunktui_version": chunktui.__version__,
-        "gaps": [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
-                  "end_line": g.end_line, "reason": g.reason} for g in cs.gaps],
+        "gaps": [
+            {
+                "start_char": g.start,
+                "end_char": g.end,
+                "start_line": g.start_line,
+                "end_line": g.end_line,
+                "reason": g.reason,
+            }
+            for g in cs.gaps
+        ],
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
         **_raw_source_name(doc.path),

@@ -99,8 +99,10 @@ def _schema(key: bytes, value):
     import pyarrow as pa
 
     types = {"TEXT": pa.string(), "INTEGER": pa.int64()}
-    return pa.schema([(name, types[kind]) for name, kind in CHUNK_COLUMNS],
-                     metadata={key: json.dumps(value, ensure_ascii=False).encode()})
+    return pa.schema(
+        [(name, types[kind]) for name, kind in CHUNK_COLUMNS],
+        metadata={key: json.dumps(value, ensure_ascii=False).encode()},
+    )
 
 
 def _read_back(path: Path, digests: list[str]) -> str | None:
@@ -111,8 +113,9 @@ def _read_back(path: Path, digests: list[str]) -> str | None:
     stored = pq.read_table(path, columns=["id", "source", "text", "sha256"]).to_pydict()
     if len(stored["id"]) != len(digests):
         return f"read back {len(stored['id'])} chunks of {len(digests)}"
-    for chunk_id, source, text, digest, expected in zip(stored["id"], stored["source"], stored["text"],
-                                                        stored["sha256"], digests):
+    for chunk_id, source, text, digest, expected in zip(
+        stored["id"], stored["source"], stored["text"], stored["sha256"], digests
+    ):
         if digest != expected or hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest() != digest:
             return f"{chunk_id} of {source} read back does not match its sha256"
     return None

@@ -30,8 +30,9 @@ class Profile:
     context_header: str = "none"  # what each chunk's embedded text starts with (see chunk_document)
 
 
-def check_profile(strategy: str, params: dict | None, tokenizer: str, budget=None,
-                  context_header: str = "none") -> Profile:
+def check_profile(
+    strategy: str, params: dict | None, tokenizer: str, budget=None, context_header: str = "none"
+) -> Profile:
     """The profile with the strategy's canonical name and complete, typed params."""
     strat = get_strategy(strategy)
     if context_header not in CONTEXT_HEADERS:
@@ -43,8 +44,14 @@ def check_profile(strategy: str, params: dict | None, tokenizer: str, budget=Non
     return Profile(strat.name, strat.validate(params), tokenizer, budget, context_header)
 
 
-def save_profile(path, strategy: str, params: dict | None, tokenizer: str = DEFAULT_TOKENIZER,
-                 budget: int | None = None, context_header: str = "none") -> Path:
+def save_profile(
+    path,
+    strategy: str,
+    params: dict | None,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    budget: int | None = None,
+    context_header: str = "none",
+) -> Path:
     path = Path(path)
     profile = check_profile(strategy, params, tokenizer, budget, context_header)
     data = {"strategy": profile.strategy, "tokenizer": profile.tokenizer, "params": to_plain(profile.params)}
@@ -68,10 +75,16 @@ def load_profile(path) -> Profile:
         raise DocumentError(path, "'params' must be a mapping of parameter names to values")
     unknown = sorted(set(data) - {"strategy", "params", "tokenizer", "budget", "context_header"})
     if unknown:
-        raise DocumentError(path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer, budget, "
-                                  "context_header)")
+        raise DocumentError(
+            path, f"unknown key {unknown[0]!r} (a profile has strategy, params, tokenizer, budget, context_header)"
+        )
     try:
-        return check_profile(data["strategy"], params, str(data.get("tokenizer") or DEFAULT_TOKENIZER),
-                             data.get("budget"), data.get("context_header") or "none")
+        return check_profile(
+            data["strategy"],
+            params,
+            str(data.get("tokenizer") or DEFAULT_TOKENIZER),
+            data.get("budget"),
+            data.get("context_header") or "none",
+        )
     except ChunktuiError as exc:
         raise DocumentError(path, str(exc)) from None

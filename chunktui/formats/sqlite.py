@@ -61,10 +61,13 @@ def _create(db: sqlite3.Connection) -> None:
     columns = ", ".join(f"{name} {kind}" for name, kind in SOURCE_COLUMNS)
     db.execute(f"CREATE TABLE sources (source_id INTEGER PRIMARY KEY, {columns})")
     columns = ", ".join(f"{name} {kind}" for name, kind in CHUNK_COLUMNS)
-    db.execute(f"CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, source_id INTEGER DEFAULT 1 "
-               f"REFERENCES sources, {columns})")
-    db.execute(f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(embed_text, content='chunks', content_rowid='rowid', "
-               "tokenize='porter unicode61')")
+    db.execute(
+        f"CREATE TABLE chunks (rowid INTEGER PRIMARY KEY, source_id INTEGER DEFAULT 1 REFERENCES sources, {columns})"
+    )
+    db.execute(
+        f"CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(embed_text, content='chunks', content_rowid='rowid', "
+        "tokenize='porter unicode61')"
+    )
 
 
 def _insert(table: str, columns) -> str:
@@ -94,7 +97,9 @@ def search_db(path, query: str, k: int) -> list[dict]:
         rows = db.execute(
             f"SELECT c.id, c.source, c.start_line, c.end_line, c.start_char, c.end_char, c.tokens, c.text, "
             f"-bm25({FTS_TABLE}) AS score FROM {FTS_TABLE} JOIN chunks c ON c.rowid = {FTS_TABLE}.rowid "
-            f"WHERE {FTS_TABLE} MATCH ? ORDER BY score DESC, c.rowid LIMIT ?", (match, k)).fetchall()
+            f"WHERE {FTS_TABLE} MATCH ? ORDER BY score DESC, c.rowid LIMIT ?",
+            (match, k),
+        ).fetchall()
     except sqlite3.DatabaseError as exc:
         raise DocumentError(path, f"not a chunktui SQLite export ({exc})") from None
     finally:

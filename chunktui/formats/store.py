@@ -72,9 +72,17 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
         "context_header": cs.context_header,
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
-        "gaps": [{"start_char": g.start, "end_char": g.end, "start_line": g.start_line,
-                  "end_line": g.end_line, "reason": g.reason,
-                  "newlines": doc.text.count("\n", g.start, g.end)} for g in cs.gaps],
+        "gaps": [
+            {
+                "start_char": g.start,
+                "end_char": g.end,
+                "start_line": g.start_line,
+                "end_line": g.end_line,
+                "reason": g.reason,
+                "newlines": doc.text.count("\n", g.start, g.end),
+            }
+            for g in cs.gaps
+        ],
         "chunks": chunks,
     }
 
@@ -99,7 +107,11 @@ def load_chunkset(path, password: str | None = None, watch: Watch | None = None)
     """
     path = Path(path)
     data = read_yaml(path)
-    if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) or not isinstance(data.get("source"), dict):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("chunks"), list)
+        or not isinstance(data.get("source"), dict)
+    ):
         raise DocumentError(path, "not a chunks.yaml (needs 'source' and 'chunks')")
     return _reload(data, path, password, watch)
 
@@ -109,15 +121,26 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
     read from `path`, every field typed and checked first."""
     top = _Fields(data, "", path)
     src = top.fields("source")
-    source: dict[str, Any] = {"path": src.text("path", None), "sha256": src.text("sha256", None), "kind": src.text("kind", None),
-              "language": src.text("language", None), "encoding": src.text("encoding", None),
-              "lines": src.whole("lines", 0), "chars": src.whole("chars", 0),
-              "extraction": src.mapping("extraction")}
+    source: dict[str, Any] = {
+        "path": src.text("path", None),
+        "sha256": src.text("sha256", None),
+        "kind": src.text("kind", None),
+        "language": src.text("language", None),
+        "encoding": src.text("encoding", None),
+        "lines": src.whole("lines", 0),
+        "chars": src.whole("chars", 0),
+        "extraction": src.mapping("extraction"),
+    }
     records = [_chunk_fields(r) for r in top.records("chunks")]
     gaps = [_gap_fields(g) for g in top.records("gaps", optional=True)]
-    run: dict[str, Any] = {"strategy": top.text("strategy", ""), "params": top.mapping("params"),
-           "tokenizer": top.text("tokenizer", "cl100k_base"), "warnings": top.texts("warnings"),
-           "notes": top.texts("notes"), "context_header": top.text("context_header", "none")}
+    run: dict[str, Any] = {
+        "strategy": top.text("strategy", ""),
+        "params": top.mapping("params"),
+        "tokenizer": top.text("tokenizer", "cl100k_base"),
+        "warnings": top.texts("warnings"),
+        "notes": top.texts("notes"),
+        "context_header": top.text("context_header", "none"),
+    }
     try:
         run["params"] = saved_params(run["strategy"], run["params"])
     except ParamError as exc:
@@ -132,8 +155,13 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
     if found:
         try:
             mode = source["extraction"].get("mode")
-            candidate = load_document(source_path, kind=source["kind"], language=source["language"],
-                                      reader_options={"html": mode or "main", "password": password}, watch=watch)
+            candidate = load_document(
+                source_path,
+                kind=source["kind"],
+                language=source["language"],
+                reader_options={"html": mode or "main", "password": password},
+                watch=watch,
+            )
         except PasswordError as exc:
             if password:
                 raise
@@ -141,8 +169,11 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
         except DocumentError:
             candidate = None
         # an extracted source must also give the same text again (another extractor version may not)
-        if candidate is not None and candidate.sha256 == source["sha256"] \
-                and same_extraction(candidate, source["extraction"]):
+        if (
+            candidate is not None
+            and candidate.sha256 == source["sha256"]
+            and same_extraction(candidate, source["extraction"])
+        ):
             doc = candidate
     matches = doc is not None
     if doc is None:
@@ -151,10 +182,17 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
     chunks = [_chunk(i, r, doc, path, run["context_header"], counter) for i, r in enumerate(records)]
     for g in gaps:
         if g["end_char"] > len(doc.text):
-            raise DocumentError(path, f"{g['where']}: offsets {g['start_char']}:{g['end_char']} fall outside the "
-                                      f"source ({len(doc.text)} chars)")
-    cs = ChunkSet(document=doc, chunks=chunks, **run,
-                  gaps=[Gap(g["start_char"], g["end_char"], g["start_line"], g["end_line"], g["reason"]) for g in gaps])
+            raise DocumentError(
+                path,
+                f"{g['where']}: offsets {g['start_char']}:{g['end_char']} fall outside the "
+                f"source ({len(doc.text)} chars)",
+            )
+    cs = ChunkSet(
+        document=doc,
+        chunks=chunks,
+        **run,
+        gaps=[Gap(g["start_char"], g["end_char"], g["start_line"], g["end_line"], g["reason"]) for g in gaps],
+    )
     return LoadedChunkSet(cs, source_path, found, matches, locked)
 
 
@@ -179,8 +217,11 @@ def load_saved(path, password: str | None = None) -> ChunkSet:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise DocumentError(path, f"not readable JSON ({exc})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("chunks"), list) \
-            or not all(isinstance(r, dict) for r in data["chunks"]):
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("chunks"), list)
+        or not all(isinstance(r, dict) for r in data["chunks"])
+    ):
         raise DocumentError(path, "not a chunktui chunks.json or manifest.json (needs 'chunks')")
     try:
         stored = _manifest_as_stored(data, path, password) if "source_chars" in data else _export_as_stored(data)
@@ -191,8 +232,11 @@ def load_saved(path, password: str | None = None) -> ChunkSet:
 
 def _export_as_stored(data: dict) -> dict:
     """chunks.json (the json export) as chunks.yaml's content: it holds each chunk's text."""
-    return {**data, "source": {"path": data.get("source"), "sha256": data.get("source_sha256")},
-            "chunks": [{**r, "text": r["content"]} for r in data["chunks"]]}
+    return {
+        **data,
+        "source": {"path": data.get("source"), "sha256": data.get("source_sha256")},
+        "chunks": [{**r, "text": r["content"]} for r in data["chunks"]],
+    }
 
 
 def _manifest_as_stored(data: dict, path: Path, password: str | None) -> dict:
@@ -204,18 +248,36 @@ def _manifest_as_stored(data: dict, path: Path, password: str | None) -> dict:
     source_path = _resolve_source(stored, path.parent)
     mode = (data.get("extraction") or {}).get("mode")
     try:
-        doc = load_document(source_path, reader_options={"html": mode or "main", "password": password}) \
-            if source_path is not None else None
+        doc = (
+            load_document(source_path, reader_options={"html": mode or "main", "password": password})
+            if source_path is not None
+            else None
+        )
     except PasswordError as exc:
-        raise PasswordError(path, f"its source {stored}: {exc.problem}" if password else
-                            f"its source {stored} is an encrypted PDF: give its password (--password, or "
-                            "password= to chunktui.load)") from None
+        raise PasswordError(
+            path,
+            f"its source {stored}: {exc.problem}"
+            if password
+            else f"its source {stored} is an encrypted PDF: give its password (--password, or "
+            "password= to chunktui.load)",
+        ) from None
     if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, data.get("extraction")):
-        raise DocumentError(path, f"its source {stored} is missing or changed; load the chunks.yaml or "
-                                  "chunks.json beside it, which hold the chunk texts")
-    return {**data, "source": {"path": stored, "sha256": doc.sha256, "kind": data.get("source_kind"),
-                               "chars": data.get("source_chars"), "lines": data.get("source_lines")},
-            "chunks": [{**r, "text": doc.text[int(r["start_char"]):int(r["end_char"])]} for r in data["chunks"]]}
+        raise DocumentError(
+            path,
+            f"its source {stored} is missing or changed; load the chunks.yaml or "
+            "chunks.json beside it, which hold the chunk texts",
+        )
+    return {
+        **data,
+        "source": {
+            "path": stored,
+            "sha256": doc.sha256,
+            "kind": data.get("source_kind"),
+            "chars": data.get("source_chars"),
+            "lines": data.get("source_lines"),
+        },
+        "chunks": [{**r, "text": doc.text[int(r["start_char"]) : int(r["end_char"])]} for r in data["chunks"]],
+    }
 
 
 _REQUIRED = object()
@@ -290,14 +352,25 @@ def _chunk_fields(r: _Fields) -> dict:
     """A stored chunk's fields, typed and checked; errors name it by place and id (`chunks[2] (chunk-0003)`)."""
     named = f"{r.where.rstrip('.')} ({r.text('id')})"
     r = _Fields(r.data, named + ".", r.path)
-    out = {"where": named, "id": r.data["id"], "text": r.text("text"), "sha256": r.text("sha256"),
-           "start_char": r.whole("start_char"), "end_char": r.whole("end_char"),
-           "start_line": r.whole("start_line", least=1), "end_line": r.whole("end_line", least=1),
-           "tokens": r.whole("tokens"), "start_byte": r.whole("start_byte", 0), "end_byte": r.whole("end_byte", 0),
-           "boundary_type": r.text("boundary_type", "size"), "boundary_label": r.text("boundary_label", ""),
-           "context_text": r.text("context_text", None), "metadata": r.mapping("metadata"),
-           "embed_text": r.text("embed_text", None),
-           "embed_tokens": r.whole("embed_tokens") if r.data.get("embed_tokens") is not None else None}
+    out = {
+        "where": named,
+        "id": r.data["id"],
+        "text": r.text("text"),
+        "sha256": r.text("sha256"),
+        "start_char": r.whole("start_char"),
+        "end_char": r.whole("end_char"),
+        "start_line": r.whole("start_line", least=1),
+        "end_line": r.whole("end_line", least=1),
+        "tokens": r.whole("tokens"),
+        "start_byte": r.whole("start_byte", 0),
+        "end_byte": r.whole("end_byte", 0),
+        "boundary_type": r.text("boundary_type", "size"),
+        "boundary_label": r.text("boundary_label", ""),
+        "context_text": r.text("context_text", None),
+        "metadata": r.mapping("metadata"),
+        "embed_text": r.text("embed_text", None),
+        "embed_tokens": r.whole("embed_tokens") if r.data.get("embed_tokens") is not None else None,
+    }
     for key in ("overlap_start_chars", "overlap_end_chars", "overlap_start", "overlap_end"):
         out[key] = r.whole(key, 0)
     for first, last in (("start_char", "end_char"), ("start_line", "end_line"), ("start_byte", "end_byte")):
@@ -307,9 +380,15 @@ def _chunk_fields(r: _Fields) -> dict:
 
 
 def _gap_fields(g: _Fields) -> dict:
-    out: dict[str, Any] = {"where": g.where.rstrip("."), "start_char": g.whole("start_char"), "end_char": g.whole("end_char"),
-           "start_line": g.whole("start_line", least=1), "end_line": g.whole("end_line", least=1),
-           "reason": g.text("reason", "uncovered"), "newlines": g.whole("newlines", 0)}
+    out: dict[str, Any] = {
+        "where": g.where.rstrip("."),
+        "start_char": g.whole("start_char"),
+        "end_char": g.whole("end_char"),
+        "start_line": g.whole("start_line", least=1),
+        "end_line": g.whole("end_line", least=1),
+        "reason": g.text("reason", "uncovered"),
+        "newlines": g.whole("newlines", 0),
+    }
     for first, last in (("start_char", "end_char"), ("start_line", "end_line")):
         if out[first] > out[last]:
             g.fail(first, f"{out[first]} is past {last} ({out[last]})")
@@ -376,7 +455,7 @@ def _resolve_source(stored, base: Path) -> Path | None:
     if not stored:
         return None
     p = Path(stored)
-    for candidate in ([p] if p.is_absolute() else [base / p, p]):
+    for candidate in [p] if p.is_absolute() else [base / p, p]:
         if candidate.is_file():
             tidy = Path(os.path.normpath(candidate))  # `out/x/../../doc.md` is shown as `doc.md`
             return tidy if tidy.is_file() and tidy.samefile(candidate) else candidate
@@ -401,22 +480,28 @@ def _rebuild_document(source: dict, records: list[dict], gaps: list[dict], path:
     for r in sorted(records, key=lambda r: (r["start_char"], r["end_char"])):
         start, end, text = r["start_char"], r["end_char"], r["text"]
         if len(text) != end - start:
-            raise DocumentError(path, f"{r['id']}: text has {len(text)} chars but offsets {start}:{end} "
-                                      f"span {end - start}")
+            raise DocumentError(
+                path, f"{r['id']}: text has {len(text)} chars but offsets {start}:{end} span {end - start}"
+            )
         if start > pos:
             pieces.append(_filler(start - pos, newlines(pos, start), trailing=False))
             pos = start
         if end > pos:  # overlaps are checked against this text when the chunks are rebuilt
-            pieces.append(text[pos - start:])
+            pieces.append(text[pos - start :])
             pos = end
     if total > pos:
         filler = _filler(total - pos, newlines(pos, total), trailing=False)
         if Document("".join(pieces) + filler).line_count != source["lines"]:
             filler = _filler(total - pos, newlines(pos, total), trailing=True)
         pieces.append(filler)
-    doc = Document(text="".join(pieces), path=source["path"], kind=source["kind"] or "prose",
-                   language=source["language"], sha256=source["sha256"] or "",
-                   encoding=source["encoding"] or "utf-8")
+    doc = Document(
+        text="".join(pieces),
+        path=source["path"],
+        kind=source["kind"] or "prose",
+        language=source["language"],
+        sha256=source["sha256"] or "",
+        encoding=source["encoding"] or "utf-8",
+    )
     doc.warnings.append(f"{path}: source file missing or changed since saving; text outside the chunks is blank")
     return doc
 
@@ -431,8 +516,12 @@ def _filler(length: int, newlines: int, trailing: bool) -> str:
 def _embed_counter(records: list[dict], run: dict, path: Path):
     """What counts the embedded texts whose count was not saved (chunks saved before embed_tokens
     was), in the saved run's tokenizer; None when every count is there."""
-    if all(r["embed_text"] is not None and r["embed_tokens"] is not None
-           or not (r["embed_text"] or r["context_text"] or run["context_header"] != "none") for r in records):
+    if all(
+        r["embed_text"] is not None
+        and r["embed_tokens"] is not None
+        or not (r["embed_text"] or r["context_text"] or run["context_header"] != "none")
+        for r in records
+    ):
         return None
     try:
         return get_counter(run["tokenizer"])
@@ -447,20 +536,45 @@ def _chunk(index: int, r: dict, doc: Document, path: Path, context_header: str, 
     if doc.text[start:end] != text:
         raise DocumentError(path, f"{r['id']}: stored text differs from the source at {start}:{end}")
     if r["end_line"] > max(doc.line_count, 1):
-        raise DocumentError(path, f"{r['where']}.end_line: {r['end_line']} is past the source's last line "
-                                  f"({doc.line_count})")
+        raise DocumentError(
+            path, f"{r['where']}.end_line: {r['end_line']} is past the source's last line ({doc.line_count})"
+        )
     return Chunk(
-        index=index, start=start, end=end, start_line=r["start_line"], end_line=r["end_line"],
-        text=text, tokens=r["tokens"], sha256=r["sha256"],
-        boundary_type=r["boundary_type"], boundary_label=r["boundary_label"] or "",
-        overlap_prev_chars=r["overlap_start_chars"], overlap_next_chars=r["overlap_end_chars"],
-        overlap_prev_lines=r["overlap_start"], overlap_next_lines=r["overlap_end"],
-        start_byte=r["start_byte"], end_byte=r["end_byte"],
-        metadata=MappingProxyType(r["metadata"]), context_text=r["context_text"],
-        embed_text=(embed := r["embed_text"] or embedded_texts(
-            doc, [text], [r["context_text"]], [r["metadata"]], context_header, [start + r["overlap_start_chars"]],
-            [end], document_headings(doc, context_header))[0]),
+        index=index,
+        start=start,
+        end=end,
+        start_line=r["start_line"],
+        end_line=r["end_line"],
+        text=text,
+        tokens=r["tokens"],
+        sha256=r["sha256"],
+        boundary_type=r["boundary_type"],
+        boundary_label=r["boundary_label"] or "",
+        overlap_prev_chars=r["overlap_start_chars"],
+        overlap_next_chars=r["overlap_end_chars"],
+        overlap_prev_lines=r["overlap_start"],
+        overlap_next_lines=r["overlap_end"],
+        start_byte=r["start_byte"],
+        end_byte=r["end_byte"],
+        metadata=MappingProxyType(r["metadata"]),
+        context_text=r["context_text"],
+        embed_text=(
+            embed := r["embed_text"]
+            or embedded_texts(
+                doc,
+                [text],
+                [r["context_text"]],
+                [r["metadata"]],
+                context_header,
+                [start + r["overlap_start_chars"]],
+                [end],
+                document_headings(doc, context_header),
+            )[0]
+        ),
         # a count saved for a text that was not (a manifest's, which has no context texts) is not this one's
-        embed_tokens=r["embed_tokens"] if r["embed_text"] is not None and r["embed_tokens"] is not None
-        else r["tokens"] if embed == text else counter.count(embed),
+        embed_tokens=r["embed_tokens"]
+        if r["embed_text"] is not None and r["embed_tokens"] is not None
+        else r["tokens"]
+        if embed == text
+        else counter.count(embed),
     )

@@ -46,7 +46,8 @@ def _yaml():
 
     Loader.yaml_implicit_resolvers = {
         first: [(tag, regexp) for tag, regexp in resolvers if tag != _INT_TAG]
-        for first, resolvers in safe_loader.yaml_implicit_resolvers.items()}
+        for first, resolvers in safe_loader.yaml_implicit_resolvers.items()
+    }
     Loader.add_implicit_resolver(_INT_TAG, re.compile(r"^[-+]?(?:0|[1-9][0-9]*)$"), list("-+0123456789"))
 
     class Dumper(yaml.SafeDumper):
@@ -59,8 +60,9 @@ def _yaml():
 def dump_yaml(data, stream=None):
     """safe_dump with key order kept, unicode as is and `|` blocks for multi-line text."""
     yaml, _, _, dumper = _yaml()
-    return yaml.dump(data, stream, Dumper=dumper, sort_keys=False, allow_unicode=True,
-                     default_flow_style=False, width=100)
+    return yaml.dump(
+        data, stream, Dumper=dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100
+    )
 
 
 def read_yaml(path, limit: int | None = None, what: str = "this file"):
@@ -95,5 +97,8 @@ def _refuse_anchors(text: str, path) -> None:
     for event in yaml.parse(text, Loader=safe_loader):
         if getattr(event, "anchor", None) is not None:
             kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
-            raise DocumentError(path, f"YAML {kind} {'*' if kind == 'alias' else '&'}{event.anchor} at line "
-                                      f"{event.start_mark.line + 1}: anchors and aliases are not allowed here")
+            raise DocumentError(
+                path,
+                f"YAML {kind} {'*' if kind == 'alias' else '&'}{event.anchor} at line "
+                f"{event.start_mark.line + 1}: anchors and aliases are not allowed here",
+            )

@@ -24,8 +24,15 @@ from chunktui.integrations._metadata import named_document
 COLUMNS = tuple(name for name, _ in CHUNK_COLUMNS)
 
 
-def chunk_bag(bag, profile: str | os.PathLike | None = None, *, strategy: str = "auto", tokenizer: str | None = None,
-              context_header: str = "none", **params: Any):
+def chunk_bag(
+    bag,
+    profile: str | os.PathLike | None = None,
+    *,
+    strategy: str = "auto",
+    tokenizer: str | None = None,
+    context_header: str = "none",
+    **params: Any,
+):
     """The Bag of chunk rows of a Bag of texts, each a `str` or a `(name, text)` pair (the name,
     a file name, lets `auto` pick the strategy by the file's kind and fills the `source` column).
     The configuration is a saved profile's, else `strategy`, `tokenizer` and the strategy's
@@ -34,8 +41,12 @@ def chunk_bag(bag, profile: str | os.PathLike | None = None, *, strategy: str = 
         from chunktui.formats.profiles import load_profile
 
         saved = load_profile(profile)
-        strategy, tokenizer, context_header, params = (saved.strategy, saved.tokenizer, saved.context_header,
-                                                       saved.params)
+        strategy, tokenizer, context_header, params = (
+            saved.strategy,
+            saved.tokenizer,
+            saved.context_header,
+            saved.params,
+        )
     chunker = chunktui.Chunker(strategy, tokenizer=tokenizer, context_header=context_header, **params)
     config = (chunker.strategy, chunker.tokenizer, chunker.context_header, chunker.params)
     return bag.map_partitions(_chunk_partition, config)

@@ -41,8 +41,9 @@ class ChunktuiSplitter(TextSplitter):
         from chunktui.formats.profiles import load_profile
 
         profile = load_profile(path)
-        return cls(profile.strategy, tokenizer=profile.tokenizer, context_header=profile.context_header,
-                   **profile.params)
+        return cls(
+            profile.strategy, tokenizer=profile.tokenizer, context_header=profile.context_header, **profile.params
+        )
 
     def split_text(self, text: str) -> list[str]:
         return [c.text for c in self.chunker.chunk(text).chunks]
@@ -56,7 +57,7 @@ class ChunktuiSplitter(TextSplitter):
         for text, metadata in zip(texts, metadatas, strict=True):
             chunkset = self.chunker.chunk(named_document(text, metadata.get("source")))
             for c in chunkset.chunks:
-                documents.append(LCDocument(page_content=c.text,
-                                            metadata={**copy.deepcopy(metadata), **chunk_metadata(c, chunkset)}))
+                documents.append(
+                    LCDocument(page_content=c.text, metadata={**copy.deepcopy(metadata), **chunk_metadata(c, chunkset)})
+                )
         return documents
-

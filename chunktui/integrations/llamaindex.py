@@ -47,8 +47,13 @@ class ChunktuiNodeParser(NodeParser):
         from chunktui.formats.profiles import load_profile
 
         profile = load_profile(path)
-        return cls(profile.strategy, tokenizer=profile.tokenizer, context_header=profile.context_header,
-                   **profile.params, **fields)
+        return cls(
+            profile.strategy,
+            tokenizer=profile.tokenizer,
+            context_header=profile.context_header,
+            **profile.params,
+            **fields,
+        )
 
     @property
     def chunker(self) -> chunktui.Chunker:

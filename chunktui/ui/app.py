@@ -24,8 +24,17 @@ from textual.timer import Timer
 from textual.widgets import Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from chunktui.engine import (Cancelled, ChunkSet, ChunktuiError, Document, ParamError, all_strategies,
-                      chunk_document, get_strategy, load_document)
+from chunktui.engine import (
+    Cancelled,
+    ChunkSet,
+    ChunktuiError,
+    Document,
+    ParamError,
+    all_strategies,
+    chunk_document,
+    get_strategy,
+    load_document,
+)
 from chunktui.engine.readers import Watch, reader_for
 from chunktui.formats.store import LoadedChunkSet, is_chunk_store
 from chunktui.engine.core.tokens import DEFAULT_TOKENIZER, INDEX_MIN_CHARS, TiktokenCounter, get_counter
@@ -132,33 +141,88 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     BINDINGS = [
         Binding("q", "quit", "Quit", id="quit", tooltip="Leave chunktui"),
         Binding("e", "export", "Export", id="export", tooltip="Export the chunks: format, folder, overwrite"),
-        Binding("ctrl+s", "save_profile", "Save", id="save_profile",
-                tooltip="Save strategy, params and tokenizer as a YAML profile"),
+        Binding(
+            "ctrl+s",
+            "save_profile",
+            "Save",
+            id="save_profile",
+            tooltip="Save strategy, params and tokenizer as a YAML profile",
+        ),
         Binding("question_mark", "help", "Help", key_display="?", id="help", tooltip="Show every key binding"),
-        Binding("left_square_bracket", "size(-1)", "Size-", key_display="[", id="size_down",
-                tooltip="Smaller chunks: one step down on the strategy's size parameter"),
-        Binding("right_square_bracket", "size(1)", "Size+", key_display="]", id="size_up",
-                tooltip="Larger chunks: one step up on the strategy's size parameter"),
-        Binding("left_curly_bracket", "overlap(-1)", "Ovl-", key_display="{", id="overlap_down",
-                tooltip="Less overlap: one step down on the strategy's overlap parameter"),
-        Binding("right_curly_bracket", "overlap(1)", "Ovl+", key_display="}", id="overlap_up",
-                tooltip="More overlap: one step up on the strategy's overlap parameter"),
+        Binding(
+            "left_square_bracket",
+            "size(-1)",
+            "Size-",
+            key_display="[",
+            id="size_down",
+            tooltip="Smaller chunks: one step down on the strategy's size parameter",
+        ),
+        Binding(
+            "right_square_bracket",
+            "size(1)",
+            "Size+",
+            key_display="]",
+            id="size_up",
+            tooltip="Larger chunks: one step up on the strategy's size parameter",
+        ),
+        Binding(
+            "left_curly_bracket",
+            "overlap(-1)",
+            "Ovl-",
+            key_display="{",
+            id="overlap_down",
+            tooltip="Less overlap: one step down on the strategy's overlap parameter",
+        ),
+        Binding(
+            "right_curly_bracket",
+            "overlap(1)",
+            "Ovl+",
+            key_display="}",
+            id="overlap_up",
+            tooltip="More overlap: one step up on the strategy's overlap parameter",
+        ),
         Binding("n", "next_chunk", "Next", id="next_chunk", tooltip="Select and show the next chunk"),
         Binding("p", "prev_chunk", "Prev", id="prev_chunk", tooltip="Select and show the previous chunk"),
-        Binding("t", "toggle_unit", "Unit", id="toggle_unit",
-                tooltip="Histogram in tokens or characters"),
-        Binding("s", "next_strategy", "Strategy", id="next_strategy",
-                tooltip="Step to the next strategy made for this kind of document and show its summary"),
-        Binding("ctrl+t", "tune", "Tune", id="tune",
-                tooltip="Review mode: re-chunk the unchanged source from the saved parameters"),
+        Binding("t", "toggle_unit", "Unit", id="toggle_unit", tooltip="Histogram in tokens or characters"),
+        Binding(
+            "s",
+            "next_strategy",
+            "Strategy",
+            id="next_strategy",
+            tooltip="Step to the next strategy made for this kind of document and show its summary",
+        ),
+        Binding(
+            "ctrl+t",
+            "tune",
+            "Tune",
+            id="tune",
+            tooltip="Review mode: re-chunk the unchanged source from the saved parameters",
+        ),
         *QUALITY_BINDINGS,
         *QUERY_BINDINGS,
-        Binding("z", "toggle_detail", "Zoom", id="toggle_detail",
-                tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)"),
-        Binding("less_than_sign", "toggle_pane('left')", "Controls", key_display="<", id="toggle_left",
-                tooltip="Show or hide the left pane: strategy controls, stats and flags"),
-        Binding("greater_than_sign", "toggle_pane('right')", "Table", key_display=">", id="toggle_right",
-                tooltip="Show or hide the right pane: histogram and chunk table"),
+        Binding(
+            "z",
+            "toggle_detail",
+            "Zoom",
+            id="toggle_detail",
+            tooltip="Enlarge the selected chunk's detail pane to the whole screen (z again to restore)",
+        ),
+        Binding(
+            "less_than_sign",
+            "toggle_pane('left')",
+            "Controls",
+            key_display="<",
+            id="toggle_left",
+            tooltip="Show or hide the left pane: strategy controls, stats and flags",
+        ),
+        Binding(
+            "greater_than_sign",
+            "toggle_pane('right')",
+            "Table",
+            key_display=">",
+            id="toggle_right",
+            tooltip="Show or hide the right pane: histogram and chunk table",
+        ),
     ]
     # Below 160 columns the two side panes would leave the document less than half the width, so
     # one shows at a time (< and > switch); below 40 rows the flags panel and the histogram give
@@ -166,10 +230,21 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-medium"), (WIDE, "-wide")]
     VERTICAL_BREAKPOINTS = [(0, "-short"), (40, "-tall")]
 
-    def __init__(self, path: str | Path | None = None, profile: str | Path | None = None, demo: bool = False,
-                 *, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None,
-                 budget: int | None = None, debounce: float = DEBOUNCE_SECONDS, queries: str | Path | None = None,
-                 auto_queries: int | None = None, reader_options: dict | None = None) -> None:
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        profile: str | Path | None = None,
+        demo: bool = False,
+        *,
+        strategy: str | None = None,
+        params: dict | None = None,
+        tokenizer: str | None = None,
+        budget: int | None = None,
+        debounce: float = DEBOUNCE_SECONDS,
+        queries: str | Path | None = None,
+        auto_queries: int | None = None,
+        reader_options: dict | None = None,
+    ) -> None:
         """`queries` (a queries file) or `auto_queries` (N synthetic questions) are loaded against
         the first document opened, for the query pane and the stats' recall line; `reader_options`
         (--html, --password) read every PDF, HTML and DOCX file the app opens."""
@@ -226,8 +301,14 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield CorpusPane(id="corpus")
-                yield ControlsPane(name, self.initial_params, self.initial_tokenizer or DEFAULT_TOKENIZER,
-                                   self.budget, self.initial_context_header, id="controls")
+                yield ControlsPane(
+                    name,
+                    self.initial_params,
+                    self.initial_tokenizer or DEFAULT_TOKENIZER,
+                    self.budget,
+                    self.initial_context_header,
+                    id="controls",
+                )
                 yield StatsPanel(id="stats")
                 yield FlagsPanel(id="flags")
             with Vertical(id="center"):
@@ -330,8 +411,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.reading = (path.name, None)
         self._update_status()
         options = dict(self.reader_options)
-        self.read_worker(path, load or (lambda watch: load_document(path, reader_options=options, watch=watch)),
-                         self.reading_generation, then)
+        self.read_worker(
+            path,
+            load or (lambda watch: load_document(path, reader_options=options, watch=watch)),
+            self.reading_generation,
+            then,
+        )
 
     def _drop_reading(self) -> None:
         """Make a pending read stale: its worker stops at its next page and its result is dropped."""
@@ -422,8 +507,11 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         name, values, tokenizer, _ = request
         strategy = get_strategy(name)
         if strategy.kinds and doc.kind not in strategy.kinds:
-            self.notify(f"{name} is for {', '.join(strategy.kinds)} files: {doc.name} opens with auto",
-                        title="Strategy", timeout=6)
+            self.notify(
+                f"{name} is for {', '.join(strategy.kinds)} files: {doc.name} opens with auto",
+                title="Strategy",
+                timeout=6,
+            )
             await self.open_document(doc, strategy="auto", tokenizer=tokenizer)
         else:
             await self.open_document(doc, strategy=name, params=dict(values), tokenizer=tokenizer)
@@ -446,24 +534,34 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.corpus_worker(name, dict(values), tokenizer, header, self.budget, self.generation, key)
 
     @work(thread=True, exclusive=True, group="corpus", exit_on_error=False)
-    def corpus_worker(self, strategy: str, values: dict, tokenizer: str, header: str, budget: int, generation: int,
-                      key: tuple):
+    def corpus_worker(
+        self, strategy: str, values: dict, tokenizer: str, header: str, budget: int, generation: int, key: tuple
+    ):
         worker = get_current_worker()
 
         def show(totals, done=False):
             if not worker.is_cancelled and generation == self.generation:
                 self.call_from_thread(self.corpus.show_totals, totals, done)
 
-        totals = corpus_totals(self.corpus.files, strategy, values, tokenizer, header, budget,
-                               lambda: worker.is_cancelled or generation != self.generation, show,
-                               self.reader_options)
+        totals = corpus_totals(
+            self.corpus.files,
+            strategy,
+            values,
+            tokenizer,
+            header,
+            budget,
+            lambda: worker.is_cancelled or generation != self.generation,
+            show,
+            self.reader_options,
+        )
         if not worker.is_cancelled and generation == self.generation:
             show(totals, done=True)
             self._corpus_done = key
         return totals
 
-    async def open_document(self, doc: Document, strategy: str | None = None, params: dict | None = None,
-                            tokenizer: str | None = None) -> None:
+    async def open_document(
+        self, doc: Document, strategy: str | None = None, params: dict | None = None, tokenizer: str | None = None
+    ) -> None:
         self._drop_reading()
         self._idle.clear()  # the fields about to be built ask for a first run
         self.gc_pacer.unfreeze()
@@ -482,8 +580,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         launched_with = self.controls.strategy_name
         name = self._resolve_auto(name)
         launched_for_it = launched_with == name or get_strategy(launched_with).delegates
-        values = params if params is not None else (
-            self.initial_params if launched_for_it else self._remembered.get(name))
+        values = (
+            params if params is not None else (self.initial_params if launched_for_it else self._remembered.get(name))
+        )
         await self.controls.build_fields(name, values)
         self._update_status()
 
@@ -497,8 +596,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         picked, why = pick_strategy(self.doc)
         self.auto_pick = picked
         self.auto_note = f"auto picked {picked} because {why}"
-        self.notify(f"{self.auto_note}; choose another strategy any time (s or the Strategy list).",
-                    title="Strategy", timeout=6)
+        self.notify(
+            f"{self.auto_note}; choose another strategy any time (s or the Strategy list).", title="Strategy", timeout=6
+        )
         return picked
 
     def open_review(self, path: Path) -> None:
@@ -507,8 +607,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         from chunktui.formats.store import load_chunkset
 
         password = self.reader_options.get("password")
-        self.read_document(path, lambda loaded: self._show_review(path, loaded),
-                           lambda watch: load_chunkset(path, password, watch))
+        self.read_document(
+            path, lambda loaded: self._show_review(path, loaded), lambda watch: load_chunkset(path, password, watch)
+        )
 
     async def _show_review(self, path: Path, loaded) -> None:
         self._drop_reading()
@@ -526,17 +627,22 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self._show_chunkset(cs)
         source = loaded.source_path or "the source"
         if loaded.source_matches:
-            note = (f"Reviewing {path.name}: {len(cs.chunks)} chunks as saved by {cs.strategy}. "
-                    f"{source} is unchanged: ctrl+t tunes from these parameters.")
+            note = (
+                f"Reviewing {path.name}: {len(cs.chunks)} chunks as saved by {cs.strategy}. "
+                f"{source} is unchanged: ctrl+t tunes from these parameters."
+            )
         elif loaded.source_locked:
-            note = (f"Reviewing {path.name}: {source} is not checked ({loaded.source_locked}); "
-                    "showing the chunks exactly as stored.")
+            note = (
+                f"Reviewing {path.name}: {source} is not checked ({loaded.source_locked}); "
+                "showing the chunks exactly as stored."
+            )
         elif loaded.source_found:
-            note = (f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
-                    "showing the chunks exactly as stored.")
+            note = (
+                f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
+                "showing the chunks exactly as stored."
+            )
         else:
-            note = (f"Reviewing {path.name}: {source} not found; showing the stored chunks over text "
-                    "rebuilt from them.")
+            note = f"Reviewing {path.name}: {source} not found; showing the stored chunks over text rebuilt from them."
         self._set_banner(note, warn=not loaded.source_matches)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -644,8 +750,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.chunk_worker(self.doc, strategy, dict(values), tokenizer, self.generation, context_header)
 
     @work(thread=True, exclusive=True, group="chunking", exit_on_error=False)
-    def chunk_worker(self, doc: Document, strategy: str, params: dict, tokenizer: str, generation: int,
-                     context_header: str = "none") -> None:
+    def chunk_worker(
+        self, doc: Document, strategy: str, params: dict, tokenizer: str, generation: int, context_header: str = "none"
+    ) -> None:
         worker = get_current_worker()
         last = [0.0]
 
@@ -657,19 +764,37 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
                 self.post_message(ChunkingProgress(generation, fraction))
 
         try:
-            cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, context_header=context_header,
-                                is_cancelled=lambda: worker.is_cancelled, progress=progress)
+            cs = chunk_document(
+                doc,
+                strategy,
+                params,
+                tokenizer=tokenizer,
+                context_header=context_header,
+                is_cancelled=lambda: worker.is_cancelled,
+                progress=progress,
+            )
         except Cancelled:
             return
         except ParamError as exc:
             self.post_message(ChunkingFailed(generation, doc, str(exc), exc.name))
             return
         except UnsupportedLanguageError as exc:  # code strategies on a file without a grammar
-            self.call_from_thread(self.notify, f"{exc}. Showing `semantic` instead.", title="No code grammar",
-                                  severity="warning", timeout=8)
+            self.call_from_thread(
+                self.notify,
+                f"{exc}. Showing `semantic` instead.",
+                title="No code grammar",
+                severity="warning",
+                timeout=8,
+            )
             try:
-                cs = chunk_document(doc, "semantic", {}, tokenizer=tokenizer, context_header=context_header,
-                                    is_cancelled=lambda: worker.is_cancelled)
+                cs = chunk_document(
+                    doc,
+                    "semantic",
+                    {},
+                    tokenizer=tokenizer,
+                    context_header=context_header,
+                    is_cancelled=lambda: worker.is_cancelled,
+                )
             except Cancelled:
                 return
             except ChunktuiError as fallback_exc:  # said, so the app does not wait for a result forever
@@ -691,8 +816,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         switching a 100 MB log from `log` (which samples, and never builds it) to `log-records` paid
         the whole encode, 20-35 s, on the switch. A re-chunk that asks while it is being built waits
         for it (token_index.get_index), and the ones after reuse it."""
-        if self._indexed is not None and self._indexed[0] is doc and self._indexed[1] == tokenizer \
-                or len(doc.text) < INDEX_MIN_CHARS:
+        if (
+            self._indexed is not None
+            and self._indexed[0] is doc
+            and self._indexed[1] == tokenizer
+            or len(doc.text) < INDEX_MIN_CHARS
+        ):
             return
         if hasattr(get_counter(tokenizer), "span_index"):  # tiktoken encodings; chars, bytes and lines need none
             self._indexed = (doc, tokenizer)
@@ -705,8 +834,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             counter.span_index(doc.text)  # kept by token_index for the re-chunks that follow
 
     def on_chunks_ready(self, message: ChunksReady) -> None:
-        if message.generation != self.generation or self.mode != "tune" or not self.is_running \
-                or message.chunkset.document is not self.doc:
+        if (
+            message.generation != self.generation
+            or self.mode != "tune"
+            or not self.is_running
+            or message.chunkset.document is not self.doc
+        ):
             return  # stale (a newer request or another document is on its way), or the app is shutting down
         self.done_generation = message.generation
         self._show_chunkset(message.chunkset, keep_view=True, prepared=message.prepared)  # settles once all is drawn
@@ -730,8 +863,13 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     def _settle(self) -> None:
         """Mark the app idle once nothing is pending and the latest run is done and drawn."""
-        if self._timer is None and self.done_generation == self.generation and self._drawing is None \
-                and self.reading is None and self.is_running:
+        if (
+            self._timer is None
+            and self.done_generation == self.generation
+            and self._drawing is None
+            and self.reading is None
+            and self.is_running
+        ):
             self.query_one("#stats", StatsPanel).progress(None, running=False)
             self.gc_pacer.freeze("chunks")
             self._idle.set()
@@ -791,8 +929,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
     def _show_views(self, cs: ChunkSet) -> None:
         prepared = self.prepared  # cs's, made with it (else both widgets measure cs themselves)
-        self.query_one("#histogram", SizeHistogram).show(cs, self.budget, self.unit,
-                                                         data=prepared.histogram if prepared else None)
+        self.query_one("#histogram", SizeHistogram).show(
+            cs, self.budget, self.unit, data=prepared.histogram if prepared else None
+        )
         self.table.show(cs, self.budget, prepared.columns if prepared else None)
 
     def _show_selection(self, cs: ChunkSet, keep_view: bool) -> None:
@@ -897,8 +1036,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def on_chunk_table_row_highlighted(self, event: ChunkTable.RowHighlighted) -> None:
         table = self.table
         # only the user's own moves: programmatic ones happen without focus, stale ones lag the cursor
-        if event.chunk_table is table and table.has_focus and event.cursor_row == table.cursor_row \
-                and event.cursor_row != self.selected:
+        if (
+            event.chunk_table is table
+            and table.has_focus
+            and event.cursor_row == table.cursor_row
+            and event.cursor_row != self.selected
+        ):
             self.select_chunk(event.cursor_row, scroll=True)
 
     def on_chunk_table_row_selected(self, event: ChunkTable.RowSelected) -> None:
@@ -940,8 +1083,13 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             ordered = [n for n in ordered if not get_strategy(n).kinds or self.doc.kind in get_strategy(n).kinds]
         name = ordered[0] if ordered else current
         strategy = get_strategy(name)
-        if self.demo and self.demo_dir is not None and strategy.kinds and self.doc is not None \
-                and self.doc.kind not in strategy.kinds:
+        if (
+            self.demo
+            and self.demo_dir is not None
+            and strategy.kinds
+            and self.doc is not None
+            and self.doc.kind not in strategy.kinds
+        ):
             sample = self._demo_sample_for(strategy.kinds)
             if sample is not None:
                 self._remembered[current] = self.controls.raw_values
@@ -966,8 +1114,11 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     async def start_demo(self) -> None:
         self.demo_dir = find_sample_docs()
         if self.demo_dir is None or not demo_files(self.demo_dir):
-            self._set_banner("Demo: the bundled sample_docs/ folder was not found next to the chunktui package "
-                             "or in the current folder; run `chunktui demo` from a chunktui checkout.", warn=True)
+            self._set_banner(
+                "Demo: the bundled sample_docs/ folder was not found next to the chunktui package "
+                "or in the current folder; run `chunktui demo` from a chunktui checkout.",
+                warn=True,
+            )
             self.notify("sample_docs/ not found", title="Demo", severity="error", timeout=10)
             return
         first = next(s for s in all_strategies() if not s.delegates)  # the tour starts at 1/N
@@ -983,8 +1134,10 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         strategy = self.controls.strategy
         names = [s.name for s in all_strategies() if not s.delegates]
         position = names.index(strategy.name) + 1 if strategy.name in names else 0
-        self._set_banner(f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {doc.name}: "
-                         f"{strategy.summary}   (s: next strategy)")
+        self._set_banner(
+            f"Demo {position}/{len(names)} · [b]{strategy.name}[/b] on {doc.name}: "
+            f"{strategy.summary}   (s: next strategy)"
+        )
 
     def _step(self, param_name: str | None, direction: int, what: str) -> None:
         if self.mode != "tune":
@@ -1017,7 +1170,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.unit = "chars" if self.unit == "tokens" else "tokens"
 
     def watch_unit(self, unit: str) -> None:
-        data = self.prepared.histogram if self.prepared is not None and self.prepared.chunkset is self.chunkset else None
+        data = (
+            self.prepared.histogram if self.prepared is not None and self.prepared.chunkset is self.chunkset else None
+        )
         self.query_one("#histogram", SizeHistogram).show(self.chunkset, self.budget, unit, data=data)
 
     def action_toggle_detail(self) -> None:
@@ -1034,10 +1189,15 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
     def action_help(self) -> None:
         from .screens.help import HelpScreen
 
-        palette = Binding("ctrl+p", "command_palette", "Palette", id="palette",
-                          tooltip="Every strategy and every action, searchable")
-        groups = [("app", [*self.BINDINGS, palette]), ("document view", DocumentView.BINDINGS),
-                  ("chunk table", ChunkTable.BINDINGS), ("query pane", QueryPane.BINDINGS)]
+        palette = Binding(
+            "ctrl+p", "command_palette", "Palette", id="palette", tooltip="Every strategy and every action, searchable"
+        )
+        groups = [
+            ("app", [*self.BINDINGS, palette]),
+            ("document view", DocumentView.BINDINGS),
+            ("chunk table", ChunkTable.BINDINGS),
+            ("query pane", QueryPane.BINDINGS),
+        ]
         self.push_screen(HelpScreen(groups))
 
     def action_export(self) -> None:
@@ -1053,8 +1213,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         def done(result) -> None:
             if result is not None:
                 self.last_export = screen.last
-                self.notify(f"{len(result.files)} files written; manifest: {result.manifest_path}",
-                            title="Exported", timeout=10)
+                self.notify(
+                    f"{len(result.files)} files written; manifest: {result.manifest_path}", title="Exported", timeout=10
+                )
                 offer_download(self, result)  # in a browser the files are on the server: send a zip
 
         self.push_screen(screen, done)
@@ -1064,8 +1225,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
         request = self.current_request() if self.mode == "tune" else None
         if request is None:
-            self.notify("Fix the marked parameters (or switch to tuning) before saving a profile.",
-                        severity="warning")
+            self.notify("Fix the marked parameters (or switch to tuning) before saving a profile.", severity="warning")
             return
         strategy, values, tokenizer, context_header = request
         stem = self.doc.name.replace(".", "-") if self.doc else "chunktui"
@@ -1075,8 +1235,9 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             if path is not None:
                 self.notify(f"Profile saved: {path}", title="Saved", timeout=8)
 
-        self.push_screen(SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget, context_header),
-                         done)
+        self.push_screen(
+            SaveProfileScreen(default, strategy, dict(values), tokenizer, self.budget, context_header), done
+        )
 
     async def action_tune(self) -> None:
         """Leave review mode: re-open the unchanged source and chunk it from the saved parameters."""
@@ -1084,8 +1245,12 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         if self.mode != "review" or loaded is None:
             return
         if not loaded.source_matches:
-            self.notify("The source changed or is missing, so the saved parameters would not reproduce "
-                        "these chunks; open the source file to tune it afresh.", severity="warning", timeout=8)
+            self.notify(
+                "The source changed or is missing, so the saved parameters would not reproduce "
+                "these chunks; open the source file to tune it afresh.",
+                severity="warning",
+                timeout=8,
+            )
             return
         cs = loaded.chunkset
         try:
@@ -1094,7 +1259,6 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             self.notify(str(exc), severity="error")
             return
         await self.open_document(doc, strategy=cs.strategy, params=dict(cs.params), tokenizer=cs.tokenizer)
-
 
     def review_reader_options(self, reviewed: Document) -> dict:
         """The reader options that gave the reviewed text: the stored HTML mode, and --password."""

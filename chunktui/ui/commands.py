@@ -38,8 +38,11 @@ TITLES = {  # binding id -> palette title; a binding left out here is not in the
 UNBOUND = (  # (title, action, help) of the actions no key runs
     ("Reset parameters to defaults", "reset", "Put every parameter of this strategy back to its default"),
     ("Open another file…", "open_picker", "Choose a document or chunks.yaml from the current folder"),
-    ("Load questions with known answers…", "load_queries",
-     "A queries file (or N synthetic questions): hit or missed per question, recall and IoU live"),
+    (
+        "Load questions with known answers…",
+        "load_queries",
+        "A queries file (or N synthetic questions): hit or missed per question, recall and IoU live",
+    ),
 )
 
 
@@ -52,8 +55,11 @@ class ChunktuiCommands(Provider):
             yield f"Strategy: {s.name}", partial(run, f"strategy({s.name!r})"), s.summary
         for binding in self.app.BINDINGS:  # the app writes each as a Binding, with an id
             if isinstance(binding, Binding) and binding.id in TITLES:
-                yield (TITLES[binding.id], partial(run, binding.action),
-                       f"{binding.tooltip} ({self.app.get_key_display(binding)})")
+                yield (
+                    TITLES[binding.id],
+                    partial(run, binding.action),
+                    f"{binding.tooltip} ({self.app.get_key_display(binding)})",
+                )
         for title, action, help_text in UNBOUND:
             yield title, partial(run, action), help_text
 

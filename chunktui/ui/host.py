@@ -49,6 +49,7 @@ class AppHost(Protocol):
 
 
 if TYPE_CHECKING:
+
     class HostedMixin(App, AppHost):
         """A mixin's `self` to the type checker: a Textual App that is an AppHost."""
 else:

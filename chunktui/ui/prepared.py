@@ -38,8 +38,9 @@ class Prepared:
         """The stats with `budget`'s over-budget count (a budget change redraws without a pass)."""
         if budget == self.stats.budget:
             return self.stats
-        return replace(self.stats, budget=budget,
-                       over_budget=len(self.sorted_tokens) - bisect_right(self.sorted_tokens, budget))
+        return replace(
+            self.stats, budget=budget, over_budget=len(self.sorted_tokens) - bisect_right(self.sorted_tokens, budget)
+        )
 
 
 def prepare(cs: ChunkSet, budget: int) -> Prepared:
@@ -50,9 +51,15 @@ def prepare(cs: ChunkSet, budget: int) -> Prepared:
     starts, ends = slices.mapped(attrgetter("start"), chunks), slices.mapped(attrgetter("end"), chunks)
     max_ends: list[int] = []
     for i in range(0, len(ends), slices.STEP):
-        part = accumulate(ends[i:i + slices.STEP], max, initial=max_ends[-1] if max_ends else 0)
+        part = accumulate(ends[i : i + slices.STEP], max, initial=max_ends[-1] if max_ends else 0)
         next(part)  # the carry: the furthest end of the slices before
         max_ends += part
-    return Prepared(chunkset=cs, stats=cs.stats(budget),
-                    sorted_tokens=slices.sorted_in_slices(slices.mapped(attrgetter("embed_tokens"), chunks)),
-                    histogram=histogram_data(chunks), columns=column_sizes(chunks), starts=starts, max_ends=max_ends)
+    return Prepared(
+        chunkset=cs,
+        stats=cs.stats(budget),
+        sorted_tokens=slices.sorted_in_slices(slices.mapped(attrgetter("embed_tokens"), chunks)),
+        histogram=histogram_data(chunks),
+        columns=column_sizes(chunks),
+        starts=starts,
+        max_ends=max_ends,
+    )

@@ -23,19 +23,37 @@ from .widgets.flags import FlagsPanel
 
 QUALITY_BINDINGS = [
     Binding("f", "next_flag", "Flag+", id="next_flag", tooltip="Select the next chunk with a quality flag"),
-    Binding("F", "prev_flag", "Flag-", key_display="F", id="prev_flag",
-            tooltip="Select the previous chunk with a quality flag"),
+    Binding(
+        "F",
+        "prev_flag",
+        "Flag-",
+        key_display="F",
+        id="prev_flag",
+        tooltip="Select the previous chunk with a quality flag",
+    ),
     Binding("w", "sweep", "Sweep", id="sweep", tooltip="Score a grid of sizes and overlaps; enter applies a cell"),
-    Binding("c", "compare", "Compare", id="compare",
-            tooltip="Compare the current configuration with another on this document"),
-    Binding("k", "facts", "Facts", id="facts",
-            tooltip="Key phrases: are they whole inside a chunk, split, or missing?"),
+    Binding(
+        "c",
+        "compare",
+        "Compare",
+        id="compare",
+        tooltip="Compare the current configuration with another on this document",
+    ),
+    Binding(
+        "k", "facts", "Facts", id="facts", tooltip="Key phrases: are they whole inside a chunk, split, or missing?"
+    ),
 ]
 
 
 class QualityReady(Message):
-    def __init__(self, chunkset: ChunkSet, quality: Quality, facts, flagged: list[int] | None = None,
-                 histogram: HistogramData | None = None) -> None:
+    def __init__(
+        self,
+        chunkset: ChunkSet,
+        quality: Quality,
+        facts,
+        flagged: list[int] | None = None,
+        histogram: HistogramData | None = None,
+    ) -> None:
         super().__init__()
         self.chunkset, self.quality, self.facts = chunkset, quality, facts
         self.flagged = quality.flagged_indexes() if flagged is None else flagged
@@ -124,8 +142,10 @@ class QualityMixin(HostedMixin):
             if choice is not None:
                 await self.controls.build_fields(choice["strategy"], choice["params"])
 
-        self.push_screen(SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header,
-                                     queries=self.queries), apply)
+        self.push_screen(
+            SweepScreen(self.doc, strategy, dict(values), tokenizer, self.budget, context_header, queries=self.queries),
+            apply,
+        )
 
     def action_compare(self) -> None:
         from .screens.compare import CompareScreen

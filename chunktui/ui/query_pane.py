@@ -34,8 +34,18 @@ from textual.worker import get_current_worker
 from chunktui.engine import ChunkSet, ChunktuiError, Document
 from chunktui.engine.core.model import one_line
 from chunktui.engine.analysis.bm25 import document_tokens
-from chunktui.engine.analysis.retrieval import (TOKEN_BUDGET, BM25Index, Fts5Index, RetrievalReport, auto_queries, bm25_index,
-                                                embedded_tokens, evaluate_retrieval, load_queries, merge)
+from chunktui.engine.analysis.retrieval import (
+    TOKEN_BUDGET,
+    BM25Index,
+    Fts5Index,
+    RetrievalReport,
+    auto_queries,
+    bm25_index,
+    embedded_tokens,
+    evaluate_retrieval,
+    load_queries,
+    merge,
+)
 from .host import HostedMixin
 from .widgets.stats_panel import StatsPanel
 
@@ -44,13 +54,20 @@ MAX_K = 100
 QUESTION_DEBOUNCE = 0.15  # seconds of typing before the question is searched
 
 QUERY_BINDINGS = [
-    Binding("slash", "query_pane", "Query", key_display="/", id="query_pane",
-            tooltip="Ask a question: the top chunks by BM25 with their scores; load questions with known answers "
-                    "(escape hides the pane)"),
+    Binding(
+        "slash",
+        "query_pane",
+        "Query",
+        key_display="/",
+        id="query_pane",
+        tooltip="Ask a question: the top chunks by BM25 with their scores; load questions with known answers "
+        "(escape hides the pane)",
+    ),
 ]
 
 
 # --- what the pane shows, from the engine's results ------------------------------------------------
+
 
 def reference_marks(report: RetrievalReport, chunks, k: int) -> list[tuple[int, int, bool]]:
     """The questions' reference text as sorted, disjoint (start, end, retrieved) ranges: retrieved
@@ -112,8 +129,11 @@ def retrieval_line(report: RetrievalReport | None, k: int, synthetic: bool) -> T
         return Text(f"{'synthetic ' if synthetic else ''}recall@{k} …", "dim")
     means, budget = report.means(), f"{report.budget / 1000:g}k tok"
     iou = "synthetic" if synthetic else f"{budget} {means['iou@budget']:.3f}"
-    return Text(f"recall@{k} {means[f'recall@{k}']:.3f} · {budget} {means['recall@budget']:.3f}\n"
-                f"IoU@{k} {means[f'iou@{k}']:.3f} · {iou}", "bold")
+    return Text(
+        f"recall@{k} {means[f'recall@{k}']:.3f} · {budget} {means['recall@budget']:.3f}\n"
+        f"IoU@{k} {means[f'iou@{k}']:.3f} · {iou}",
+        "bold",
+    )
 
 
 def questions_label(source: str, queries) -> str:
@@ -124,6 +144,7 @@ def questions_label(source: str, queries) -> str:
 
 
 # --- the pane -------------------------------------------------------------------------------------
+
 
 class QueryPane(Vertical):
     """A question and k, a queries file, a summary line, and one list: the question's top chunks,
@@ -170,8 +191,11 @@ class QueryPane(Vertical):
             yield Input(str(DEFAULT_K), id="query-k", compact=True, restrict=r"[0-9]*", max_length=3)
         with Horizontal(id="queries-row"):
             yield Label("questions")
-            yield Input(placeholder="Q.jsonl or Q.csv with known answers, or N synthetic; enter loads",
-                        id="queries-input", compact=True)
+            yield Input(
+                placeholder="Q.jsonl or Q.csv with known answers, or N synthetic; enter loads",
+                id="queries-input",
+                compact=True,
+            )
         yield Static("", id="query-summary")
         yield OptionList(id="query-list")
 
@@ -212,8 +236,9 @@ class QueryPane(Vertical):
     def action_close(self) -> None:
         self.post_message(self.Closed())
 
-    def show(self, cs: ChunkSet | None, question: str, hits, queries, report: RetrievalReport | None, k: int,
-             source: str) -> None:
+    def show(
+        self, cs: ChunkSet | None, question: str, hits, queries, report: RetrievalReport | None, k: int, source: str
+    ) -> None:
         """Redraw the summary and the list (the inputs are the user's)."""
         summary = self.query_one("#query-summary", Static)
         if queries:
@@ -222,8 +247,10 @@ class QueryPane(Vertical):
                 results = report.results
                 hit = sum(r.metrics[f"hit@{k}"] > 0 for r in results)
                 means = report.means()
-                text += (f" · recall@{k} {means[f'recall@{k}']:.3f} · IoU {means[f'iou@{k}']:.3f}"
-                         f" · {hit} hit, {len(results) - hit} missed")
+                text += (
+                    f" · recall@{k} {means[f'recall@{k}']:.3f} · IoU {means[f'iou@{k}']:.3f}"
+                    f" · {hit} hit, {len(results) - hit} missed"
+                )
             summary.update(Text(text), layout=False)  # one line high (app.tcss): no relayout
         else:
             summary.update(Text("no questions with known answers loaded", "dim"), layout=False)
@@ -236,20 +263,35 @@ class QueryPane(Vertical):
                 label = c.metadata.get("header_path") or c.metadata.get("scope_chain") or c.boundary_label
                 if isinstance(label, (list, tuple)):
                     label = " > ".join(map(str, label))
-                options.append(Option(Text.assemble((f"★{rank} ", "bold"), f"#{pos + 1}  ",
-                                                    (f"{score:6.2f}", "bold"),
-                                                    f"  L{c.start_line}-{c.end_line}  ", (one_line(str(label)), "dim")),
-                                      id=f"chunk:{pos}"))
+                options.append(
+                    Option(
+                        Text.assemble(
+                            (f"★{rank} ", "bold"),
+                            f"#{pos + 1}  ",
+                            (f"{score:6.2f}", "bold"),
+                            f"  L{c.start_line}-{c.end_line}  ",
+                            (one_line(str(label)), "dim"),
+                        ),
+                        id=f"chunk:{pos}",
+                    )
+                )
         if queries and report is not None:
             if options:
                 options.append(None)
             for i, result in enumerate(report.results):
                 hit = result.metrics[f"hit@{k}"] > 0
-                options.append(Option(Text.assemble(
-                    ("✓ hit    " if hit else "✗ missed ", "green bold" if hit else "red bold"),
-                    f"Q{i + 1} ", ("synthetic " if result.query.synthetic else "", "italic"),
-                    (f"recall {result.metrics[f'recall@{k}']:.2f}  ", "dim"), result.query.question),
-                    id=f"query:{i}"))
+                options.append(
+                    Option(
+                        Text.assemble(
+                            ("✓ hit    " if hit else "✗ missed ", "green bold" if hit else "red bold"),
+                            f"Q{i + 1} ",
+                            ("synthetic " if result.query.synthetic else "", "italic"),
+                            (f"recall {result.metrics[f'recall@{k}']:.2f}  ", "dim"),
+                            result.query.question,
+                        ),
+                        id=f"query:{i}",
+                    )
+                )
         listing = self.query_one("#query-list", OptionList)
         was = listing.highlighted_option.id if listing.highlighted_option is not None else None
         listing.clear_options()
@@ -276,6 +318,7 @@ class QuestionsLoaded(Message):
 
 # --- the app's side -------------------------------------------------------------------------------
 
+
 def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index | Fts5Index, is_cancelled) -> RetrievalReport | None:
     """The engine's evaluation at k, one question at a time so that a run for a chunking already
     replaced stops between two questions instead of holding a core until the last; None then.
@@ -285,8 +328,9 @@ def _evaluate(cs: ChunkSet, queries, k: int, index: BM25Index | Fts5Index, is_ca
     for query in queries:
         if is_cancelled():
             return None
-        report.results += evaluate_retrieval(cs, [query], ks=(k,), budget=TOKEN_BUDGET, index=index,
-                                             tokens=tokens).results
+        report.results += evaluate_retrieval(
+            cs, [query], ks=(k,), budget=TOKEN_BUDGET, index=index, tokens=tokens
+        ).results
     return report
 
 
@@ -322,9 +366,13 @@ class QueryMixin(HostedMixin):
     def questions_for(self, doc: Document) -> None:
         """A document opened: questions of another document no longer apply; the command line's load now."""
         if self.queries and self.queries_doc is not doc:
-            self.notify(f"The questions of {self.queries_source} were for "
-                        f"{self.queries_doc.name if self.queries_doc else 'another document'}; "
-                        "they are put away.", title="Questions", timeout=6)
+            self.notify(
+                f"The questions of {self.queries_source} were for "
+                f"{self.queries_doc.name if self.queries_doc else 'another document'}; "
+                "they are put away.",
+                title="Questions",
+                timeout=6,
+            )
             self._set_questions(None, (), "")
         if self.pending_questions is not None:
             source, self.pending_questions = self.pending_questions, None
@@ -351,16 +399,16 @@ class QueryMixin(HostedMixin):
             finally:
                 index.close()
         except Exception as exc:  # a retrieval bug must not leave the stats waiting without a word
-            self.call_from_thread(self.notify, f"internal error in retrieval: {exc!r}", title="Query pane",
-                                  severity="error", timeout=8)
+            self.call_from_thread(
+                self.notify, f"internal error in retrieval: {exc!r}", title="Query pane", severity="error", timeout=8
+            )
             return
         if not worker.is_cancelled:
             self.post_message(RetrievalReady(request, cs, question, hits, report))
             document_tokens(cs.document.text)  # kept for the next chunking's index (made once per document)
 
     def on_retrieval_ready(self, message: RetrievalReady) -> None:
-        if message.request != self._retrieval_request or message.chunkset is not self.chunkset \
-                or not self.is_running:
+        if message.request != self._retrieval_request or message.chunkset is not self.chunkset or not self.is_running:
             return  # stale: another chunking, question, k or set of questions is on its way
         if message.report is not None:
             self.query_report = message.report
@@ -385,8 +433,15 @@ class QueryMixin(HostedMixin):
     def _draw_pane(self) -> None:
         """The pane's list and summary, only while it shows: a hidden pane costs a re-chunk nothing."""
         if self.query_pane.display:
-            self.query_pane.show(self.chunkset, self.question, self.query_hits, self.queries, self.query_report,
-                                 self.query_k, self.queries_source)
+            self.query_pane.show(
+                self.chunkset,
+                self.question,
+                self.query_hits,
+                self.queries,
+                self.query_report,
+                self.query_k,
+                self.queries_source,
+            )
 
     # -- loading questions ---------------------------------------------------------------------
 

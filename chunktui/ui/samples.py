@@ -8,8 +8,20 @@ import chunktui
 
 SAMPLE_DIR_NAME = "sample_docs"
 # the order the demo visits them in: one of each kind
-DEMO_ORDER = ("guide.md", "essay.txt", "inventory.py", "auth_middleware.ts", "service.log", "events.jsonl",
-              "orders.csv", "orders.tsv", "talk.vtt", "talk.srt", "threads.mbox", "notes.md")
+DEMO_ORDER = (
+    "guide.md",
+    "essay.txt",
+    "inventory.py",
+    "auth_middleware.ts",
+    "service.log",
+    "events.jsonl",
+    "orders.csv",
+    "orders.tsv",
+    "talk.vtt",
+    "talk.srt",
+    "threads.mbox",
+    "notes.md",
+)
 
 
 def find_sample_docs(cwd: Path | None = None) -> Path | None:
@@ -24,8 +36,7 @@ def find_sample_docs(cwd: Path | None = None) -> Path | None:
 def demo_files(folder: Path) -> list[Path]:
     """Sample files in demo order; files not in the list follow alphabetically."""
     present = [folder / name for name in DEMO_ORDER if (folder / name).is_file()]
-    rest = sorted(p for p in folder.iterdir()
-                  if p.is_file() and p.name not in DEMO_ORDER and p.name != "README.md")
+    rest = sorted(p for p in folder.iterdir() if p.is_file() and p.name not in DEMO_ORDER and p.name != "README.md")
     return present + rest
 
 

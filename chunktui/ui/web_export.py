@@ -34,8 +34,7 @@ def offer_download(app: App, result: ExportResult) -> None:
     """In a browser, zip the export in a thread (a big export would stall the screen) and deliver it."""
     if not app.is_web:
         return
-    app.run_worker(lambda: _zip_and_deliver(app, result), thread=True, group="deliver-export",
-                   exit_on_error=False)
+    app.run_worker(lambda: _zip_and_deliver(app, result), thread=True, group="deliver-export", exit_on_error=False)
 
 
 def _zip_and_deliver(app: App, result: ExportResult) -> None:
@@ -43,10 +42,13 @@ def _zip_and_deliver(app: App, result: ExportResult) -> None:
         data = zip_export(result)
     except Exception as exc:  # a thread worker's error is silent unless reported here
         why = exc.strerror or str(exc) if isinstance(exc, OSError) else f"internal error: {exc!r}"
-        app.call_from_thread(app.notify, f"{result.out_dir}: cannot zip it for download ({why})",
-                             severity="error", timeout=10)
+        app.call_from_thread(
+            app.notify, f"{result.out_dir}: cannot zip it for download ({why})", severity="error", timeout=10
+        )
         return
-    app.call_from_thread(app.deliver_binary, io.BytesIO(data), save_filename=zip_name(result),
-                         mime_type="application/zip")
-    app.call_from_thread(app.notify, f"{zip_name(result)} ({len(data):,} bytes) offered for download",
-                         title="Download", timeout=10)
+    app.call_from_thread(
+        app.deliver_binary, io.BytesIO(data), save_filename=zip_name(result), mime_type="application/zip"
+    )
+    app.call_from_thread(
+        app.notify, f"{zip_name(result)} ({len(data):,} bytes) offered for download", title="Download", timeout=10
+    )

@@ -48,13 +48,25 @@ def interrupt_folder_run(corpus: Path, out_dir: Path, copies: int, *flags: str) 
     import time
 
     for n in range(copies):
-        shutil.copytree(Path(shutil.__file__).parent / "email", corpus / f"email{n}",
-                        ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"))
-    command = [sys.executable, "-c", "from chunktui.cli import main; main()", "chunk", str(corpus), "-o", str(out_dir),
-               *flags]
+        shutil.copytree(
+            Path(shutil.__file__).parent / "email",
+            corpus / f"email{n}",
+            ignore=shutil.ignore_patterns("__pycache__", "architecture.rst"),
+        )
+    command = [
+        sys.executable,
+        "-c",
+        "from chunktui.cli import main; main()",
+        "chunk",
+        str(corpus),
+        "-o",
+        str(out_dir),
+        *flags,
+    ]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent.parent)}
-    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
     deadline = time.monotonic() + 120
     while not any(out_dir.rglob("manifest.json")) and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

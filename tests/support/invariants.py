@@ -19,20 +19,49 @@ ENC = get_encoding("cl100k_base")
 LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what breaks a row of the app's table or gutter
 
 FRAGMENTS = [
-    "word", "the", " ", "  ", "\n", "\n\n", "\r\n", "\t", ".", "?", "!", ",", "é", "e\u0301", "ñ",
-    "🎉", "👩\u200d👩\u200d👧", "日本語", "。", "\u00a0", "# Title\n", "## Sub\n", "```\ncode\n```\n",
-    "def f(x):\n    return x\n", "class A:\n    pass\n", "- item\n", "| a | b |\n", "{\"k\": 1}\n",
-    "2024-01-01 12:00:00 ERROR boom\n", "a,b,\"c\nd\"\n", "00:00:01.000 --> 00:00:02.000\n",
+    "word",
+    "the",
+    " ",
+    "  ",
+    "\n",
+    "\n\n",
+    "\r\n",
+    "\t",
+    ".",
+    "?",
+    "!",
+    ",",
+    "é",
+    "e\u0301",
+    "ñ",
+    "🎉",
+    "👩\u200d👩\u200d👧",
+    "日本語",
+    "。",
+    "\u00a0",
+    "# Title\n",
+    "## Sub\n",
+    "```\ncode\n```\n",
+    "def f(x):\n    return x\n",
+    "class A:\n    pass\n",
+    "- item\n",
+    "| a | b |\n",
+    '{"k": 1}\n',
+    "2024-01-01 12:00:00 ERROR boom\n",
+    'a,b,"c\nd"\n',
+    "00:00:01.000 --> 00:00:02.000\n",
 ]
 # Long runs without spaces (one letter repeated, DNA, digits, CJK without punctuation, base64):
 # no word, sentence or token-index anchor inside them, and tiktoken reads each as one piece
 LONG_RUNS = st.one_of(
-    st.builds(lambda unit, n: unit * n, st.sampled_from(["a", "ACGT", "7", "日本語", "QUJDRA+/"]),
-              st.integers(40, 800)),
+    st.builds(
+        lambda unit, n: unit * n, st.sampled_from(["a", "ACGT", "7", "日本語", "QUJDRA+/"]), st.integers(40, 800)
+    ),
     st.text(st.sampled_from("ACGTacgt0123456789XYZ+/="), min_size=100, max_size=1500),
     st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF), min_size=100, max_size=1500),
 )
 long_run_texts = st.lists(st.one_of(LONG_RUNS, st.sampled_from(FRAGMENTS)), min_size=1, max_size=6).map("".join)
+
 
 def measure(unit, text):
     if unit == "tokens":
@@ -51,7 +80,7 @@ def check_invariants(cs):
     for i, c in enumerate(chunks):
         assert c.index == i and c.id == f"chunk-{i + 1:04d}"
         assert 0 <= c.start < c.end <= len(text)
-        assert c.text == text[c.start:c.end]
+        assert c.text == text[c.start : c.end]
         lines += text.count("\n", pos, c.start)
         pos = c.start
         assert c.start_line == lines
@@ -125,14 +154,14 @@ def check_file_bytes(cs, data: bytes):
     twice); before the first chunk lies at most the file's BOM and the text before it."""
     text, chunks, encoding = cs.document.text, cs.chunks, cs.document.encoding
     for c in chunks:
-        assert data[c.start_byte:c.end_byte].decode(encoding) == c.text
+        assert data[c.start_byte : c.end_byte].decode(encoding) == c.text
     if chunks:
-        head = data[:chunks[0].start_byte].decode(encoding)
+        head = data[: chunks[0].start_byte].decode(encoding)
         if encoding not in ("utf-8", "latin-1"):  # a BOM the text does not hold
             head = head.removeprefix("\ufeff")
-        assert head == text[:chunks[0].start]
+        assert head == text[: chunks[0].start]
     for a, b in zip(chunks, chunks[1:]):
-        assert data[a.start_byte:b.start_byte].decode(encoding) == text[a.start:b.start]
+        assert data[a.start_byte : b.start_byte].decode(encoding) == text[a.start : b.start]
 
 
 def held_containers(value):
@@ -154,13 +183,14 @@ def fixed_contract(cs, p):
             assert c.end - c.start == 1
     for k, (a, b) in enumerate(zip(chunks, chunks[1:])):
         assert b.start > a.start and b.end > a.end
-        ov = measure(unit, text[b.start:a.end]) if b.start < a.end else 0
+        ov = measure(unit, text[b.start : a.end]) if b.start < a.end else 0
         assert ov <= p["overlap"]
         if unit != "tokens" and ov < p["overlap"] and not b.metadata.get("oversized"):
             # one more character of overlap would not fit the overlap, the chunk, or progress
             s = b.start - 1
-            assert (s <= a.start or measure(unit, text[s:a.end]) > p["overlap"]
-                    or measure(unit, text[s:b.end]) > size)
+            assert (
+                s <= a.start or measure(unit, text[s : a.end]) > p["overlap"] or measure(unit, text[s : b.end]) > size
+            )
         prev_end = chunks[k - 1].end if k else 0
         lo = max(a.start, prev_end)
         if b.boundary_type == "delimiter":
@@ -170,14 +200,14 @@ def fixed_contract(cs, p):
             shift = 0 if p["prefix"] else 1
             for q in range(lo + 1 - shift, a.end + 1 - shift):
                 if text[q] in delims:  # an unused delimiter: only if cutting there is too big in tokens
-                    assert unit == "tokens" and measure(unit, text[a.start:q + shift]) > size
+                    assert unit == "tokens" and measure(unit, text[a.start : q + shift]) > size
             if unit != "tokens" and not a.metadata.get("oversized"):
-                assert measure(unit, text[a.start:a.end + 1]) > size, "hard cut before the window was full"
+                assert measure(unit, text[a.start : a.end + 1]) > size, "hard cut before the window was full"
     if unit == "tokens" and p["overlap"] and len(chunks) > 1:
         # token overlap: within one token of the request wherever the earlier chunk is long enough
         for a, b in zip(chunks, chunks[1:]):
-            if measure("tokens", text[a.start:a.end]) > p["overlap"] + 2 and not b.metadata.get("oversized"):
-                assert measure("tokens", text[b.start:a.end]) >= p["overlap"] - 1
+            if measure("tokens", text[a.start : a.end]) > p["overlap"] + 2 and not b.metadata.get("oversized"):
+                assert measure("tokens", text[b.start : a.end]) >= p["overlap"] - 1
 
 
 def recursive_contract(cs, p):
@@ -186,8 +216,8 @@ def recursive_contract(cs, p):
     for a, b in zip(chunks, chunks[1:]):
         assert b.start > a.start and b.end > a.end
         if b.start < a.end:
-            assert measure(p["unit"], text[b.start:a.end]) <= p["overlap"] + (1 if p["unit"] == "tokens" else 0)
-    assert all(text[g.start:g.end].isspace() and g.reason == "whitespace only" for g in cs.gaps)
+            assert measure(p["unit"], text[b.start : a.end]) <= p["overlap"] + (1 if p["unit"] == "tokens" else 0)
+    assert all(text[g.start : g.end].isspace() and g.reason == "whitespace only" for g in cs.gaps)
     assert all(not c.text.isspace() for c in chunks)
 
 
@@ -224,5 +254,4 @@ def lines_contract(cs, p):
     assert expected_core == total + 1
 
 
-CONTRACTS = {"fixed": fixed_contract, "recursive": recursive_contract, "split": split_contract,
-             "lines": lines_contract}
+CONTRACTS = {"fixed": fixed_contract, "recursive": recursive_contract, "split": split_contract, "lines": lines_contract}

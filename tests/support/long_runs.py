@@ -38,6 +38,7 @@ class RecordingBPE:
         def call(data, *rest):
             self.longest = max(self.longest, len(data))
             return method(data, *rest)
+
         return call
 
 

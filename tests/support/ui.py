@@ -54,8 +54,9 @@ async def opened(path, **options):
 def engine_result(app: ChunktuiApp):
     """The engine's ChunkSet for exactly the settings the controls show."""
     strategy, values, tokenizer, context_header = app.current_request()
-    return chunk_document(load_document(app.doc.path), strategy, dict(values), tokenizer=tokenizer,
-                          context_header=context_header)
+    return chunk_document(
+        load_document(app.doc.path), strategy, dict(values), tokenizer=tokenizer, context_header=context_header
+    )
 
 
 def assert_screen_matches_engine(app: ChunktuiApp) -> None:

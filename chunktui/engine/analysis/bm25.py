@@ -210,12 +210,12 @@ class DocumentTokens:
         (each edge falls inside a token or beside a separator, so nothing else can differ)."""
         starts, ends = self.starts, self.ends
         a = bisect_left(starts, start)
-        before = tok.term_ids(self.text[start:min(ends[a - 1], end)]) if a and ends[a - 1] > start else []
+        before = tok.term_ids(self.text[start : min(ends[a - 1], end)]) if a and ends[a - 1] > start else []
         b = bisect_left(starts, end, a)
         after: list[int] = []
         if b > a and ends[b - 1] > end:
             b -= 1
-            after = tok.term_ids(self.text[starts[b]:end])
+            after = tok.term_ids(self.text[starts[b] : end])
         return before, a, b, after
 
 
@@ -263,8 +263,9 @@ class Fts5Index:
         self.keys = [(c.start, c.end) for c in chunks]
         self.db = sqlite3.connect(":memory:", check_same_thread=False)
         self.db.execute("CREATE VIRTUAL TABLE chunks USING fts5(body, tokenize='porter unicode61')")
-        self.db.executemany("INSERT INTO chunks(rowid, body) VALUES (?, ?)",
-                            ((i, c.embed_text) for i, c in enumerate(chunks)))
+        self.db.executemany(
+            "INSERT INTO chunks(rowid, body) VALUES (?, ?)", ((i, c.embed_text) for i, c in enumerate(chunks))
+        )
 
     def search(self, question: str) -> Iterator[tuple[int, float]]:
         """Every chunk holding a word of the question, best first, lazily: SQLite sorts by score
@@ -272,8 +273,9 @@ class Fts5Index:
         match = fts5_query(question)
         if not match:
             return
-        rows = self.db.execute("SELECT rowid, -bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s DESC",
-                               (match,))
+        rows = self.db.execute(
+            "SELECT rowid, -bm25(chunks) AS s FROM chunks WHERE chunks MATCH ? ORDER BY s DESC", (match,)
+        )
         for _, tied in groupby(rows, key=itemgetter(1)):
             yield from sorted(tied, key=lambda hit: self.keys[hit[0]])
 
@@ -315,7 +317,7 @@ class BM25Index:
         embedded, own = chunk.embed_text, chunk.text
         doc = self.doc
         if doc is not None and embedded.endswith(own):
-            head = embedded[:len(embedded) - len(own)]
+            head = embedded[: len(embedded) - len(own)]
             if not head or self.tok.is_separator(head[-1]):  # the header's tokens end before the text's
                 before, a, b, after = doc.cover(chunk.start, chunk.end, self.tok)
                 return (self.tok.text_ids(head) + before if head else before), a, b, after
@@ -344,7 +346,7 @@ class BM25Index:
         if doc is not None and where is not None:  # in the document's tokens of a chunk that has no others
             n, rest, ids = len(phrase), array("q", phrase[1:]), doc.ids
             for o in where:
-                if ids[o + 1:o + n] == rest:
+                if ids[o + 1 : o + n] == rest:
                     for i in self.regions.holders(o):
                         if i in self.plain and o + n <= self.parts[i][2]:
                             counts[i] = counts.get(i, 0) + 1
@@ -454,4 +456,4 @@ class _Regions:
 def _occurrences(words: list[int], phrase: tuple[int, ...]) -> int:
     """Where the phrase starts in `words`, counted (FTS5 counts every start, overlapping ones too)."""
     n, first = len(phrase), phrase[0]
-    return sum(1 for j, w in enumerate(words) if w == first and tuple(words[j:j + n]) == phrase)
+    return sum(1 for j, w in enumerate(words) if w == first and tuple(words[j : j + n]) == phrase)

@@ -65,9 +65,11 @@ class Comparison:
         return len({b.at for b in self.boundaries if b.side == side})
 
     def summary(self) -> str:
-        return (f"A: {self.a.stats.count} chunks, score {self.a.quality.score.score:g}; "
-                f"B: {self.b.stats.count} chunks, score {self.b.quality.score.score:g}; "
-                f"boundaries: {self.cuts('both')} in both, {self.cuts('a')} only in A, {self.cuts('b')} only in B")
+        return (
+            f"A: {self.a.stats.count} chunks, score {self.a.quality.score.score:g}; "
+            f"B: {self.b.stats.count} chunks, score {self.b.quality.score.score:g}; "
+            f"boundaries: {self.cuts('both')} in both, {self.cuts('a')} only in A, {self.cuts('b')} only in B"
+        )
 
 
 def boundaries_of(cs: ChunkSet) -> set[int]:
@@ -87,8 +89,7 @@ def describe(cs: ChunkSet) -> str:
     return f"{cs.strategy} {params}".strip()
 
 
-def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET,
-            min_tokens: int = DEFAULT_MIN_TOKENS) -> Comparison:
+def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS) -> Comparison:
     """Boundaries only in A, only in B and in both, with each side's stats and quality."""
     if a.document.text != b.document.text:
         raise CompareError(f"{a.document.name} and {b.document.name}: the two chunk sets are of different documents")
@@ -96,8 +97,16 @@ def compare(a: ChunkSet, b: ChunkSet, budget: int = DEFAULT_BUDGET,
     ba, bb = boundaries_of(a), boundaries_of(b)
     cut = {p: cut_at(doc, p) for p in ba | bb}
     cuts_a, cuts_b = {cut[p] for p in ba}, {cut[p] for p in bb}
-    marks = [Boundary(p, doc.line_of(p), "both" if cut[p] in cuts_a and cut[p] in cuts_b else "a" if p in ba else "b",
-                      doc.line_of(cut[p]), cut[p]) for p in sorted(ba | bb)]
+    marks = [
+        Boundary(
+            p,
+            doc.line_of(p),
+            "both" if cut[p] in cuts_a and cut[p] in cuts_b else "a" if p in ba else "b",
+            doc.line_of(cut[p]),
+            cut[p],
+        )
+        for p in sorted(ba | bb)
+    ]
 
     # one structure scan (a tree-sitter parse for code) serves both sides when they share the Document
     structure = scan_structure(doc) if b.document is doc else None

@@ -82,7 +82,7 @@ def check_fact(cs: ChunkSet, phrase: str, layout: tuple[list[int], int] | None =
                 holders.append(c.id)
             elif c.end > s:
                 touching.append(c.id)
-        for c in chunks[i + 1:]:
+        for c in chunks[i + 1 :]:
             if c.start >= e:
                 break
             touching.append(c.id)
@@ -93,7 +93,13 @@ def check_fact(cs: ChunkSet, phrase: str, layout: tuple[list[int], int] | None =
     if whole:
         return Fact(phrase, "whole", tuple(whole), occurrences, f"whole in {len(whole)} chunk(s)")
     if crossing:
-        return Fact(phrase, "split", tuple(crossing), occurrences, f"every occurrence crosses a boundary ({' | '.join(crossing)})")
+        return Fact(
+            phrase,
+            "split",
+            tuple(crossing),
+            occurrences,
+            f"every occurrence crosses a boundary ({' | '.join(crossing)})",
+        )
     reason = "only in text no chunk covers" if occurrences else "not in the document"
     return Fact(phrase, "missing", (), occurrences, reason)
 

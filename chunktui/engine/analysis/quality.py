@@ -54,13 +54,32 @@ from ..core.tokens import DEFAULT_BUDGET
 DEFAULT_MIN_TOKENS = 16
 
 FLAG_NAMES = (
-    "over_budget", "tiny", "mid_word", "mid_sentence", "in_code_block", "in_table", "in_list_item",
-    "orphan_heading", "split_entity", "duplicate", "overlap", "gap",
+    "over_budget",
+    "tiny",
+    "mid_word",
+    "mid_sentence",
+    "in_code_block",
+    "in_table",
+    "in_list_item",
+    "orphan_heading",
+    "split_entity",
+    "duplicate",
+    "overlap",
+    "gap",
 )
 WEIGHTS = {
-    "over_budget": 20, "split_entity": 15, "mid_word": 12, "in_code_block": 10, "in_table": 8,
-    "gap": 8, "duplicate": 8, "orphan_heading": 6, "in_list_item": 5, "mid_sentence": 5,
-    "overlap": 4, "tiny": 4,
+    "over_budget": 20,
+    "split_entity": 15,
+    "mid_word": 12,
+    "in_code_block": 10,
+    "in_table": 8,
+    "gap": 8,
+    "duplicate": 8,
+    "orphan_heading": 6,
+    "in_list_item": 5,
+    "mid_sentence": 5,
+    "overlap": 4,
+    "tiny": 4,
 }
 FLAGGED_SHARE_WEIGHT = 40
 SPREAD_FREE, SPREAD_SLOPE, SPREAD_MAX = 2.0, 5.0, 10.0
@@ -70,10 +89,33 @@ SENTENCE_KINDS = ("markdown", "prose")
 SENTENCE_END = ".!?…。！？"
 CLOSERS = "\"')]}»”’*_`"
 # structural boundaries where strategies such as markdown deliberately add no overlap
-STRUCTURAL_BOUNDARIES = {"heading", "section", "function", "class", "method", "import", "message",
-                         "cue", "record", "row", "sample", "entity", "start"}
-CONTAINER_ENTITIES = {"class", "interface", "module", "namespace", "impl", "trait", "struct",
-                      "enum", "object", "program"}
+STRUCTURAL_BOUNDARIES = {
+    "heading",
+    "section",
+    "function",
+    "class",
+    "method",
+    "import",
+    "message",
+    "cue",
+    "record",
+    "row",
+    "sample",
+    "entity",
+    "start",
+}
+CONTAINER_ENTITIES = {
+    "class",
+    "interface",
+    "module",
+    "namespace",
+    "impl",
+    "trait",
+    "struct",
+    "enum",
+    "object",
+    "program",
+}
 ORPHAN_TAIL_LINES = 2
 ORPHAN_MIN_BODY = 40
 
@@ -254,6 +296,7 @@ def _inside(ranges: list[tuple[int, int]], starts: list[int], pos: int) -> tuple
 
 # --- flags ----------------------------------------------------------------------------------
 
+
 def _where(doc: Document, pos: int, side: str) -> str:
     """'chunk ends at line 45' names the line holding the chunk's last character."""
     return f"chunk {side} at line {doc.line_of(pos - 1 if side == 'ends' else pos)}"
@@ -265,7 +308,7 @@ def _is_word(ch: str) -> bool:
 
 def _after_sentence_end(text: str, pos: int) -> bool:
     """True when `pos` follows a sentence end, sits at a line end, or is the document start."""
-    if text[pos:pos + 1] in ("\n", "\r"):
+    if text[pos : pos + 1] in ("\n", "\r"):
         return True
     i = pos
     while i > 0 and text[i - 1] in " \t":
@@ -332,8 +375,9 @@ def _entity_ranges(doc: Document, cs: ChunkSet) -> list[tuple[int, int, str]]:
     return out
 
 
-def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-               structure: Structure | None = None) -> list[Flag]:
+def find_flags(
+    cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS, structure: Structure | None = None
+) -> list[Flag]:
     """Every flag of the chunk set, ordered by position."""
     doc = cs.document
     text = doc.text
@@ -380,26 +424,40 @@ def find_flags(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEF
                 b += 1
             add("mid_word", idx, pos, pos, f"{where} inside the word {text[a:pos]}|{text[pos:b]}")
         if doc.kind in SENTENCE_KINDS and not _after_sentence_end(text, pos):
-            tail = text[max(0, pos - 30):pos].rsplit("\n", 1)[-1]
+            tail = text[max(0, pos - 30) : pos].rsplit("\n", 1)[-1]
             add("mid_sentence", idx, pos, pos, f"{where} mid-sentence after …{tail.strip()[-24:]!r}")
-        for name, ranges, starts, what in (("in_code_block", st.fences, fence_starts, "fenced code block"),
-                                           ("in_table", st.tables, table_starts, "table"),
-                                           ("in_list_item", st.items, item_starts, "list item")):
+        for name, ranges, starts, what in (
+            ("in_code_block", st.fences, fence_starts, "fenced code block"),
+            ("in_table", st.tables, table_starts, "table"),
+            ("in_list_item", st.items, item_starts, "list item"),
+        ):
             r = _inside(ranges, starts, pos)
             if r:
-                add(name, idx, pos, pos, f"{where} inside the {what} of lines {doc.line_of(r[0])}-{doc.line_of(r[1] - 1)}")
+                add(
+                    name,
+                    idx,
+                    pos,
+                    pos,
+                    f"{where} inside the {what} of lines {doc.line_of(r[0])}-{doc.line_of(r[1] - 1)}",
+                )
 
     if entities:
         _entity_cuts(cs, entities, split_marked, add)
     _orphan_headings(cs, st, add)
     _overlap_flags(cs, add)
     for g in cs.gaps:
-        body = text[g.start:g.end]
+        body = text[g.start : g.end]
         declared = g.reason != "uncovered"
         blank = not body.strip()
         why = f"declared: {g.reason}" if declared else "whitespace only" if blank else "no chunk covers it"
-        add("gap", None, g.start, g.end, f"{g.chars} chars uncovered at lines {g.start_line}-{g.end_line} ({why})",
-            "info" if declared or blank else "warning")
+        add(
+            "gap",
+            None,
+            g.start,
+            g.end,
+            f"{g.chars} chars uncovered at lines {g.start_line}-{g.end_line} ({why})",
+            "info" if declared or blank else "warning",
+        )
     order = {name: i for i, name in enumerate(FLAG_NAMES)}
     flags.sort(key=lambda f: (f.start, order[f.name]))
     return flags
@@ -434,8 +492,11 @@ def _entity_cuts(cs: ChunkSet, entities, skip: set[int], add) -> None:
     for c in cs.chunks:
         if c.index in skip:
             continue
-        a = doc.line_start(c.metadata["core_start_line"]) if c.metadata.get("core_start_line") \
+        a = (
+            doc.line_start(c.metadata["core_start_line"])
+            if c.metadata.get("core_start_line")
             else c.start + c.overlap_prev_chars
+        )
         b = doc.line_end(c.metadata["core_end_line"]) if c.metadata.get("core_end_line") else c.end
         for pos, side in ((a, "starts"), (b, "ends")):
             if 0 < pos < n:
@@ -446,8 +507,13 @@ def _entity_cuts(cs: ChunkSet, entities, skip: set[int], add) -> None:
             if a >= pos:
                 break
             if pos < b:
-                add("split_entity", idx, pos, pos,
-                    f"{_where(doc, pos, side)} inside {label} (lines {doc.line_of(a)}-{doc.line_of(b - 1)})")
+                add(
+                    "split_entity",
+                    idx,
+                    pos,
+                    pos,
+                    f"{_where(doc, pos, side)} inside {label} (lines {doc.line_of(a)}-{doc.line_of(b - 1)})",
+                )
                 break
 
 
@@ -473,11 +539,16 @@ def _orphan_headings(cs: ChunkSet, st: Structure, add) -> None:
             h = heads[i]
             if h.line < c.end_line - ORPHAN_TAIL_LINES + 1:
                 break
-            body = text[h.end:c.end]
+            body = text[h.end : c.end]
             if c.end < section_end[i] and len("".join(body.split())) < ORPHAN_MIN_BODY:
-                title = text[h.start:h.end].strip()
-                add("orphan_heading", c.index, h.start, h.end,
-                    f"heading {title[:40]!r} at line {h.line} is cut off from its section, which goes on in the next chunk")
+                title = text[h.start : h.end].strip()
+                add(
+                    "orphan_heading",
+                    c.index,
+                    h.start,
+                    h.end,
+                    f"heading {title[:40]!r} at line {h.line} is cut off from its section, which goes on in the next chunk",
+                )
                 break
             i -= 1
 
@@ -495,7 +566,7 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
     for prev, nxt in zip(cs.chunks, cs.chunks[1:]):
         if nxt.start > prev.end:
             continue  # a gap, flagged on its own
-        got = counter.count(text[nxt.start:prev.end]) if nxt.start < prev.end else 0
+        got = counter.count(text[nxt.start : prev.end]) if nxt.start < prev.end else 0
         if at_most and got <= want:
             continue  # as the strategy defines it: less or none where whole pieces do not fit
         if want > 0 and got == 0:
@@ -513,11 +584,18 @@ def _overlap_flags(cs: ChunkSet, add) -> None:
         else:
             continue
         severity = "info" if nxt.boundary_type in STRUCTURAL_BOUNDARIES and got < want else "warning"
-        add("overlap", nxt.index, nxt.start, max(nxt.start, prev.end),
-            f"{problem} (between chunk-{prev.index + 1:04d} and chunk-{nxt.index + 1:04d})", severity)
+        add(
+            "overlap",
+            nxt.index,
+            nxt.start,
+            max(nxt.start, prev.end),
+            f"{problem} (between chunk-{prev.index + 1:04d} and chunk-{nxt.index + 1:04d})",
+            severity,
+        )
 
 
 # --- score ----------------------------------------------------------------------------------
+
 
 def score_flags(cs: ChunkSet, flags: list[Flag]) -> Score:
     """Combine flag counts, flagged token share and size spread by the formula in the docstring."""
@@ -540,12 +618,19 @@ def score_flags(cs: ChunkSet, flags: list[Flag]) -> Score:
     value = 100 - FLAGGED_SHARE_WEIGHT * share
     value -= sum(WEIGHTS[name] * min(1.0, k / n) for name, k in counts.items())
     value -= min(SPREAD_MAX, SPREAD_SLOPE * max(0.0, spread - SPREAD_FREE))
-    return Score(counts=counts, info_counts=info, flagged_chunks=len(flagged), flagged_share=share,
-                 spread=spread, score=round(max(0.0, min(100.0, value)), 1))
+    return Score(
+        counts=counts,
+        info_counts=info,
+        flagged_chunks=len(flagged),
+        flagged_share=share,
+        spread=spread,
+        score=round(max(0.0, min(100.0, value)), 1),
+    )
 
 
-def assess(cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-           structure: Structure | None = None) -> Quality:
+def assess(
+    cs: ChunkSet, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS, structure: Structure | None = None
+) -> Quality:
     """Flags and score of one chunk set; pass `structure` to reuse a scan across runs."""
     flags = find_flags(cs, budget, min_tokens, structure)
     return Quality(flags=flags, score=score_flags(cs, flags), budget=budget, min_tokens=min_tokens)

@@ -63,7 +63,7 @@ class Reference:
     end: int
 
     def to_dict(self, text: str) -> dict:
-        return {"content": text[self.start:self.end], "start_index": self.start, "end_index": self.end}
+        return {"content": text[self.start : self.end], "start_index": self.start, "end_index": self.end}
 
 
 @dataclass(frozen=True)
@@ -74,6 +74,7 @@ class Query:
 
 
 # --- queries files -----------------------------------------------------------------------------
+
 
 def load_queries(path, text: str) -> list[Query]:
     """Read a CSV or JSONL queries file against the document text; any problem raises
@@ -159,8 +160,9 @@ def _query(path: Path, n: int, row: dict, text: str) -> Query:
     if not isinstance(refs, list) or not refs:
         raise QueryFileError(path, f"query {n} ({_short(question)}): references must be a non-empty list")
     where = f"query {n} ({_short(question)})"
-    return Query(question, tuple(_reference(path, f"{where}: reference {i}", ref, text)
-                                 for i, ref in enumerate(refs, 1)))
+    return Query(
+        question, tuple(_reference(path, f"{where}: reference {i}", ref, text) for i, ref in enumerate(refs, 1))
+    )
 
 
 def _reference(path: Path, where: str, ref, text: str) -> Reference:
@@ -173,11 +175,13 @@ def _reference(path: Path, where: str, ref, text: str) -> Reference:
     if not (isinstance(start, int) and isinstance(end, int)) or isinstance(start, bool) or isinstance(end, bool):
         raise QueryFileError(path, f"{where}: start_index and end_index must both be whole numbers")
     if not 0 <= start < end <= len(text):
-        raise QueryFileError(path, f"{where}: offsets {start}..{end} lie outside the file "
-                                   f"(0..{len(text)} characters) or are empty")
+        raise QueryFileError(
+            path, f"{where}: offsets {start}..{end} lie outside the file (0..{len(text)} characters) or are empty"
+        )
     if content is not None and text[start:end] != content:
-        raise QueryFileError(path, f"{where}: content does not match the text at {start}..{end} "
-                                   f"({_short(text[start:end])} in the file)")
+        raise QueryFileError(
+            path, f"{where}: content does not match the text at {start}..{end} ({_short(text[start:end])} in the file)"
+        )
     return Reference(start, end)
 
 
@@ -189,14 +193,17 @@ def _locate(path: Path, where: str, content, text: str) -> Reference:
     if first < 0:
         raise QueryFileError(path, f"{where}: content not found in the file ({_short(content)})")
     if text.find(content, first + 1) >= 0:
-        raise QueryFileError(path, f"{where}: content is ambiguous, found {text.count(content)} times "
-                                   f"({_short(content)}); give start_index and end_index")
+        raise QueryFileError(
+            path,
+            f"{where}: content is ambiguous, found {text.count(content)} times "
+            f"({_short(content)}); give start_index and end_index",
+        )
     return Reference(first, first + len(content))
 
 
 def _short(s: str, width: int = 40) -> str:
     """A quoted, one-line excerpt (repr escapes newlines) for an error message."""
-    return repr(s if len(s) <= width else s[:width - 1] + "…")
+    return repr(s if len(s) <= width else s[: width - 1] + "…")
 
 
 # --- synthetic questions -----------------------------------------------------------------------
@@ -229,6 +236,7 @@ def auto_queries(text: str, n: int, seed: int = 0) -> list[Query]:
 
 
 # --- the retriever -----------------------------------------------------------------------------
+
 
 class DenseIndex:
     """Cosine similarity of model2vec embeddings (the optional `dense` extra) of the chunks'
@@ -270,6 +278,7 @@ def load_model(model_path):
 
 # --- metrics ----------------------------------------------------------------------------------
 
+
 def merge(spans) -> list[tuple[int, int]]:
     """The union of half-open ranges as sorted, disjoint ranges."""
     out: list[list[int]] = []
@@ -307,8 +316,12 @@ def span_metrics(retrieved, references) -> dict:
     r, g = merge(retrieved), merge(references)
     both, rl, gl = _overlap(r, g), _length(r), _length(g)
     union = rl + gl - both
-    return {"recall": both / gl if gl else 0.0, "precision": both / rl if rl else 0.0,
-            "iou": both / union if union else 0.0, "hit": 1.0 if both else 0.0}
+    return {
+        "recall": both / gl if gl else 0.0,
+        "precision": both / rl if rl else 0.0,
+        "iou": both / union if union else 0.0,
+        "hit": 1.0 if both else 0.0,
+    }
 
 
 def reciprocal_rank(retrieved, references) -> float:
@@ -332,6 +345,7 @@ def within_budget(tokens, budget: int) -> int:
 
 
 # --- evaluation -------------------------------------------------------------------------------
+
 
 @dataclass
 class QueryResult:
@@ -371,9 +385,14 @@ def chunks_key(chunks) -> bytes:
     return digest.digest()
 
 
-def evaluate_retrieval(chunkset, queries, ks=KS, budget: int = TOKEN_BUDGET,
-                       index: BM25Index | Fts5Index | DenseIndex | None = None,
-                       tokens: list[int] | None = None) -> RetrievalReport:
+def evaluate_retrieval(
+    chunkset,
+    queries,
+    ks=KS,
+    budget: int = TOKEN_BUDGET,
+    index: BM25Index | Fts5Index | DenseIndex | None = None,
+    tokens: list[int] | None = None,
+) -> RetrievalReport:
     """Retrieve for every query over `chunkset`'s embedded texts and measure against its references."""
     chunks = list(chunkset.chunks)
     ks = tuple(sorted(set(ks)))
@@ -411,5 +430,5 @@ def _metrics(chunks, tokens, ranked, q: Query, ks, budget: int) -> dict:
     for suffix, n in [(f"@{k}", k) for k in ks] + [("@budget", cut)]:
         for name, value in span_metrics(spans[:n], refs).items():
             out[name + suffix] = value
-    out["mrr"] = reciprocal_rank(spans[:max(ks)], refs)
+    out["mrr"] = reciprocal_rank(spans[: max(ks)], refs)
     return out

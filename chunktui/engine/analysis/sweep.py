@@ -45,9 +45,17 @@ class Cell:
     iou: float | None = None
 
     def to_dict(self) -> dict:
-        out = {"strategy": self.strategy, "size": self.size, "overlap": self.overlap, "count": self.count,
-               "median_tokens": self.median_tokens, "p95_tokens": self.p95_tokens,
-               "over_budget_pct": self.over_budget_pct, "flags": dict(self.flags), "score": self.score}
+        out = {
+            "strategy": self.strategy,
+            "size": self.size,
+            "overlap": self.overlap,
+            "count": self.count,
+            "median_tokens": self.median_tokens,
+            "p95_tokens": self.p95_tokens,
+            "over_budget_pct": self.over_budget_pct,
+            "flags": dict(self.flags),
+            "score": self.score,
+        }
         if self.recall is not None:
             out.update(recall=self.recall, iou=self.iou)
         return out
@@ -165,25 +173,44 @@ def plan_grid(strategies, sizes, overlaps, base_params: dict | None = None):
     return cells, skipped
 
 
-def evaluate(doc: Document, strategy: str, size, overlap, params: dict, *, tokenizer: str = DEFAULT_TOKENIZER,
-             budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-             structure: Structure | None = None, is_cancelled=None, queries=None,
-             retrieve_tokens: int = TOKEN_BUDGET, memo: dict | None = None, context_header: str = "none") -> Cell:
+def evaluate(
+    doc: Document,
+    strategy: str,
+    size,
+    overlap,
+    params: dict,
+    *,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    budget: int = DEFAULT_BUDGET,
+    min_tokens: int = DEFAULT_MIN_TOKENS,
+    structure: Structure | None = None,
+    is_cancelled=None,
+    queries=None,
+    retrieve_tokens: int = TOKEN_BUDGET,
+    memo: dict | None = None,
+    context_header: str = "none",
+) -> Cell:
     """Chunk and assess one configuration: exactly what a sweep cell holds. With `queries`, the
     cell also holds mean recall and IoU over the top chunks within `retrieve_tokens` embedded
     tokens (a budget, so that bigger chunks cannot buy recall with size). `memo` keeps them by
     the chunks' spans and embedded texts, so cells that chunk alike are evaluated once."""
-    cs = chunk_document(doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled,
-                        context_header=context_header)
+    cs = chunk_document(
+        doc, strategy, params, tokenizer=tokenizer, is_cancelled=is_cancelled, context_header=context_header
+    )
     stats = cs.stats(budget)
     quality = assess(cs, budget, min_tokens, structure)
     retrieval = _retrieval(cs, queries, retrieve_tokens, {} if memo is None else memo) if queries else {}
     return Cell(
-        strategy=strategy, size=size, overlap=overlap, count=stats.count,
-        median_tokens=stats.tokens_median, p95_tokens=round(stats.tokens_p95, 2),
+        strategy=strategy,
+        size=size,
+        overlap=overlap,
+        count=stats.count,
+        median_tokens=stats.tokens_median,
+        p95_tokens=round(stats.tokens_p95, 2),
         over_budget_pct=round(100.0 * stats.over_budget / stats.count, 2) if stats.count else 0.0,
         flags={name: quality.score.counts[name] for name in FLAG_NAMES},
-        score=quality.score.score, **retrieval,
+        score=quality.score.score,
+        **retrieval,
     )
 
 
@@ -201,8 +228,20 @@ def _retrieval(cs, queries, retrieve_tokens: int, memo: dict) -> dict:
 _worker: dict = {}
 
 
-def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_tokens, queries, retrieve_tokens,
-                 context_header, extraction=None):
+def _init_worker(
+    text,
+    path,
+    kind,
+    language,
+    sha256,
+    tokenizer,
+    budget,
+    min_tokens,
+    queries,
+    retrieve_tokens,
+    context_header,
+    extraction=None,
+):
     """The document again in the worker; a PDF, HTML or DOCX one with its extraction, whose pages
     and gaps (a page without a text layer) every chunking there needs as much as the text."""
     if extraction is None:
@@ -210,24 +249,45 @@ def _init_worker(text, path, kind, language, sha256, tokenizer, budget, min_toke
     else:
         from ..readers import ExtractedDocument
 
-        doc = ExtractedDocument(text=text, path=path, kind=kind, language=language, sha256=sha256,
-                                extraction=extraction)
+        doc = ExtractedDocument(
+            text=text, path=path, kind=kind, language=language, sha256=sha256, extraction=extraction
+        )
     _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)
 
 
 def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET, context_header="none"):
-    _worker.update(doc=doc, tokenizer=tokenizer, budget=budget, min_tokens=min_tokens,
-                   structure=scan_structure(doc), queries=queries, retrieve_tokens=retrieve_tokens, memo={},
-                   context_header=context_header)
+    _worker.update(
+        doc=doc,
+        tokenizer=tokenizer,
+        budget=budget,
+        min_tokens=min_tokens,
+        structure=scan_structure(doc),
+        queries=queries,
+        retrieve_tokens=retrieve_tokens,
+        memo={},
+        context_header=context_header,
+    )
 
 
 def _run_cell(job):
     strategy, size, overlap, params = job
     w = _worker
     try:
-        return evaluate(w["doc"], strategy, size, overlap, params, tokenizer=w["tokenizer"], budget=w["budget"],
-                        min_tokens=w["min_tokens"], structure=w["structure"], queries=w["queries"],
-                        retrieve_tokens=w["retrieve_tokens"], memo=w["memo"], context_header=w["context_header"])
+        return evaluate(
+            w["doc"],
+            strategy,
+            size,
+            overlap,
+            params,
+            tokenizer=w["tokenizer"],
+            budget=w["budget"],
+            min_tokens=w["min_tokens"],
+            structure=w["structure"],
+            queries=w["queries"],
+            retrieve_tokens=w["retrieve_tokens"],
+            memo=w["memo"],
+            context_header=w["context_header"],
+        )
     except ChunktuiError as exc:
         return Skipped(strategy, size, overlap, str(exc))
 
@@ -240,10 +300,23 @@ def _context():
     return multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
 
 
-def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | None = None,
-          tokenizer: str = DEFAULT_TOKENIZER, budget: int = DEFAULT_BUDGET, min_tokens: int = DEFAULT_MIN_TOKENS,
-          workers: int = DEFAULT_WORKERS, progress=None, is_cancelled=None, queries=None,
-          retrieve_tokens: int = TOKEN_BUDGET, context_header: str = "none") -> SweepResult:
+def sweep(
+    doc: Document,
+    strategies,
+    sizes,
+    overlaps,
+    *,
+    base_params: dict | None = None,
+    tokenizer: str = DEFAULT_TOKENIZER,
+    budget: int = DEFAULT_BUDGET,
+    min_tokens: int = DEFAULT_MIN_TOKENS,
+    workers: int = DEFAULT_WORKERS,
+    progress=None,
+    is_cancelled=None,
+    queries=None,
+    retrieve_tokens: int = TOKEN_BUDGET,
+    context_header: str = "none",
+) -> SweepResult:
     """Every valid cell of the grid, in grid order; `progress(done, total)` after each cell.
     `context_header` is every cell's (see `chunk_document`).
     With `queries` (retrieval.Query), each cell also holds recall and IoU (see `evaluate`).
@@ -258,8 +331,11 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
                 notes.append(f"{name} has no {what} parameter: its cells use the other values only")
     cells = count_cells(strategies, sizes, overlaps)
     if cells > MAX_CELLS:
-        raise ParamError("size", f"the grid has {cells:,} configurations ({len(strategies)} strategies x "
-                                 f"{len(sizes)} sizes x {len(overlaps)} overlaps); at most {MAX_CELLS:,}")
+        raise ParamError(
+            "size",
+            f"the grid has {cells:,} configurations ({len(strategies)} strategies x "
+            f"{len(sizes)} sizes x {len(overlaps)} overlaps); at most {MAX_CELLS:,}",
+        )
     jobs, skipped = plan_grid(strategies, sizes, overlaps, base_params)
     results: list = [None] * len(jobs)
     total = len(jobs)
@@ -279,9 +355,24 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
 
     if workers > 1 and total >= IN_PROCESS_BELOW and len(doc.text) * total >= SMALL_WORK:
         pool = ProcessPoolExecutor(
-            max_workers=min(workers, total), mp_context=_context(), initializer=_init_worker,
-            initargs=(doc.text, doc.path, doc.kind, doc.language, doc.sha256, tokenizer, budget, min_tokens,
-                      queries, retrieve_tokens, context_header, getattr(doc, "extraction", None)))
+            max_workers=min(workers, total),
+            mp_context=_context(),
+            initializer=_init_worker,
+            initargs=(
+                doc.text,
+                doc.path,
+                doc.kind,
+                doc.language,
+                doc.sha256,
+                tokenizer,
+                budget,
+                min_tokens,
+                queries,
+                retrieve_tokens,
+                context_header,
+                getattr(doc, "extraction", None),
+            ),
+        )
         cancelled = False
         try:
             futures = {pool.submit(_run_cell, job): i for i, job in enumerate(jobs)}
@@ -301,7 +392,9 @@ def sweep(doc: Document, strategies, sizes, overlaps, *, base_params: dict | Non
             pool.shutdown(wait=not cancelled, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
-        _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)  # in-process: the caller's Document, its line index and scans
+        _set_worker(
+            doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header
+        )  # in-process: the caller's Document, its line index and scans
         try:
             for i in todo:
                 check()

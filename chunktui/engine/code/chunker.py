@@ -32,13 +32,31 @@ _NON_WS = re.compile(r"\S")
 _to_dict = Entity.to_dict
 _SIBLINGS_EACH_SIDE = 3
 _JS_LIKE = ("javascript", "typescript", "tsx")
-_JS_FUNCTION_HOLDERS = {"lexical_declaration", "variable_declaration", "variable_declarator", "arrow_function",
-                        "function_expression", "function", "generator_function", "expression_statement"}
+_JS_FUNCTION_HOLDERS = {
+    "lexical_declaration",
+    "variable_declaration",
+    "variable_declarator",
+    "arrow_function",
+    "function_expression",
+    "function",
+    "generator_function",
+    "expression_statement",
+}
 # bodies made of members: their header may stand alone when the first member fits only without it
 _MEMBER_BODIES = {"class_body", "declaration_list", "interface_body", "class_specifier"}
-_BOUNDARY = {"function": "function", "method": "method", "import": "import", "class": "class", "struct": "class",
-             "interface": "class", "trait": "class", "impl": "class", "enum": "class", "module": "class",
-             "namespace": "class"}
+_BOUNDARY = {
+    "function": "function",
+    "method": "method",
+    "import": "import",
+    "class": "class",
+    "struct": "class",
+    "interface": "class",
+    "trait": "class",
+    "impl": "class",
+    "enum": "class",
+    "module": "class",
+    "namespace": "class",
+}
 
 
 # An atom is an indivisible run of whole lines, a tuple (start, end, oversized, blank, imports_only,
@@ -51,8 +69,9 @@ def _is_comment(node) -> bool:
     return "comment" in t or t in COMMENT_LIKE
 
 
-def _groups(nodes, comment_ids: frozenset, import_ids: frozenset = frozenset(),
-            required: frozenset = frozenset()) -> list[list]:
+def _groups(
+    nodes, comment_ids: frozenset, import_ids: frozenset = frozenset(), required: frozenset = frozenset()
+) -> list[list]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
     Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
@@ -122,8 +141,9 @@ class _Atomizer:
         members = {t for t, kind in spec.entities.items() if kind in MEMBER_SCOPES} | _MEMBER_BODIES
         self.member_ids = frozenset(i for i, t in named if t in members)
         self.comment_only_ids = frozenset(i for i, t in named if "comment" in t)
-        self.string_statement_ids = frozenset(i for i, t in named if t == "expression_statement") \
-            if spec.docstring_in_body else frozenset()
+        self.string_statement_ids = (
+            frozenset(i for i, t in named if t == "expression_statement") if spec.docstring_in_body else frozenset()
+        )
         self.rows: list[tuple[int, int, bool, bool, bool]] = []  # first row, last row, oversized, imports only, opens
 
     def can_open(self, n) -> bool:
@@ -131,8 +151,9 @@ class _Atomizer:
         kind = n.kind_id
         if kind in self.openable_ids:
             return True
-        return kind in self.entity_ids and (n.child_by_field_name("body") is not None
-                                            or any(c.kind_id in self.block_ids for c in n.children))
+        return kind in self.entity_ids and (
+            n.child_by_field_name("body") is not None or any(c.kind_id in self.block_ids for c in n.children)
+        )
 
     def is_prose(self, n) -> bool:
         """A comment, or a string standing as a statement (a Python docstring): text, not code."""
@@ -217,8 +238,13 @@ class _Atomizer:
         stack = [iter(_groups(nodes, comment_ids, import_ids, self.required))]
         while stack:
             for first, last, g, imports in stack[-1]:
-                if held is not None and held[2] and not fits(held[0], last) and fits(first, last) \
-                        and not self.is_prose(g[0]):  # a class's docstring is cut to go with it
+                if (
+                    held is not None
+                    and held[2]
+                    and not fits(held[0], last)
+                    and fits(first, last)
+                    and not self.is_prose(g[0])
+                ):  # a class's docstring is cut to go with it
                     rows.append((held[0], held[1], False, False, opens))
                     held, opens = None, False
                 head = first if held is None else held[0]
@@ -318,8 +344,14 @@ def _merge(run: list[tuple], fits_span, half_full) -> list[tuple[int, int, bool]
     out: list[list] = []  # [start, end, oversized]
     pending: tuple[int, int] | None = None  # blank lines the previous chunk had no room for
     for start, end, oversized, blank, _, opens in run:
-        if pending is None and out and not out[-1][2] and not oversized and fits_span(out[-1][0], end) \
-                and not (opens and half_full(out[-1][0], out[-1][1])):
+        if (
+            pending is None
+            and out
+            and not out[-1][2]
+            and not oversized
+            and fits_span(out[-1][0], end)
+            and not (opens and half_full(out[-1][0], out[-1][1]))
+        ):
             out[-1][1] = end
         elif blank and out and out[-1][2]:
             out[-1][1] = end  # an oversized chunk may as well keep the blank lines after it
@@ -386,8 +418,9 @@ class CodeChunker:
             k = first_with.setdefault(imp.signature, k)
             for name in imp.bound:
                 self._importers.setdefault(name, set()).add(k)
-        self._level_index = {e: k for level in [self.tree.roots] + [d.children for d in self.defs]
-                             for k, e in enumerate(level)}  # entities hash by identity
+        self._level_index = {
+            e: k for level in [self.tree.roots] + [d.children for d in self.defs] for k, e in enumerate(level)
+        }  # entities hash by identity
         self._sibling_detail = params.get("sibling_detail", "signatures")
         self._scopes: dict = {}  # scope entity -> (names, label)
         self._context_head = f"{comment} {doc.path or '<text>'}"
@@ -506,7 +539,7 @@ class CodeChunker:
             chain, split = [], False
         defined = tree.defined_in(core_s, core_e)
         starts = self._import_starts
-        local_imports = self.imports[bisect_left(starts, core_s):bisect_left(starts, core_e)]
+        local_imports = self.imports[bisect_left(starts, core_s) : bisect_left(starts, core_e)]
         used_signatures = self._used_imports(start, core_e)
         siblings = self._siblings(chain, defined) if self._sibling_detail != "none" else []
         if chain:
@@ -528,8 +561,11 @@ class CodeChunker:
         }
         if oversized:
             meta["oversized"] = True
-        context = self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e]) \
-            if self._context_mode != "none" else None
+        context = (
+            self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e])
+            if self._context_mode != "none"
+            else None
+        )
         return start, core_e, btype, label, meta, context
 
     def _used_imports(self, s: int, e: int) -> list[str]:
@@ -581,7 +617,7 @@ class CodeChunker:
         if not level:
             return []
         a, b = self._level_index[first], self._level_index[last]
-        picked = level[max(0, a - _SIBLINGS_EACH_SIDE):a] + level[b + 1:b + 1 + _SIBLINGS_EACH_SIDE]
+        picked = level[max(0, a - _SIBLINGS_EACH_SIDE) : a] + level[b + 1 : b + 1 + _SIBLINGS_EACH_SIDE]
         return [x.name for x in picked] if self._sibling_detail == "names" else [x.signature for x in picked]
 
     def _boundary(self, index, s2, scope_label, defined, local_imports) -> tuple[str, str]:
@@ -594,7 +630,7 @@ class CodeChunker:
             return "statement", one_line(scope_label)
         text = self.doc.text
         nl = text.find("\n", s2, s2 + 200)
-        first_line = text[s2:nl if nl >= 0 else s2 + 80]
+        first_line = text[s2 : nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), one_line(first_line, 80)
 
     def _context(self, chain, scope_label, defined, siblings, uses: list[str], code: str) -> str:
@@ -622,8 +658,11 @@ class CodeChunker:
         if not self.pf.root.has_error:
             return []
         lines = self.pf.error_lines()
-        where = f"near line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:10]))}" if lines \
+        where = (
+            f"near line{'s' if len(lines) > 1 else ''} {', '.join(map(str, lines[:10]))}"
+            if lines
             else "(missing tokens)"
+        )
         return [f"{self.doc.path or '<text>'}: syntax errors {where}; chunked along the parts that parsed"]
 
 
@@ -641,9 +680,11 @@ def run_code(doc, params: dict, ctx, *, toplevel: bool = False) -> Proposal:
     warnings = ck.warnings()
     big = sum(1 for sp in spans if sp.metadata.get("oversized"))
     if big:  # minified code or a huge literal: say why a chunk breaks the limit the user set
-        warnings.append(f"{ck.doc.path or '<text>'}: {_count(big, 'chunk')} over the size limit "
-                        f"({params['size']:,} {params.get('unit', 'bytes')}): a statement or line too "
-                        "big to cut, marked oversized")
+        warnings.append(
+            f"{ck.doc.path or '<text>'}: {_count(big, 'chunk')} over the size limit "
+            f"({params['size']:,} {params.get('unit', 'bytes')}): a statement or line too "
+            "big to cut, marked oversized"
+        )
     return Proposal(spans, gaps=gaps, warnings=warnings, notes=notes)
 
 

@@ -18,8 +18,18 @@ _WS = re.compile(r"\s+")
 _STRING = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')(.*)\1$", re.S)
 _COMMENT_MARKS = re.compile(r"^\s*(///?!?|#!?|/\*\*?|\*/|\*(?!/))\s?")
 _SIGNATURE_MAX = 240
-_NAME_TYPES = {"identifier", "field_identifier", "type_identifier", "qualified_identifier", "operator_name",
-               "destructor_name", "namespace_identifier", "constant", "scoped_identifier", "property_identifier"}
+_NAME_TYPES = {
+    "identifier",
+    "field_identifier",
+    "type_identifier",
+    "qualified_identifier",
+    "operator_name",
+    "destructor_name",
+    "namespace_identifier",
+    "constant",
+    "scoped_identifier",
+    "property_identifier",
+}
 
 
 @dataclass(eq=False, slots=True)
@@ -58,9 +68,17 @@ class Entity:
         return out[::-1]
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "kind": self.kind, "signature": self.signature, "docstring": self.docstring,
-                "start_line": self.start_line, "end_line": self.end_line, "start_byte": self.start_byte,
-                "end_byte": self.end_byte, "parent": self.parent.name if self.parent else self.owner}
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "signature": self.signature,
+            "docstring": self.docstring,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "start_byte": self.start_byte,
+            "end_byte": self.end_byte,
+            "parent": self.parent.name if self.parent else self.owner,
+        }
 
 
 _IMPORT, _ENTITY, _CONTAINER = "import", "entity", "container"  # a node's role in the statement walk
@@ -139,8 +157,16 @@ def _captures(query, root) -> dict[str, list]:
 
 
 # what a require('x') or import('x') call can sit in, up to the statement that is the import
-_REQUIRE_HOLDERS = frozenset({"call_expression", "member_expression", "await_expression", "parenthesized_expression",
-                              "variable_declarator", "assignment_expression"})
+_REQUIRE_HOLDERS = frozenset(
+    {
+        "call_expression",
+        "member_expression",
+        "await_expression",
+        "parenthesized_expression",
+        "variable_declarator",
+        "assignment_expression",
+    }
+)
 _REQUIRE_STATEMENTS = frozenset({"lexical_declaration", "variable_declaration", "expression_statement"})
 
 
@@ -195,11 +221,20 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
     end_row, end_col = end_point
     return Entity(  # by position (a keyword call costs more, once per definition): see the fields above
         _name(pf, node, t) if kind != "import" else "",  # extract names an import by its signature
-        kind, _signature(pf, node, t, body), _docstring(pf, leading, body),
-        start, pf.char_at(end_point, outer.end_byte), extent,
-        start_point[0] + 1, end_row if end_col == 0 and end_row > start_point[0] else end_row + 1,  # last_row + 1
-        outer.start_byte, outer.end_byte,
-        None, (), (), _receiver(pf, node) if t == "method_declaration" else None,
+        kind,
+        _signature(pf, node, t, body),
+        _docstring(pf, leading, body),
+        start,
+        pf.char_at(end_point, outer.end_byte),
+        extent,
+        start_point[0] + 1,
+        end_row if end_col == 0 and end_row > start_point[0] else end_row + 1,  # last_row + 1
+        outer.start_byte,
+        outer.end_byte,
+        None,
+        (),
+        (),
+        _receiver(pf, node) if t == "method_declaration" else None,
     )
 
 
@@ -218,8 +253,11 @@ def _leading_comments(node) -> list:
     """Comments (and Rust attributes) directly above a node, with no blank line between."""
     out, cur = [], node
     prev = node.prev_sibling
-    while prev is not None and ("comment" in prev.type or prev.type == "attribute_item") \
-            and last_row(prev) + 1 >= cur.start_point[0]:
+    while (
+        prev is not None
+        and ("comment" in prev.type or prev.type == "attribute_item")
+        and last_row(prev) + 1 >= cur.start_point[0]
+    ):
         before = prev.prev_sibling
         if before is not None and last_row(before) == prev.start_point[0]:
             break  # a trailing comment of the statement before
@@ -264,7 +302,9 @@ def _name(pf: ParsedFile, node, node_type: str) -> str:
         return _closure_name(pf, node)
     if node_type == "impl_item":
         typ, trait = node.child_by_field_name("type"), node.child_by_field_name("trait")
-        return f"{pf.text(trait)} for {pf.text(typ)}" if trait is not None else pf.text(typ) if typ is not None else "impl"
+        return (
+            f"{pf.text(trait)} for {pf.text(typ)}" if trait is not None else pf.text(typ) if typ is not None else "impl"
+        )
     name = node.child_by_field_name("name")
     if name is None:
         name = _declarator_name_node(node)
@@ -286,8 +326,11 @@ def _body(node, node_type: str, body):
     if body is None and node_type == "type_spec":
         typ = node.child_by_field_name("type")
         if typ is not None and typ.named_child_count:
-            body = typ.children[-1] if typ.type == "struct_type" else next(
-                (c for c in typ.children if c.type == "{"), None)
+            body = (
+                typ.children[-1]
+                if typ.type == "struct_type"
+                else next((c for c in typ.children if c.type == "{"), None)
+            )
     return body
 
 
@@ -305,12 +348,12 @@ def _signature(pf: ParsedFile, node, node_type: str, body) -> str:
                 before = before.prev_sibling
             if before is not None:
                 end = before.end_byte
-    text = " ".join(pf.source[start.start_byte:end].decode("utf-8", "replace").split())  # = _WS.sub + strip
+    text = " ".join(pf.source[start.start_byte : end].decode("utf-8", "replace").split())  # = _WS.sub + strip
     if body is not None:
         text = text.rstrip("{:").rstrip()
     if node_type == "type_spec":
         text = "type " + text
-    return text if len(text) <= _SIGNATURE_MAX else text[:_SIGNATURE_MAX - 1] + "…"
+    return text if len(text) <= _SIGNATURE_MAX else text[: _SIGNATURE_MAX - 1] + "…"
 
 
 def _docstring(pf: ParsedFile, leading, body) -> str:
@@ -363,7 +406,7 @@ def _bound_names(pf: ParsedFile, node) -> list[str]:
     if lang in ("javascript", "typescript", "tsx"):
         out = []
         clause = next((c for c in node.children if c.type == "import_clause"), None)
-        for c in (clause.children if clause is not None else []):
+        for c in clause.children if clause is not None else []:
             if c.type == "identifier":
                 out.append(text(c))
             elif c.type == "namespace_import":

@@ -38,7 +38,7 @@ class ParsedFile:
         base = self.row_starts[row]
         if col == 0 or self.doc._ascii:
             return base + col
-        head = self.source[byte - col:byte]  # the row up to the point, in bytes
+        head = self.source[byte - col : byte]  # the row up to the point, in bytes
         if head.isascii():
             return base + col
         return base + len(head.decode("utf-8", "ignore"))
@@ -50,7 +50,7 @@ class ParsedFile:
         return self.char_at(node.end_point, node.end_byte)
 
     def text(self, node) -> str:
-        return self.source[node.start_byte:node.end_byte].decode("utf-8", "replace")
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
     def error_lines(self) -> list[int]:
         """1-based lines of ERROR nodes (syntax the grammar could not parse), found by a walk that

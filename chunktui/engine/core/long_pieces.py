@@ -112,8 +112,12 @@ class PieceEncoder:
         last_before, first_after = self._anchors
         out, done, n = [], 0, len(text)
         for p in range(0, n - SAMPLE_STEP, SAMPLE_STEP):
-            if (p < done or not _run_of_one_kind(text, p) or not self._one_piece_from(text, p)
-                    or first_after(text, p + 1, p + SAMPLE_STEP) is not None):
+            if (
+                p < done
+                or not _run_of_one_kind(text, p)
+                or not self._one_piece_from(text, p)
+                or first_after(text, p + 1, p + SAMPLE_STEP) is not None
+            ):
                 continue
             a1 = self._anchor_before(text, done, p)
             if a1 is None:  # tiktoken encodes this piece whole
@@ -228,7 +232,7 @@ class PieceEncoder:
     def _starts_forward(self, tokens, start: int, high: int) -> dict[int, int]:
         """{position: index of the token starting there} for tokens starting before `high`
         (every token is at least a byte: no more tokens than bytes to `high` are read)."""
-        heads = accumulate(map(self._length.__getitem__, tokens[:high - start]), initial=start)
+        heads = accumulate(map(self._length.__getitem__, tokens[: high - start]), initial=start)
         return {pos: i for i, pos in zip(range(len(tokens)), heads) if pos < high}
 
     def _seam(self, piece, cur, ends, nxt, starts, q, ce):
@@ -238,7 +242,7 @@ class PieceEncoder:
         single = self._bpe.encode_single_piece
         for c in common[:_SEAM_TRIES]:
             u, v = cur[ends[c] - 1], nxt[starts[c]]
-            pair = piece[c - self._length[u]:c + self._length[v]]
+            pair = piece[c - self._length[u] : c + self._length[v]]
             if single(pair) == [u, v]:
                 return ends[c], starts[c]
         return None

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from . import slices
 from .options import CONTEXT_HEADERS
+
 if TYPE_CHECKING:  # a chunk set names its Document; core is below the readers that make one
     from ..readers.documents import Document
 
@@ -40,10 +41,10 @@ def one_line(text: str, limit: int = 0) -> str:
     feed in it breaks the row (the table of contents of a PDF gave a label of three lines)."""
     if limit:
         blank = _LEADING.match(text)
-        text = text[blank.end() if blank else 0:][:limit * 4]
+        text = text[blank.end() if blank else 0 :][: limit * 4]
     if text.isprintable():
-        return text.strip()[:limit or None]
-    return _BREAK.sub(" ", text).strip()[:limit or None]
+        return text.strip()[: limit or None]
+    return _BREAK.sub(" ", text).strip()[: limit or None]
 
 
 # Span's metadata default, told apart by identity: a new dict per span, as field(default_factory=dict) gives
@@ -61,13 +62,29 @@ class Span:
     metadata: Mapping[str, Any] = field(default_factory=dict)
     context_text: str | None = None
 
-    def __init__(self, start: int, end: int, boundary_type: str = "size", boundary_label: str = "",
-                 metadata: Mapping[str, Any] = _FRESH, context_text: str | None = None):
+    def __init__(
+        self,
+        start: int,
+        end: int,
+        boundary_type: str = "size",
+        boundary_label: str = "",
+        metadata: Mapping[str, Any] = _FRESH,
+        context_text: str | None = None,
+    ):
         # strategies make one Span per chunk: setting the field dict at once, rather than six
         # frozen-dataclass setattrs, halves the cost at tens of thousands of chunks
-        object.__setattr__(self, "__dict__", {
-            "start": start, "end": end, "boundary_type": boundary_type, "boundary_label": boundary_label,
-            "metadata": {} if metadata is _FRESH else metadata, "context_text": context_text})
+        object.__setattr__(
+            self,
+            "__dict__",
+            {
+                "start": start,
+                "end": end,
+                "boundary_type": boundary_type,
+                "boundary_label": boundary_label,
+                "metadata": {} if metadata is _FRESH else metadata,
+                "context_text": context_text,
+            },
+        )
 
 
 class SpanTable(Sequence):
@@ -75,8 +92,14 @@ class SpanTable(Sequence):
     reads the columns without a Span object per chunk. Anyone else sees a sequence of Spans.
     `metadata` is one mapping per span, or None when no span has any."""
 
-    def __init__(self, starts: list[int], ends: list[int], boundary_types: list[str],
-                 boundary_labels: list[str], metadata: Sequence[Mapping[str, Any]] | None = None):
+    def __init__(
+        self,
+        starts: list[int],
+        ends: list[int],
+        boundary_types: list[str],
+        boundary_labels: list[str],
+        metadata: Sequence[Mapping[str, Any]] | None = None,
+    ):
         self.starts, self.ends, self.metadata = starts, ends, metadata
         self.boundary_types, self.boundary_labels = boundary_types, boundary_labels
 
@@ -86,8 +109,13 @@ class SpanTable(Sequence):
     def __getitem__(self, i):
         if isinstance(i, slice):
             return [self[k] for k in range(*i.indices(len(self)))]
-        return Span(self.starts[i], self.ends[i], self.boundary_types[i], self.boundary_labels[i],
-                    {} if self.metadata is None else self.metadata[i])
+        return Span(
+            self.starts[i],
+            self.ends[i],
+            self.boundary_types[i],
+            self.boundary_labels[i],
+            {} if self.metadata is None else self.metadata[i],
+        )
 
 
 @dataclass(frozen=True)
@@ -105,8 +133,14 @@ class Gap:
         return self.end - self.start
 
     def to_dict(self) -> dict:
-        return {"start_char": self.start, "end_char": self.end, "start_line": self.start_line,
-                "end_line": self.end_line, "chars": self.chars, "reason": self.reason}
+        return {
+            "start_char": self.start,
+            "end_char": self.end,
+            "start_line": self.start_line,
+            "end_line": self.end_line,
+            "chars": self.chars,
+            "reason": self.reason,
+        }
 
 
 class Metadata(dict):
@@ -128,10 +162,22 @@ class Metadata(dict):
 _NO_METADATA = Metadata()  # read-only, so every chunk without metadata can share it
 
 # What a build knows of every chunk; the other fields are derived from the document when first read
-_BUILT = ("index", "start", "end", "text", "tokens", "boundary_type", "boundary_label", "overlap_prev_chars",
-          "overlap_next_chars", "metadata", "context_text", "embed_text", "embed_tokens")
-_DERIVED = ("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines", "sha256", "start_byte",
-            "end_byte")
+_BUILT = (
+    "index",
+    "start",
+    "end",
+    "text",
+    "tokens",
+    "boundary_type",
+    "boundary_label",
+    "overlap_prev_chars",
+    "overlap_next_chars",
+    "metadata",
+    "context_text",
+    "embed_text",
+    "embed_tokens",
+)
+_DERIVED = ("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines", "sha256", "start_byte", "end_byte")
 
 
 class _ChunkSlots:
@@ -145,8 +191,23 @@ class _ChunkSlots:
 
     __slots__ = (*_BUILT, *_DERIVED, "_source", "__weakref__")
 
-    def __init__(self, index, start, end, text, tokens, boundary_type, boundary_label, overlap_prev_chars,
-                 overlap_next_chars, metadata, context_text, embed_text, embed_tokens, source):
+    def __init__(
+        self,
+        index,
+        start,
+        end,
+        text,
+        tokens,
+        boundary_type,
+        boundary_label,
+        overlap_prev_chars,
+        overlap_next_chars,
+        metadata,
+        context_text,
+        embed_text,
+        embed_tokens,
+        source,
+    ):
         self.index, self.start, self.end, self.text, self.tokens = index, start, end, text, tokens
         self.boundary_type, self.boundary_label = boundary_type, boundary_label
         self.overlap_prev_chars, self.overlap_next_chars = overlap_prev_chars, overlap_next_chars
@@ -296,8 +357,12 @@ def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
         end_lines.append(end_line := bisect_right(line_starts, end - 1))
         prev_lines.append(bisect_right(line_starts, start + ov_prev - 1) - start_line + 1 if ov_prev else 0)
         next_lines.append(end_line - bisect_right(line_starts, end - ov_next) + 1 if ov_next else 0)
-    for name, values in (("start_line", start_lines), ("end_line", end_lines),
-                         ("overlap_prev_lines", prev_lines), ("overlap_next_lines", next_lines)):
+    for name, values in (
+        ("start_line", start_lines),
+        ("end_line", end_lines),
+        ("overlap_prev_lines", prev_lines),
+        ("overlap_next_lines", next_lines),
+    ):
         _store(chunks, name, values)
 
 
@@ -313,11 +378,15 @@ def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
     if codec == "utf-8":
         _store(chunks, "end_byte", map(add, start_bytes, map(len, data)))
     else:
-        _store(chunks, "end_byte", [b + len(c.text.encode(codec, "surrogatepass")) for b, c in zip(start_bytes, chunks)])
+        _store(
+            chunks, "end_byte", [b + len(c.text.encode(codec, "surrogatepass")) for b, c in zip(start_bytes, chunks)]
+        )
 
 
-_FILLS = {**dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
-          **dict.fromkeys(("sha256", "start_byte", "end_byte"), _fill_bytes)}
+_FILLS = {
+    **dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
+    **dict.fromkeys(("sha256", "start_byte", "end_byte"), _fill_bytes),
+}
 _ONE_FIELD_PER_FILL = ("end_line", "sha256")  # reading one computes the others of its fill
 
 
@@ -367,8 +436,10 @@ class ChunkSet:
     def __repr__(self) -> str:
         # short: Textual names a worker by repr-ing its arguments, and the full dataclass repr
         # spells out every chunk's text (0.15 s of the app's event loop at 10 MB)
-        return (f"ChunkSet({self.document.name!r}, strategy={self.strategy!r}, chunks={len(self.chunks)}, "
-                f"gaps={len(self.gaps)})")
+        return (
+            f"ChunkSet({self.document.name!r}, strategy={self.strategy!r}, chunks={len(self.chunks)}, "
+            f"gaps={len(self.gaps)})"
+        )
 
     def stats(self, budget: int | None = None) -> Stats:
         from .stats import compute_stats
@@ -432,8 +503,11 @@ def build_chunkset(
     metadata: Any  # the table's column, or made here from the spans: a lazy map, then a list or a repeat
     types: Iterable[str]  # the table's columns, or lazy maps over the spans
     labels: Iterable[str]
-    if isinstance(spans, SpanTable) and all(map(lt, spans.starts, spans.ends)) \
-            and all(map(lt, spans.starts, spans.starts[1:])):
+    if (
+        isinstance(spans, SpanTable)
+        and all(map(lt, spans.starts, spans.ends))
+        and all(map(lt, spans.starts, spans.starts[1:]))
+    ):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels
         metadata = spans.metadata
         contexts = None  # a table's spans have no context text
@@ -461,8 +535,11 @@ def build_chunkset(
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
     # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
-    metadata = repeat(_NO_METADATA) if metadata is None else \
-        [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
+    metadata = (
+        repeat(_NO_METADATA)
+        if metadata is None
+        else [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
+    )
     texts = slices.texts(text, starts, ends)  # a slice of chunks at a time: they copy the whole text
     if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
         embed_texts, embed_counts = texts, token_counts
@@ -471,16 +548,43 @@ def build_chunkset(
         metadata = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
         cores = list(map(add, starts, ov_prev))  # where each chunk's new text starts
         heads = context_heads(doc, metadata, context_header, len(texts), cores, ends, headings)
-        embed_texts = [h + (c or t) for h, c, t in zip(heads, contexts, texts)] if heads else \
-            [c or t for c, t in zip(contexts, texts)]
+        embed_texts = (
+            [h + (c or t) for h, c, t in zip(heads, contexts, texts)]
+            if heads
+            else [c or t for c, t in zip(contexts, texts)]
+        )
         embed_counts = _embedded_counts(counter, heads, contexts, embed_texts, texts, token_counts)
     source = _Source(doc)
-    chunks = _built_chunks((count(), starts, ends, texts, token_counts, types, labels, ov_prev, ov_next, metadata,
-                            contexts or repeat(None), embed_texts, embed_counts), source)
+    chunks = _built_chunks(
+        (
+            count(),
+            starts,
+            ends,
+            texts,
+            token_counts,
+            types,
+            labels,
+            ov_prev,
+            ov_next,
+            metadata,
+            contexts or repeat(None),
+            embed_texts,
+            embed_counts,
+        ),
+        source,
+    )
     gaps = find_gaps(doc, starts, ends, declared_gaps)
-    cs = ChunkSet(document=doc, strategy=strategy, params=dict(params), tokenizer=tokenizer,
-                  chunks=chunks, gaps=gaps, warnings=list(doc.warnings) + list(warnings), notes=list(notes),
-                  context_header=context_header)
+    cs = ChunkSet(
+        document=doc,
+        strategy=strategy,
+        params=dict(params),
+        tokenizer=tokenizer,
+        chunks=chunks,
+        gaps=gaps,
+        warnings=list(doc.warnings) + list(warnings),
+        notes=list(notes),
+        context_header=context_header,
+    )
     source.chunkset = weakref.ref(cs)
     return cs
 
@@ -492,9 +596,16 @@ _PLACE_KEYS = ("header_path", "scope_chain", "section", "subject")
 Headings = Callable[[int, int], Sequence[str]]
 
 
-def embedded_texts(doc: Document, texts: list[str], contexts: list[str | None], metadata: list[Mapping],
-                   context_header: str, cores: Sequence[int] = (), ends: Sequence[int] = (),
-                   headings: Headings | None = None) -> list[str]:
+def embedded_texts(
+    doc: Document,
+    texts: list[str],
+    contexts: list[str | None],
+    metadata: list[Mapping],
+    context_header: str,
+    cores: Sequence[int] = (),
+    ends: Sequence[int] = (),
+    headings: Headings | None = None,
+) -> list[str]:
     """What an embedding model receives for each chunk: the strategy's context text where it
     makes one (cue text without timings, a row under its header...), else the chunk's text (the
     same string), with the contextual header in front: `title` the file name, `path` the file
@@ -505,8 +616,15 @@ def embedded_texts(doc: Document, texts: list[str], contexts: list[str | None], 
     return [h + b for h, b in zip(heads, bodies)] if heads else bodies
 
 
-def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n: int,
-                  cores: Sequence[int] = (), ends: Sequence[int] = (), headings: Headings | None = None) -> list[str]:
+def context_heads(
+    doc: Document,
+    metadata: list[Mapping],
+    context_header: str,
+    n: int,
+    cores: Sequence[int] = (),
+    ends: Sequence[int] = (),
+    headings: Headings | None = None,
+) -> list[str]:
     """Each of `n` chunks' contextual header with the blank line after it (see `embedded_texts`),
     or an empty list for `none`. Under `path`, a chunk whose metadata names no place (recursive,
     fixed, lines... on a markdown document) takes the document's header path from `headings`
@@ -521,12 +639,17 @@ def context_heads(doc: Document, metadata: list[Mapping], context_header: str, n
         return [f"{title}\n\n"] * n
     if headings is None:
         return [f"{' > '.join((title, *place(m)))}\n\n" for m in metadata]
-    return [f"{' > '.join((title, *place(m, headings, core, end)))}\n\n"
-            for m, core, end in zip(metadata, cores, ends)]
+    return [f"{' > '.join((title, *place(m, headings, core, end)))}\n\n" for m, core, end in zip(metadata, cores, ends)]
 
 
-def _embedded_counts(counter, heads: list[str], contexts: list[str | None], embed_texts: list[str],
-                     texts: list[str], token_counts: list[int]) -> list[int]:
+def _embedded_counts(
+    counter,
+    heads: list[str],
+    contexts: list[str | None],
+    embed_texts: list[str],
+    texts: list[str],
+    token_counts: list[int],
+) -> list[int]:
     """Each embedded text's exact count. A chunk's own text (counted already) after a header is
     the header's count, taken once per distinct header, plus the text's, when the seam between
     them is an anchor (`seam_anchor`); when the anchor comes later, at a, only the header with
@@ -603,7 +726,7 @@ def find_gaps(doc: Document, starts: list[int], ends: list[int], declared=()) ->
     for a, b in ranges:
         # split the uncovered range along declared reasons; the rest is plain "uncovered"
         cur = a
-        for ds, de, reason in reasons[bisect_right(reach, a):bisect_left(reason_starts, b)]:
+        for ds, de, reason in reasons[bisect_right(reach, a) : bisect_left(reason_starts, b)]:
             ds, de = max(ds, a), min(de, b)
             if de <= ds or ds < cur:
                 continue

@@ -18,7 +18,7 @@ def mapped(fn: Callable[..., Any], *columns: Sequence, step: int = STEP) -> list
     """`list(map(fn, *columns))` (columns of equal length), a slice of each column at a time."""
     out: list = []
     for i in range(0, len(columns[0]) if columns else 0, step):
-        out += map(fn, *(column[i:i + step] for column in columns))
+        out += map(fn, *(column[i : i + step] for column in columns))
     return out
 
 
@@ -26,7 +26,7 @@ def texts(text: AnyStr, starts: Sequence[int], ends: Sequence[int], step: int = 
     """`text[s:e]` for each start and end, a slice of them at a time (they copy the whole text)."""
     out: list[AnyStr] = []
     for i in range(0, len(starts), step):
-        out += map(text.__getitem__, map(slice, starts[i:i + step], ends[i:i + step]))
+        out += map(text.__getitem__, map(slice, starts[i : i + step], ends[i : i + step]))
     return out
 
 
@@ -36,6 +36,6 @@ def sorted_in_slices(values: Sequence, step: int = STEP) -> list:
     sorting them at once)."""
     out: list = []
     for i in range(0, len(values), step):
-        out += sorted(values[i:i + step])
+        out += sorted(values[i : i + step])
     out.sort()
     return out

@@ -30,25 +30,29 @@ from zlib import crc32
 ASCII_SPACE = r"\t-\r "  # Unicode's White_Space in ASCII: tab, line feed, vertical tab, form feed, CR, space
 
 PATTERNS = {
-    "cl100k_base": "|".join([
-        r"'(?i:[sdmt]|ll|ve|re)",
-        r"[^\r\nA-Za-z0-9]?+[A-Za-z]++",
-        r"[0-9]{1,3}+",
-        rf" ?[^{ASCII_SPACE}A-Za-z0-9]++[\r\n]*+",
-        rf"[{ASCII_SPACE}]++\Z",
-        rf"[{ASCII_SPACE}]*[\r\n]",
-        rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
-        rf"[{ASCII_SPACE}]",
-    ]),
-    "o200k_base": "|".join([
-        r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        r"[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
-        r"[0-9]{1,3}",
-        rf" ?[^{ASCII_SPACE}A-Za-z0-9]+[\r\n/]*",
-        rf"[{ASCII_SPACE}]*[\r\n]+",
-        rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
-        rf"[{ASCII_SPACE}]+",
-    ]),
+    "cl100k_base": "|".join(
+        [
+            r"'(?i:[sdmt]|ll|ve|re)",
+            r"[^\r\nA-Za-z0-9]?+[A-Za-z]++",
+            r"[0-9]{1,3}+",
+            rf" ?[^{ASCII_SPACE}A-Za-z0-9]++[\r\n]*+",
+            rf"[{ASCII_SPACE}]++\Z",
+            rf"[{ASCII_SPACE}]*[\r\n]",
+            rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
+            rf"[{ASCII_SPACE}]",
+        ]
+    ),
+    "o200k_base": "|".join(
+        [
+            r"[^\r\nA-Za-z0-9]?[A-Z]*[a-z]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"[^\r\nA-Za-z0-9]?[A-Z]+[a-z]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?",
+            r"[0-9]{1,3}",
+            rf" ?[^{ASCII_SPACE}A-Za-z0-9]+[\r\n/]*",
+            rf"[{ASCII_SPACE}]*[\r\n]+",
+            rf"[{ASCII_SPACE}]+(?![^{ASCII_SPACE}])",
+            rf"[{ASCII_SPACE}]+",
+        ]
+    ),
 }
 
 # the longest piece merged here: merging costs up to the square of a piece's length in Python steps
@@ -77,8 +81,7 @@ def table_payload(ranks: dict[bytes, int]) -> bytes:
     for key in keys:
         offsets.append(offsets[-1] + len(key))
     head = array("I", [len(keys), len(slots)])
-    return b"".join([head.tobytes(), slots.tobytes(), offsets.tobytes(), array("I", ranks.values()).tobytes(),
-                     *keys])
+    return b"".join([head.tobytes(), slots.tobytes(), offsets.tobytes(), array("I", ranks.values()).tobytes(), *keys])
 
 
 def _slot_count(entries: int) -> int:
@@ -95,14 +98,14 @@ class RankTable:
 
     def __init__(self, payload: bytes):
         words = memoryview(payload)
-        count, size = words[:4 * _TABLE_FIELDS].cast("I")
+        count, size = words[: 4 * _TABLE_FIELDS].cast("I")
         at = 4 * _TABLE_FIELDS
-        self._slots = words[at:at + 4 * size].cast("I")
+        self._slots = words[at : at + 4 * size].cast("I")
         at += 4 * size
-        self._offsets = words[at:at + 4 * (count + 1)].cast("I")
+        self._offsets = words[at : at + 4 * (count + 1)].cast("I")
         at += 4 * (count + 1)
-        self._ranks = words[at:at + 4 * count].cast("I")
-        self._keys = payload[at + 4 * count:]
+        self._ranks = words[at : at + 4 * count].cast("I")
+        self._keys = payload[at + 4 * count :]
         self._mask = size - 1
         if len(self._keys) != self._offsets[count]:
             raise ValueError("rank table's keys do not fill its payload")
@@ -111,7 +114,7 @@ class RankTable:
         slots, offsets, mask = self._slots, self._offsets, self._mask
         at = crc32(key) & mask
         while entry := slots[at]:
-            if self._keys[offsets[entry - 1]:offsets[entry]] == key:
+            if self._keys[offsets[entry - 1] : offsets[entry]] == key:
                 return self._ranks[entry - 1]
             at = (at + 1) & mask
         return None
@@ -155,7 +158,7 @@ def _merged_bounds(rank_of, piece: bytes) -> tuple[list[int], list[int]]:
     single bytes, the adjacent pair whose joined bytes rank lowest is joined, the leftmost of
     equal ones, until no pair's bytes are a token (tiktoken's `_byte_pair_merge`)."""
     bounds = list(range(len(piece) + 1))
-    pairs = [_rank_or_none(rank_of, piece[i:i + 2]) for i in range(len(piece) - 1)]  # pair i: parts i, i+1
+    pairs = [_rank_or_none(rank_of, piece[i : i + 2]) for i in range(len(piece) - 1)]  # pair i: parts i, i+1
     while pairs:
         lowest = min(pairs)
         if lowest == _NONE:
@@ -163,9 +166,9 @@ def _merged_bounds(rank_of, piece: bytes) -> tuple[list[int], list[int]]:
         i = pairs.index(lowest)
         del bounds[i + 1], pairs[i]
         if i < len(pairs):
-            pairs[i] = _rank_or_none(rank_of, piece[bounds[i]:bounds[i + 2]])
+            pairs[i] = _rank_or_none(rank_of, piece[bounds[i] : bounds[i + 2]])
         if i > 0:
-            pairs[i - 1] = _rank_or_none(rank_of, piece[bounds[i - 1]:bounds[i + 1]])
+            pairs[i - 1] = _rank_or_none(rank_of, piece[bounds[i - 1] : bounds[i + 1]])
     return bounds[:-1], bounds[1:]
 
 

@@ -72,8 +72,10 @@ _PUNCT = r"!-&(-/:-@\[-`{-~"  # ASCII punctuation but the apostrophe (which may 
 # What may follow a letter or number at an anchor: whitespace, or punctuation that no
 # pattern glues to a letter run (ASCII but the apostrophe, and CJK/fullwidth punctuation;
 # no marks, which o200k_base counts as letters).
-_AFTER_WORD = (rf" \t\r\n{_PUNCT}\u3001-\u3003\u3008-\u3011\u3014-\u301f"
-               r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65")
+_AFTER_WORD = (
+    rf" \t\r\n{_PUNCT}\u3001-\u3003\u3008-\u3011\u3014-\u301f"
+    r"\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+)
 
 
 # Anchors read from the character before them and the one after (the anchor is the end of the
@@ -85,8 +87,10 @@ _AFTER_WORD = (rf" \t\r\n{_PUNCT}\u3001-\u3003\u3008-\u3011\u3014-\u301f"
 # try, never a run: a search tries every position of a run, and a try that read the rest of the
 # run made a run without an anchor (a long word: `a` repeated, DNA, CJK without punctuation)
 # quadratic, 0.15 s to search 8,000 `a` (now 0.001 s) and minutes for a 50 KB file.
-_PAIRS = (rf"[A-Za-z](?=[{_AFTER_WORD}0-9])|[0-9](?=[{_AFTER_WORD}A-Za-z])"
-          rf"|[{_PUNCT}](?=[ \t0-9])|[^\W_\x00-\x7f](?=[{_AFTER_WORD}])")
+_PAIRS = (
+    rf"[A-Za-z](?=[{_AFTER_WORD}0-9])|[0-9](?=[{_AFTER_WORD}A-Za-z])"
+    rf"|[{_PUNCT}](?=[ \t0-9])|[^\W_\x00-\x7f](?=[{_AFTER_WORD}])"
+)
 
 
 # A line feed followed by a non-whitespace character (for o200k_base, other than "/", which
@@ -125,8 +129,10 @@ _INDENT_END = rf"[{_PUNCT}]\n+(?=[ \t]+[\s\S]\Z|[^\r\n/]\Z)"
 # rule matches; when there is none the optional group matches nothing, and the match ends
 # where group 1 does.
 _ANCHOR_PATTERNS = {
-    name: re.compile(rf"(?s)({_INDENT_START}|.*?(?:{_PAIRS}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z))"
-                     rf"(?:.*(?:{_PAIRS}|{nl}|{_AFTER_SPACED_PUNCTUATION}|{_INDENT_END}))?")
+    name: re.compile(
+        rf"(?s)({_INDENT_START}|.*?(?:{_PAIRS}|{nl}|[\s\S]{_AFTER_SPACED_PUNCTUATION}|\Z))"
+        rf"(?:.*(?:{_PAIRS}|{nl}|{_AFTER_SPACED_PUNCTUATION}|{_INDENT_END}))?"
+    )
     for name, nl in _LINE_FEED.items()
 }
 _match_end = re.Match.end
@@ -154,6 +160,7 @@ def split_finders(name: str):
         return m.end() if m and m.end() <= hi else None
 
     return last_before, first_after
+
 
 # ASCII text that each pattern reads as one piece: letters, after at most one space or punctuation
 # mark that is not an apostrophe (which may open a contraction); o200k_base also splits a
@@ -220,7 +227,7 @@ class TokenIndex:
         # in slices of 4096 blocks: a 100 MB text's 200 k bisects in one call held the GIL ~300 ms
         block = 1 << _BLOCK_SHIFT
         starts, first = range(0, len(text) + 2 * block, block), partial(bisect_right, self._ends)
-        self._block_first = [n for i in range(0, len(starts), 4096) for n in map(first, starts[i:i + 4096])]
+        self._block_first = [n for i in range(0, len(starts), 4096) for n in map(first, starts[i : i + 4096])]
         self._block_last = self._block_first[1:]
 
     def _token_ids(self, text: str) -> list[str]:
@@ -243,7 +250,7 @@ class TokenIndex:
             self._surrogates = True
         step = _ENDS_SLICE * 32  # bytes: 512 k tokens of 4 bytes, about 5 ms of decoding
         # ids in the surrogate range are tokens too
-        return [bytes(data[i:i + step]).decode(_UTF32, "surrogatepass") for i in range(0, len(data), step)]
+        return [bytes(data[i : i + step]).decode(_UTF32, "surrogatepass") for i in range(0, len(data), step)]
 
     def _encode_text(self, text: str) -> list[int]:
         try:
@@ -300,8 +307,14 @@ class TokenIndex:
                 fragments = self._fragments  # heads and tails recur: most are a dict lookup
                 head, tail = text[s:a1], text[a2:e]
                 n_head, n_tail = fragments.get(head), fragments.get(tail)
-                return ((self._count_text(head) if n_head is None else n_head)
-                        + (self._count_text(tail) if n_tail is None else n_tail)), a1, a2
+                return (
+                    (
+                        (self._count_text(head) if n_head is None else n_head)
+                        + (self._count_text(tail) if n_tail is None else n_tail)
+                    ),
+                    a1,
+                    a2,
+                )
         return self._count_text(text[s:e]), 0, 0
 
     def count(self, s: int, e: int) -> int:
@@ -321,7 +334,7 @@ class TokenIndex:
         one C call for all would hold the GIL (and the app) for 0.1 s on a 10 MB text."""
         ends = array("I")
         for i in range(0, len(lead), _ENDS_SLICE):
-            part = accumulate(lead[i:i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
+            part = accumulate(lead[i : i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
             next(part)  # the carry: the previous slice's last end
             ends.extend(part)
         return ends
@@ -343,8 +356,13 @@ class TokenIndex:
     def _tokens_before_each(self, offsets: list[int]):
         """tokens_before of each offset, each bisect within the block that holds it."""
         blocks = list(map(rshift, offsets, repeat(_BLOCK_SHIFT)))
-        return map(bisect_right, repeat(self._ends), offsets,
-                   map(self._block_first.__getitem__, blocks), map(self._block_last.__getitem__, blocks))
+        return map(
+            bisect_right,
+            repeat(self._ends),
+            offsets,
+            map(self._block_first.__getitem__, blocks),
+            map(self._block_last.__getitem__, blocks),
+        )
 
     def count_spans(self, spans) -> list[int]:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
@@ -363,8 +381,14 @@ class TokenIndex:
         a1s: list[int] = []
         a2s: list[int] = []
         for i in range(0, len(starts), _MATCHES_HELD):
-            matches = list(map(self._anchors_in, repeat(text), map(sub, starts[i:i + _MATCHES_HELD], repeat(1)),
-                               map(add, ends[i:i + _MATCHES_HELD], repeat(1))))
+            matches = list(
+                map(
+                    self._anchors_in,
+                    repeat(text),
+                    map(sub, starts[i : i + _MATCHES_HELD], repeat(1)),
+                    map(add, ends[i : i + _MATCHES_HELD], repeat(1)),
+                )
+            )
             a1s += map(_match_end, matches, repeat(1))
             a2s += map(_match_end, matches)
         whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1 or e - s < DIRECT_BELOW]
@@ -377,7 +401,7 @@ class TokenIndex:
         # call reads its own copy of what it needs, as another thread may count on the same index
         distinct: set[str] = set()
         for i in range(0, len(heads), slices.STEP):
-            distinct.update(heads[i:i + slices.STEP], tails[i:i + slices.STEP])
+            distinct.update(heads[i : i + slices.STEP], tails[i : i + slices.STEP])
         fragments = list(distinct)
         known = list(map(self._fragments.get, fragments))
         new = list(compress(fragments, map(is_, known, repeat(None))))
@@ -392,7 +416,9 @@ class TokenIndex:
         out: list[int] = []
         for i in range(0, len(own), slices.STEP):
             step = slice(i, i + slices.STEP)
-            out += map(add, own[step], map(sub, self._tokens_before_each(a2s[step]), self._tokens_before_each(a1s[step])))
+            out += map(
+                add, own[step], map(sub, self._tokens_before_each(a2s[step]), self._tokens_before_each(a1s[step]))
+            )
         return out
 
 

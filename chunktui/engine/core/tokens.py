@@ -30,15 +30,18 @@ _CL100K_PAT = (
     r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+"""
     r"""|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
 )
-_O200K_PAT = "|".join([
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-    r"""\p{N}{1,3}""",
-    r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-    r"""\s*[\r\n]+""",
-    r"""\s+(?!\S)""",
-    r"""\s+""",
-])
+_O200K_PAT = "|".join(
+    [
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+        r"""\p{N}{1,3}""",
+        r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+        r"""\s*[\r\n]+""",
+        r"""\s+(?!\S)""",
+        r"""\s+""",
+    ]
+)
+
 
 class EncodingSpec(TypedDict):
     """What tiktoken's Encoding needs besides the ranks: the pre-tokenizer pattern, the special tokens."""
@@ -51,8 +54,11 @@ ENCODING_SPECS: dict[str, EncodingSpec] = {
     "cl100k_base": {
         "pat_str": _CL100K_PAT,
         "special_tokens": {
-            "<|endoftext|>": 100257, "<|fim_prefix|>": 100258, "<|fim_middle|>": 100259,
-            "<|fim_suffix|>": 100260, "<|endofprompt|>": 100276,
+            "<|endoftext|>": 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            "<|endofprompt|>": 100276,
         },
     },
     "o200k_base": {
@@ -219,8 +225,9 @@ def long_piece_encoder(name: str):
     """The encoder of `name` that splits huge pre-tokenizer pieces (long_pieces.py)."""
     from . import long_pieces, token_index
 
-    return long_pieces.piece_encoder(name, get_encoding(name), ENCODING_SPECS[name]["pat_str"],
-                                     token_index.split_finders(name))
+    return long_pieces.piece_encoder(
+        name, get_encoding(name), ENCODING_SPECS[name]["pat_str"], token_index.split_finders(name)
+    )
 
 
 # Characters a process may encode per encoding with small_bpe before tiktoken's encoder is built

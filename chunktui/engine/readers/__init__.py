@@ -152,21 +152,37 @@ def extract(path: str, data: bytes, digest: str, options: dict | None = None, wa
 def _read(path: str, data: bytes, fmt: str | None, options: dict, watch: Watch | None) -> Extraction:
     if fmt == "pdf":
         from .pdf import read_pdf
+
         return read_pdf(path, data, options.get("password"), watch)
     if fmt == "docx":
         from .docx import read_docx
+
         return read_docx(path, data)
     from .html import read_html
+
     return read_html(path, data, options.get("html", "main"))
 
 
-def extracted_document(path: str, data: bytes, digest: str, options: dict | None = None,
-                       language: str | None = None, watch: Watch | None = None) -> ExtractedDocument:
+def extracted_document(
+    path: str,
+    data: bytes,
+    digest: str,
+    options: dict | None = None,
+    language: str | None = None,
+    watch: Watch | None = None,
+) -> ExtractedDocument:
     """An ExtractedDocument of the file's bytes, read as markdown."""
     result = extract(path, data, digest, options, watch)
-    return ExtractedDocument(text=result.text, path=path, kind="markdown", language=language, sha256=digest,
-                             encoding="utf-8", warnings=[f"{path}: {w}" for w in result.warnings],
-                             extraction=result)
+    return ExtractedDocument(
+        text=result.text,
+        path=path,
+        kind="markdown",
+        language=language,
+        sha256=digest,
+        encoding="utf-8",
+        warnings=[f"{path}: {w}" for w in result.warnings],
+        extraction=result,
+    )
 
 
 def locate(doc, proposal) -> None:
@@ -204,7 +220,7 @@ def _cut_out(spans, holes):
     hole_ends = [b for _, b in holes]  # holes are sorted and apart, so their ends rise too
     for s in spans:
         pieces = [(s.start, s.end)]
-        for a, b in holes[bisect_right(hole_ends, s.start):]:
+        for a, b in holes[bisect_right(hole_ends, s.start) :]:
             if a >= s.end:
                 break
             pieces = [p for x, y in pieces for p in ((x, min(y, a)), (max(x, b), y)) if p[1] > p[0]]
@@ -229,8 +245,12 @@ def extraction_fields(doc, file: str | None = None) -> dict:
     ex = getattr(doc, "extraction", None)
     if ex is None:
         return {}
-    fields = {"extractor": ex.extractor, "text_sha256": doc.text_sha256, "text_chars": len(doc.text),
-              "offsets": "characters and UTF-8 bytes of the extracted text, not of the file"}
+    fields = {
+        "extractor": ex.extractor,
+        "text_sha256": doc.text_sha256,
+        "text_chars": len(doc.text),
+        "offsets": "characters and UTF-8 bytes of the extracted text, not of the file",
+    }
     if file:
         fields["file"] = file
     if ex.mode:

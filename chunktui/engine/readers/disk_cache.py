@@ -65,10 +65,15 @@ def load(path: Path) -> Extraction | None:
     try:
         fields = json.loads(payload)
         os.utime(path)  # used now: the last to be removed
-        return Extraction(text=fields["text"], extractor=fields["extractor"], mode=fields["mode"],
-                          regions=[Region(a, b, f) for a, b, f in fields["regions"]],
-                          no_text=[(a, b) for a, b in fields["no_text"]], warnings=fields["warnings"],
-                          page_count=fields["page_count"])
+        return Extraction(
+            text=fields["text"],
+            extractor=fields["extractor"],
+            mode=fields["mode"],
+            regions=[Region(a, b, f) for a, b, f in fields["regions"]],
+            no_text=[(a, b) for a, b in fields["no_text"]],
+            warnings=fields["warnings"],
+            page_count=fields["page_count"],
+        )
     except (ValueError, KeyError, TypeError, OSError):
         return None
 
@@ -76,10 +81,18 @@ def load(path: Path) -> Extraction | None:
 def store(path: Path, result: Extraction) -> None:
     """Write the entry whole or not at all, then bound the folder; an unwritable cache folder only
     means the next process extracts again."""
-    payload = json.dumps({"text": result.text, "extractor": result.extractor, "mode": result.mode,
-                          "regions": [[r.start, r.end, r.fields] for r in result.regions],
-                          "no_text": result.no_text, "warnings": result.warnings,
-                          "page_count": result.page_count}, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    payload = json.dumps(
+        {
+            "text": result.text,
+            "extractor": result.extractor,
+            "mode": result.mode,
+            "regions": [[r.start, r.end, r.fields] for r in result.regions],
+            "no_text": result.no_text,
+            "warnings": result.warnings,
+            "page_count": result.page_count,
+        },
+        ensure_ascii=False,
+    ).encode("utf-8", "surrogatepass")
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

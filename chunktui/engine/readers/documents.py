@@ -28,23 +28,57 @@ NOT_REGULAR = "not a regular file (a pipe, socket or device)"
 _BYTE_CHECKPOINT = 4096
 
 CODE_LANGUAGES = {
-    ".py": "python", ".pyi": "python",
-    ".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
-    ".rs": "rust", ".go": "go", ".java": "java",
-    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
-    ".cs": "csharp", ".rb": "ruby", ".sh": "bash", ".bash": "bash",
+    ".py": "python",
+    ".pyi": "python",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".rs": "rust",
+    ".go": "go",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".cs": "csharp",
+    ".rb": "ruby",
+    ".sh": "bash",
+    ".bash": "bash",
 }
 
 KIND_BY_EXTENSION = {
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
-    ".txt": "prose", ".rst": "prose",
-    ".log": "log", ".jsonl": "jsonl", ".ndjson": "jsonl",
-    ".csv": "csv", ".tsv": "tsv",
-    ".vtt": "subtitles", ".srt": "subtitles",
-    ".mbox": "email", ".eml": "email",
-    ".yaml": "config", ".yml": "config", ".toml": "config", ".ini": "config", ".conf": "config",
-    ".json": "config", ".xml": "config", ".html": "markup", ".htm": "markup", ".sql": "config",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".mdx": "markdown",
+    ".txt": "prose",
+    ".rst": "prose",
+    ".log": "log",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".vtt": "subtitles",
+    ".srt": "subtitles",
+    ".mbox": "email",
+    ".eml": "email",
+    ".yaml": "config",
+    ".yml": "config",
+    ".toml": "config",
+    ".ini": "config",
+    ".conf": "config",
+    ".json": "config",
+    ".xml": "config",
+    ".html": "markup",
+    ".htm": "markup",
+    ".sql": "config",
 }
 
 # the codec named is the one a slice of the file after its BOM decodes with (so the manifest's
@@ -58,9 +92,14 @@ _BOMS = (
 )
 # how a document's character offsets map to its file's bytes: the codec of the text and the
 # bytes of the BOM before it (the UTF-16/32 names only come from a file with its BOM)
-_FILE_LAYOUT = {"utf-8-sig": ("utf-8", 3), "latin-1": ("latin-1", 0),
-                "utf-16-le": ("utf-16-le", 2), "utf-16-be": ("utf-16-be", 2),
-                "utf-32-le": ("utf-32-le", 4), "utf-32-be": ("utf-32-be", 4)}
+_FILE_LAYOUT = {
+    "utf-8-sig": ("utf-8", 3),
+    "latin-1": ("latin-1", 0),
+    "utf-16-le": ("utf-16-le", 2),
+    "utf-16-be": ("utf-16-be", 2),
+    "utf-32-le": ("utf-32-le", 4),
+    "utf-32-be": ("utf-32-be", 4),
+}
 
 
 @dataclass
@@ -86,8 +125,9 @@ class Document:
         self._byte_marks: list[int] | None = None
 
     @classmethod
-    def from_text(cls, text: str, path: str | None = None, kind: str | None = None,
-                  language: str | None = None) -> Document:
+    def from_text(
+        cls, text: str, path: str | None = None, kind: str | None = None, language: str | None = None
+    ) -> Document:
         if kind is None:
             kind, detected = detect_kind(path, text)
             language = language or detected
@@ -137,12 +177,11 @@ class Document:
             marks = [0]
             text = self.text
             for i in range(_BYTE_CHECKPOINT, len(text) + 1, _BYTE_CHECKPOINT):
-                marks.append(marks[-1] + len(text[i - _BYTE_CHECKPOINT:i].encode("utf-8", "surrogatepass")))
+                marks.append(marks[-1] + len(text[i - _BYTE_CHECKPOINT : i].encode("utf-8", "surrogatepass")))
             self._byte_marks = marks
         k = offset // _BYTE_CHECKPOINT
         base = k * _BYTE_CHECKPOINT
         return self._byte_marks[k] + len(self.text[base:offset].encode("utf-8", "surrogatepass"))
-
 
     def byte_offsets(self, offsets, codec: str = "utf-8") -> list[int]:
         """Byte offsets (UTF-8, or `codec`'s) of many character offsets at once: one pass over the text."""
@@ -191,7 +230,11 @@ def detect_kind(path: str | None, text: str = "") -> tuple[str, str | None]:
     head = text[:4096].lstrip("\ufeff")
     if head.startswith("WEBVTT"):
         return "subtitles", None
-    if head.startswith("From ") and "\nSubject:" in head or head.startswith(("Message-ID:", "Return-Path:", "Received:")):
+    if (
+        head.startswith("From ")
+        and "\nSubject:" in head
+        or head.startswith(("Message-ID:", "Return-Path:", "Received:"))
+    ):
         return "email", None
     if head.startswith("#!") and ("python" in head.split("\n", 1)[0]):
         return "code", "python"
@@ -208,17 +251,17 @@ def decode_bytes(data: bytes, path: str) -> tuple[str, str, list[str]]:
     for bom, codec in _BOMS:
         if data.startswith(bom):
             try:  # the BOM is dropped, and only it (a second U+FEFF is text)
-                return data[len(bom):].decode("utf-8" if codec == "utf-8-sig" else codec), codec, []
+                return data[len(bom) :].decode("utf-8" if codec == "utf-8-sig" else codec), codec, []
             except UnicodeDecodeError as exc:
-                raise DocumentError(path, f"invalid {codec} after its byte order mark at byte "
-                                          f"{exc.start + len(bom)}") from None
+                raise DocumentError(
+                    path, f"invalid {codec} after its byte order mark at byte {exc.start + len(bom)}"
+                ) from None
     if b"\x00" in data[:BINARY_PROBE]:
         raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
     try:
         return data.decode("utf-8"), "utf-8", []
     except UnicodeDecodeError as exc:
-        warning = (f"{path}: not valid UTF-8 (first bad byte at {exc.start}); "
-                   "read as Latin-1 (one character a byte)")
+        warning = f"{path}: not valid UTF-8 (first bad byte at {exc.start}); read as Latin-1 (one character a byte)"
         return data.decode("latin-1"), "latin-1", [warning]
 
 
@@ -276,8 +319,9 @@ def check_text_file(path) -> None:
         raise DocumentError(path, "binary file (NUL bytes in the first block), not text")
 
 
-def load_document(path, kind: str | None = None, language: str | None = None, *,
-                  reader_options: dict | None = None, watch=None) -> Document:
+def load_document(
+    path, kind: str | None = None, language: str | None = None, *, reader_options: dict | None = None, watch=None
+) -> Document:
     """Read a file into a Document; bad input raises DocumentError naming the file.
 
     PDF, HTML and DOCX files become their extracted text (see `readers`); `reader_options`

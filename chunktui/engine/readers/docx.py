@@ -160,8 +160,9 @@ def _inline(p, marks: dict[tuple[str, str], int]) -> str:
 
 
 def _table(table, marks: dict[tuple[str, str], int]) -> str:
-    return pipe_table([[" ".join(_cell_text(cell, marks).split()).replace("|", "\\|") for cell in row.cells]
-                       for row in table.rows])
+    return pipe_table(
+        [[" ".join(_cell_text(cell, marks).split()).replace("|", "\\|") for cell in row.cells] for row in table.rows]
+    )
 
 
 def _cell_text(cell, marks: dict[tuple[str, str], int]) -> str:

@@ -44,9 +44,33 @@ MAIN_MAX_NESTING = 1_000_000  # element-ancestor pairs: the sum of every element
 # paragraphs is quadratic (16,000 short list items: 75 s, against 3 s without the fallbacks).
 FALLBACK_MAX_ELEMENTS = 3_000
 _SKIP = {"script", "style", "noscript", "template", "head", "iframe", "svg", "canvas", "button", "select"}
-_BLOCK = {"p", "div", "section", "article", "main", "header", "footer", "nav", "aside", "blockquote", "body",
-          "html", "dl", "dt", "dd", "form", "figure", "figcaption", "address", "center", "li", "hr", "details",
-          "summary", "fieldset"}
+_BLOCK = {
+    "p",
+    "div",
+    "section",
+    "article",
+    "main",
+    "header",
+    "footer",
+    "nav",
+    "aside",
+    "blockquote",
+    "body",
+    "html",
+    "dl",
+    "dt",
+    "dd",
+    "form",
+    "figure",
+    "figcaption",
+    "address",
+    "center",
+    "li",
+    "hr",
+    "details",
+    "summary",
+    "fieldset",
+}
 _HEADING = re.compile(r"^(#{1,6}) +(.*)$")
 
 
@@ -57,10 +81,15 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     if len(data) > MAX_BYTES:
         raise DocumentError(path, f"{len(data):,} bytes of HTML, over the limit of {MAX_BYTES:,}")
     if not data.strip():
-        return Extraction(text="", extractor=library_version("lxml"), mode=mode, warnings=["the page is empty: no chunks"])
+        return Extraction(
+            text="", extractor=library_version("lxml"), mode=mode, warnings=["the page is empty: no chunks"]
+        )
     if mode == "main" and len(data) > MAIN_MAX_BYTES:
-        raise DocumentError(path, f"{len(data):,} bytes of HTML, over main-content extraction's limit of "
-                                  f"{MAIN_MAX_BYTES:,}; read the whole page with --html whole")
+        raise DocumentError(
+            path,
+            f"{len(data):,} bytes of HTML, over main-content extraction's limit of "
+            f"{MAIN_MAX_BYTES:,}; read the whole page with --html whole",
+        )
     try:
         parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
         root = lxml.html.document_fromstring(data, parser=parser)
@@ -73,10 +102,12 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     if count > MAX_ELEMENTS:
         raise DocumentError(path, f"{count:,} elements, over the limit of {MAX_ELEMENTS:,}")
     if mode == "main" and (count > MAIN_MAX_ELEMENTS or nesting > MAIN_MAX_NESTING):
-        over = (f"{count:,} elements, over main-content extraction's limit of {MAIN_MAX_ELEMENTS:,}"
-                if count > MAIN_MAX_ELEMENTS else
-                f"its elements' depths add up to {nesting:,}, over main-content extraction's limit of "
-                f"{MAIN_MAX_NESTING:,}")
+        over = (
+            f"{count:,} elements, over main-content extraction's limit of {MAIN_MAX_ELEMENTS:,}"
+            if count > MAIN_MAX_ELEMENTS
+            else f"its elements' depths add up to {nesting:,}, over main-content extraction's limit of "
+            f"{MAIN_MAX_NESTING:,}"
+        )
         raise DocumentError(path, f"{over}; read the whole page with --html whole")
     warnings = []
     text = None
@@ -84,10 +115,18 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     if mode == "main":
         import trafilatura
 
-        text = trafilatura.extract(lxml.html.tostring(root, encoding="unicode"), output_format="markdown",
-                                   include_links=True, include_tables=True, include_formatting=True, include_comments=False,
-                                   include_images=False, deduplicate=False, with_metadata=False,
-                                   fast=count > FALLBACK_MAX_ELEMENTS)
+        text = trafilatura.extract(
+            lxml.html.tostring(root, encoding="unicode"),
+            output_format="markdown",
+            include_links=True,
+            include_tables=True,
+            include_formatting=True,
+            include_comments=False,
+            include_images=False,
+            deduplicate=False,
+            with_metadata=False,
+            fast=count > FALLBACK_MAX_ELEMENTS,
+        )
         extractor = library_version("trafilatura")
         if not text or not text.strip():
             warnings.append("no main content found; read the whole page instead (as --html whole does)")
@@ -129,8 +168,19 @@ def _tidy(text: str) -> str:
 
 
 # the elements a block of the text is matched to: the whole-page rules' blocks, headings, code and tables
-_BLOCK_TAGS = (_BLOCK - {"body", "html", "hr"}) | {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "table", "td", "th",
-                                                    "caption"}
+_BLOCK_TAGS = (_BLOCK - {"body", "html", "hr"}) | {
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "pre",
+    "table",
+    "td",
+    "th",
+    "caption",
+}
 _ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back
 _KEY_WORDS = 8  # a block is matched to an element by this many first words
 _KEY_CHARS = 400  # read from its first this many characters
@@ -163,8 +213,12 @@ def _units(text: str) -> list[_Unit]:
         separator = "\n\n" if k else ""
         current: list[str] = []
         for line in block.split("\n"):
-            if current and (_HEADING.match(line) or _HEADING.match(current[-1]) or
-                            _ITEM.match(line) and not current[0].startswith("|")):
+            if current and (
+                _HEADING.match(line)
+                or _HEADING.match(current[-1])
+                or _ITEM.match(line)
+                and not current[0].startswith("|")
+            ):
                 units.append(_Unit("\n".join(current), separator))
                 current, separator = [], "\n"
             current.append(line)
@@ -223,8 +277,9 @@ def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
             unit.element = previous
             continue
         found = places[k]
-        while found + 1 < len(blocks) and keys[found + 1] == want and \
-                blocks[found] in blocks[found + 1].iterancestors():
+        while (
+            found + 1 < len(blocks) and keys[found + 1] == want and blocks[found] in blocks[found + 1].iterancestors()
+        ):
             found += 1  # a container starting with the same words: its inner element is the block
         unit.element = previous = blocks[found]
         unit.index = found
@@ -238,7 +293,7 @@ def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
     last = -1
     for unit in units:
         if unit.index is not None:
-            for h in blocks[last + 1:unit.index]:
+            for h in blocks[last + 1 : unit.index]:
                 title = " ".join(h.text_content().replace("¶", " ").split())
                 if _level(h) and title and _shares_container(h, unit.element) and not _in_aside(h):
                     restored = _Unit(f"{'#' * _level(h)} {title}", "\n\n")
@@ -314,8 +369,11 @@ def _heading_ids(root) -> dict[str, str]:
 
 def _anchor_of(el) -> str | None:
     """A heading's id, else that of a named link in it, else its parent's (DocBook puts it there)."""
-    return el.get("id") or next((a.get("id") or a.get("name") for a in el.iter("a") if a.get("id") or a.get("name")),
-                                None) or (el.getparent().get("id") if el.getparent() is not None else None)
+    return (
+        el.get("id")
+        or next((a.get("id") or a.get("name") for a in el.iter("a") if a.get("id") or a.get("name")), None)
+        or (el.getparent().get("id") if el.getparent() is not None else None)
+    )
 
 
 def _element_path(el, paths: dict) -> str:
@@ -450,5 +508,13 @@ class _Converter:
 
 
 def _table(el) -> str:
-    return pipe_table([[" ".join(c.text_content().split()).replace("|", "\\|") for c in tr
-                        if getattr(c, "tag", "") in ("td", "th")] for tr in el.iter("tr")])
+    return pipe_table(
+        [
+            [
+                " ".join(c.text_content().split()).replace("|", "\\|")
+                for c in tr
+                if getattr(c, "tag", "") in ("td", "th")
+            ]
+            for tr in el.iter("tr")
+        ]
+    )

@@ -30,8 +30,9 @@ def _timestamp(epoch_end: str) -> str:
         rf"|(?:{_MONTHS}) [ \d]\d \d{{2}}:\d{{2}}:\d{{2}}"  # syslog
         r"|\d{2}/(?:" + _MONTHS + r")/\d{4}:\d{2}:\d{2}:\d{2}(?: [+-]\d{4})?"  # common log format
         r"|\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
-        r"|\d{10}(?:\.\d+)?" + epoch_end +  # epoch seconds
-        r")\]?"
+        r"|\d{10}(?:\.\d+)?"
+        + epoch_end  # epoch seconds
+        + r")\]?"
     )
 
 
@@ -45,18 +46,31 @@ _CONTINUATION = r"(?:[ \t]|Traceback \(|Caused by:|\.\.\.|During handling of|The
 # Matched over the whole text (re.M), so no list of lines is built. A line's trailing "\r"s are
 # not part of it: the whitespace after an epoch timestamp must be inside the line.
 _RECORD_START = re.compile(
-    r"^(?!" + _CONTINUATION + r")(?:" + _timestamp(r"(?=[^\S\r\n]|\r+[^\r\n])") + "|" + _LEVEL_START
-    + r"|\{|" + _CLF + ")", re.M)
+    r"^(?!"
+    + _CONTINUATION
+    + r")(?:"
+    + _timestamp(r"(?=[^\S\r\n]|\r+[^\r\n])")
+    + "|"
+    + _LEVEL_START
+    + r"|\{|"
+    + _CLF
+    + ")",
+    re.M,
+)
 _ANY_LINE = re.compile(r"^(?!" + _CONTINUATION + r")(?=[^\n]*\S)", re.M)  # not blank, not a continuation
 # Each start pattern led by a line feed instead of `^`: the regex engine tries `^` at every
 # character, but jumps from line feed to line feed for a pattern that opens with one (a pass over a
 # 10 MB log 1.9 s -> 0.9 s). The match is the line feed before the line (and its first line apart).
-_AFTER_LINE_FEED = {pattern: re.compile("\n" + pattern.pattern.removeprefix("^"), pattern.flags)
-                    for pattern in (_RECORD_START, _ANY_LINE)}
+_AFTER_LINE_FEED = {
+    pattern: re.compile("\n" + pattern.pattern.removeprefix("^"), pattern.flags)
+    for pattern in (_RECORD_START, _ANY_LINE)
+}
 # The line feeds before the lines that do NOT open a record: in a log most lines open one, and a
 # match each cost more than the search (a Match object and a bisect for each of 1.2 M lines).
-_NOT_AFTER_LINE_FEED = {pattern: re.compile("\n(?!" + pattern.pattern.removeprefix("^") + ")", pattern.flags)
-                        for pattern in (_RECORD_START, _ANY_LINE)}
+_NOT_AFTER_LINE_FEED = {
+    pattern: re.compile("\n(?!" + pattern.pattern.removeprefix("^") + ")", pattern.flags)
+    for pattern in (_RECORD_START, _ANY_LINE)
+}
 # Whole-text passes read the text a window of whole lines at a time: the regex engine holds the GIL,
 # and one pass over a 100 MB log would hold it, and freeze the app, for seconds. A window is at most
 # this many characters (a few ms of regex work) and lines.
@@ -73,7 +87,9 @@ def _line_windows(doc):
     line_starts, n, end = doc.line_starts, doc.line_count, len(doc.text)
     first = 1
     while first < n:
-        stop = min(n, first + _WINDOW_LINES, max(first + 1, bisect_right(line_starts, line_starts[first] + _WINDOW_CHARS)))
+        stop = min(
+            n, first + _WINDOW_LINES, max(first + 1, bisect_right(line_starts, line_starts[first] + _WINDOW_CHARS))
+        )
         yield first, stop, line_starts[first] - 1, line_starts[stop] - 1 if stop < len(line_starts) else end
         first = stop
 
@@ -117,8 +133,10 @@ def _extend_range(out: list[int], start: int, stop: int) -> None:
 # characters that cannot open one are skipped a run at a time (possessive), and a letter that can
 # is passed over unless a level word starts there. Every line yields one match, empty without a word.
 _FIRST_LETTERS = "".join(sorted({w[0] for w in LEVELS}))
-_LINE_LEVEL = (rf"(?:[^\n{_FIRST_LETTERS}]*+(?!\b(?:{'|'.join(LEVELS)})\b)[{_FIRST_LETTERS}])*+"
-               rf"[^\n{_FIRST_LETTERS}]*+(?:\b({'|'.join(LEVELS)})\b)?")
+_LINE_LEVEL = (
+    rf"(?:[^\n{_FIRST_LETTERS}]*+(?!\b(?:{'|'.join(LEVELS)})\b)[{_FIRST_LETTERS}])*+"
+    rf"[^\n{_FIRST_LETTERS}]*+(?:\b({'|'.join(LEVELS)})\b)?"
+)
 _FIRST_LINE_LEVEL = re.compile(_LINE_LEVEL)
 _LINES_LEVELS = re.compile("\n" + _LINE_LEVEL)
 LEVEL_NAMES = ("", *dict.fromkeys("WARN" if w == "WARNING" else w for w in LEVELS))  # by code; 0: none
@@ -143,7 +161,7 @@ def _line_levels(doc) -> bytes:
     for first, stop, pos, end in _line_windows(doc):
         codes += bytes(map(code, _LINES_LEVELS.findall(text, pos, end)))
         # a line's length plus its line feed, from consecutive starts (the last line is checked below)
-        lengths = map(sub, line_starts[first + 1:stop + 1], line_starts[first:stop])
+        lengths = map(sub, line_starts[first + 1 : stop + 1], line_starts[first:stop])
         long_lines += compress(range(first, stop), map(lt, repeat(_LONG_LINE), lengths))
     if len(_line(doc, n - 1)) >= _LONG_LINE:
         long_lines.append(n - 1)
@@ -154,7 +172,7 @@ def _line_levels(doc) -> bytes:
 
 def _line(doc, line: int) -> str:
     """0-based `line` as `str.split("\n")` gives it (a "\r" before its line feed kept)."""
-    return doc.text[doc.line_start(line + 1):doc.line_end(line + 1)].removesuffix("\n")
+    return doc.text[doc.line_start(line + 1) : doc.line_end(line + 1)].removesuffix("\n")
 
 
 def next_record_start(doc, pattern: re.Pattern, first: int, last: int) -> int:
@@ -166,7 +184,7 @@ def next_record_start(doc, pattern: re.Pattern, first: int, last: int) -> int:
         return first
     start = doc.line_start(first)
     m = pattern.search(doc.text, start, doc.line_end(last))
-    if m is None or not doc.text[start:m.start()].strip():
+    if m is None or not doc.text[start : m.start()].strip():
         return first
     return doc.line_of(m.start())
 
@@ -188,8 +206,10 @@ def timestamps_of(lines: list[str]) -> list[str | None]:
     """`timestamp_of` of each line: the common case, a timestamp at the line's start, in C-level
     passes (a slice of lines each); a JSON line's is read from its object."""
     found = slices.mapped(TIMESTAMP.match, lines)
-    return [m.group(0).strip("[]") if m else timestamp_of(line) if line[:1] == "{" else None
-            for m, line in zip(found, lines)]
+    return [
+        m.group(0).strip("[]") if m else timestamp_of(line) if line[:1] == "{" else None
+        for m, line in zip(found, lines)
+    ]
 
 
 _FIRST_200 = itemgetter(slice(0, 200))
@@ -265,7 +285,7 @@ def _top_level(line: str) -> dict | None:
     try:
         while stack:
             pos = _after_ws(line, pos)
-            ch = line[pos:pos + 1]
+            ch = line[pos : pos + 1]
             if ch == _CLOSER[stack[-1]] and (state == "next" or first):  # first: just after the opener
                 stack.pop()
                 state, first, pos = "next", False, pos + 1
@@ -305,7 +325,7 @@ def _top_level(line: str) -> dict | None:
 
 def line_text(doc, line: int) -> str:
     """1-based `line` without its line ending."""
-    return doc.text[doc.line_start(line):doc.line_end(line)].rstrip("\r\n")
+    return doc.text[doc.line_start(line) : doc.line_end(line)].rstrip("\r\n")
 
 
 def line_texts(doc, lines: list[int]) -> list[str]:
@@ -315,10 +335,11 @@ def line_texts(doc, lines: list[int]) -> list[str]:
     last = len(line_starts) - 1  # a line that ends the text without a line feed: its end is the text's
     whole = lines if not lines or lines[-1] < last else lines[:-1]
     for i in range(0, len(whole), slices.STEP):
-        part = whole[i:i + slices.STEP]
+        part = whole[i : i + slices.STEP]
         ends = map(line_starts.__getitem__, map(add, part, repeat(1)))
-        out += map(str.rstrip, map(text.__getitem__, map(slice, map(line_starts.__getitem__, part), ends)),
-                   repeat("\r\n"))
+        out += map(
+            str.rstrip, map(text.__getitem__, map(slice, map(line_starts.__getitem__, part), ends)), repeat("\r\n")
+        )
     if len(whole) < len(lines):
         out.append(line_text(doc, lines[-1] + 1))
     return out
@@ -330,5 +351,5 @@ def iter_lines(doc, first: int = 1, last: int | None = None, block: int = 4096):
     last = doc.line_count if last is None else last
     for a in range(first, last + 1, block):
         b = min(a + block - 1, last)
-        for line in doc.text[doc.line_start(a):doc.line_end(b)].split("\n", b - a + 1)[:b - a + 1]:
+        for line in doc.text[doc.line_start(a) : doc.line_end(b)].split("\n", b - a + 1)[: b - a + 1]:
             yield line.rstrip("\r")

@@ -43,8 +43,13 @@ class Attachment:
     size: int  # bytes once decoded
 
     def describe(self) -> dict:
-        return {"filename": self.filename, "content_type": self.content_type, "size": self.size,
-                "start": self.start, "end": self.end}
+        return {
+            "filename": self.filename,
+            "content_type": self.content_type,
+            "size": self.size,
+            "start": self.start,
+            "end": self.end,
+        }
 
 
 @dataclass
@@ -108,12 +113,12 @@ def _message_starts(doc: Document) -> list[tuple[int, str | None]]:
         e = lines[i + 1] if i + 1 < n else len(text)
         line = text[s:e]
         if line.startswith(FOLDER_SEPARATOR):
-            starts.append((s, line[len(FOLDER_SEPARATOR):].rstrip("\r\n")))
-        elif i == 0 or not text[lines[i - 1]:s].strip():  # after a blank line (or first)
-            nxt = text[e:lines[i + 2] if i + 2 < n else len(text)]
+            starts.append((s, line[len(FOLDER_SEPARATOR) :].rstrip("\r\n")))
+        elif i == 0 or not text[lines[i - 1] : s].strip():  # after a blank line (or first)
+            nxt = text[e : lines[i + 2] if i + 2 < n else len(text)]
             if _HEADER_LINE.match(nxt):  # a body line "From here on..." is not followed by a header
                 starts.append((s, None))
-    if starts and not text[:starts[0][0]].strip():
+    if starts and not text[: starts[0][0]].strip():
         starts[0] = (0, starts[0][1])  # blank lines before the first message belong to it
     elif not starts or starts[0][0] != 0:
         starts.insert(0, (0, None))  # a single .eml, or text before the first separator
@@ -161,9 +166,25 @@ def _date(msg) -> datetime | None:
 
 # a header block holding one of these (RFC 5322, its trace fields, or MIME's) is mail, however few it
 # has: a MIME-only message (Content-Type, MIME-Version) or a part saved on its own is read, with a warning
-_MAIL_HEADERS = ("From", "To", "Cc", "Bcc", "Sender", "Reply-To", "Subject", "Date", "Message-ID", "In-Reply-To",
-                 "References", "Received", "Return-Path", "MIME-Version", "Content-Type", "Content-Transfer-Encoding",
-                 "Content-Disposition")
+_MAIL_HEADERS = (
+    "From",
+    "To",
+    "Cc",
+    "Bcc",
+    "Sender",
+    "Reply-To",
+    "Subject",
+    "Date",
+    "Message-ID",
+    "In-Reply-To",
+    "References",
+    "Received",
+    "Return-Path",
+    "MIME-Version",
+    "Content-Type",
+    "Content-Transfer-Encoding",
+    "Content-Disposition",
+)
 _EXPECTED = ("From", "To", "Subject", "Date")  # what a reader of the thread needs; RFC 5322 requires From, Date
 
 
@@ -198,7 +219,7 @@ def _walk_parts(part, body, text: str, start: int, end: int, out: list[Attachmen
     pieces, body_start, opening = [], None, 0  # (opening delimiter's line break, body start, end) per part
     for m in delimiter.finditer(text, _body_start(text, start, end), end):
         # the line break before a delimiter belongs to it (RFC 2046)
-        line_break = m.start() - 1 - (text[m.start() - 2:m.start() - 1] == "\r") if m.start() > start else m.start()
+        line_break = m.start() - 1 - (text[m.start() - 2 : m.start() - 1] == "\r") if m.start() > start else m.start()
         if body_start is not None:
             pieces.append((opening, body_start, max(body_start, line_break)))
         if m.group(1):
@@ -235,26 +256,30 @@ def parse_messages(doc: Document) -> list[Message]:
             continue
         # parsed as bytes: for a str the email package mis-decodes 8-bit bodies
         bom = len(raw) - header_from - len(raw[header_from:].lstrip("\ufeff"))
-        data = raw[header_from + bom:].encode("utf-8", "surrogateescape")
+        data = raw[header_from + bom :].encode("utf-8", "surrogateescape")
         msg = message_from_bytes(data, policy=policy.default)
         ids = _MSGID.findall(str(msg.get("Message-ID", "")))
         reply = _MSGID.findall(str(msg.get("In-Reply-To", "")))
         refs = _MSGID.findall(str(msg.get("References", "")))
-        out.append(Message(
-            index=len(out), start=start, end=end,
-            message_id=ids[0].lower() if ids else f"<chunktui-{len(out) + 1}@{doc.name}>",
-            in_reply_to=reply[0].lower() if reply else None,
-            references=[r.lower() for r in refs],
-            subject=str(msg.get("Subject", "")).strip(),
-            sender=(_addresses(msg, "From") or [""])[0],
-            recipients=_addresses(msg, "To", "Cc"),
-            date=_date(msg),
-            body=_body(msg, is_mbox and source is None),
-            source_file=source,
-            has_headers=any(h in msg for h in _MAIL_HEADERS),
-            missing=tuple(h for h in _EXPECTED if h not in msg),
-            attachments=_attachments(msg, text, start + header_from + bom, end),
-        ))
+        out.append(
+            Message(
+                index=len(out),
+                start=start,
+                end=end,
+                message_id=ids[0].lower() if ids else f"<chunktui-{len(out) + 1}@{doc.name}>",
+                in_reply_to=reply[0].lower() if reply else None,
+                references=[r.lower() for r in refs],
+                subject=str(msg.get("Subject", "")).strip(),
+                sender=(_addresses(msg, "From") or [""])[0],
+                recipients=_addresses(msg, "To", "Cc"),
+                date=_date(msg),
+                body=_body(msg, is_mbox and source is None),
+                source_file=source,
+                has_headers=any(h in msg for h in _MAIL_HEADERS),
+                missing=tuple(h for h in _EXPECTED if h not in msg),
+                attachments=_attachments(msg, text, start + header_from + bom, end),
+            )
+        )
     return out
 
 
@@ -330,9 +355,20 @@ def _placeholder(placeholders: dict[str, Message], key: str, first: Message) -> 
     if key not in placeholders:
         message_id = key if key.startswith("<") else f"<chunktui-missing-{len(placeholders) + 1}>"
         placeholders[key] = Message(
-            index=first.index, start=first.start, end=first.start, message_id=message_id, in_reply_to=None,
-            references=[], subject=first.subject, sender="", recipients=[], date=first.date, body="",
-            source_file=first.source_file, placeholder=True)
+            index=first.index,
+            start=first.start,
+            end=first.start,
+            message_id=message_id,
+            in_reply_to=None,
+            references=[],
+            subject=first.subject,
+            sender="",
+            recipients=[],
+            date=first.date,
+            body="",
+            source_file=first.source_file,
+            placeholder=True,
+        )
     return placeholders[key]
 
 
@@ -409,8 +445,12 @@ def thread_outline(chunks: Sequence[Chunk]) -> list[tuple[int, Chunk]]:
             seen.add(cid)
             out.append((d, c))
             kids = [by_id[k] for k in c.metadata.get("child_chunk_ids", ()) if k in by_id]
-            same = [k for k in kids if k.metadata.get("branch") == c.metadata.get("branch")
-                    and k.metadata.get("fork_of") == c.metadata.get("fork_of")]
+            same = [
+                k
+                for k in kids
+                if k.metadata.get("branch") == c.metadata.get("branch")
+                and k.metadata.get("fork_of") == c.metadata.get("fork_of")
+            ]
             forks = [k for k in kids if k not in same]
             # the branch continues at the same depth; forks go one level deeper, listed first
             stack.extend((k, d) for k in reversed(same))

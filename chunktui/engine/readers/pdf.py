@@ -70,8 +70,10 @@ def check_password(path, password: str | None) -> None:
 
 
 def _password_error(path, password: str | None) -> PasswordError:
-    return PasswordError(path, "wrong password for this encrypted PDF" if password else
-                         "encrypted PDF: give its password with --password")
+    return PasswordError(
+        path,
+        "wrong password for this encrypted PDF" if password else "encrypted PDF: give its password with --password",
+    )
 
 
 def _open_problem(message: str) -> str:
@@ -122,8 +124,14 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
         here.end = after.start
     if regions:
         regions[-1].end = len(text)
-    return Extraction(text=text, extractor=f"{library_version('pypdfium2')}, chunktui pdf rules {RULES}",
-                      regions=regions, no_text=no_text, warnings=warnings, page_count=count)
+    return Extraction(
+        text=text,
+        extractor=f"{library_version('pypdfium2')}, chunktui pdf rules {RULES}",
+        regions=regions,
+        no_text=no_text,
+        warnings=warnings,
+        page_count=count,
+    )
 
 
 def _widen(text: str, start: int, end: int) -> tuple[int, int]:
@@ -168,8 +176,14 @@ def _mark_headings(text: str, entries: list[tuple[int, str]]) -> str:
     at = 0
     for level, title in entries:
         want = _plain(title)
-        hit = next((k for k in range(at, len(lines)) if _plain(lines[k]) == want
-                    or _plain(_NUMBER.sub("", lines[k])) == _plain(_NUMBER.sub("", title))), None)
+        hit = next(
+            (
+                k
+                for k in range(at, len(lines))
+                if _plain(lines[k]) == want or _plain(_NUMBER.sub("", lines[k])) == _plain(_NUMBER.sub("", title))
+            ),
+            None,
+        )
         if hit is None:
             top.append(f"{'#' * level} {title}")
             continue

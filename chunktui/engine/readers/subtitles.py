@@ -97,9 +97,19 @@ def _cue(doc, index, ident, timing_line, text_lines, start, end, parse_time) -> 
     if t1.in_milliseconds() < t0.in_milliseconds():
         raise _error(doc, line_no, f"cue ends ({m.group(2)}) before it starts ({m.group(1)})")
     caption = Caption(str(t0), str(t1), [t for *_, t in text_lines])
-    return Cue(index=index, identifier=ident, start=str(t0), end=str(t1),
-               start_ms=t0.in_milliseconds(), end_ms=t1.in_milliseconds(),
-               text=caption.text, voice=caption.voice, block_start=start, block_end=end, line=line_no)
+    return Cue(
+        index=index,
+        identifier=ident,
+        start=str(t0),
+        end=str(t1),
+        start_ms=t0.in_milliseconds(),
+        end_ms=t1.in_milliseconds(),
+        text=caption.text,
+        voice=caption.voice,
+        block_start=start,
+        block_end=end,
+        line=line_no,
+    )
 
 
 def is_vtt(doc: Document) -> bool:
@@ -142,8 +152,9 @@ def _parse_vtt(doc: Document) -> SubtitleFile:
             if not _TIMING.match(timing[3]):
                 raise _error(doc, timing[0], "malformed cue timing line")
             text_at = 1 if ident is None else 2
-            out.cues.append(_cue(doc, len(out.cues), ident, timing, cue_run[text_at:],
-                                 cue_run[0][1], cue_run[-1][2], _vtt_time))
+            out.cues.append(
+                _cue(doc, len(out.cues), ident, timing, cue_run[text_at:], cue_run[0][1], cue_run[-1][2], _vtt_time)
+            )
     return out
 
 
@@ -176,7 +187,7 @@ def _parse_srt(doc: Document) -> SubtitleFile:
         if not _TIMING.match(timing[3]):
             raise _error(doc, timing[0], "malformed cue timing line")
         ident = first if timing_at else None
-        out.cues.append(_cue(doc, len(out.cues), ident, timing, run[timing_at + 1:], run[0][1], run[-1][2], _srt_time))
+        out.cues.append(_cue(doc, len(out.cues), ident, timing, run[timing_at + 1 :], run[0][1], run[-1][2], _srt_time))
     return out
 
 

@@ -51,7 +51,7 @@ def sniff(doc: Document) -> tuple[type[csv.Dialect], bool]:
     """The dialect: tab for .tsv, else csv.Sniffer on the first lines, else plain CSV."""
     if doc.kind == "tsv" or (doc.path or "").lower().endswith(".tsv"):
         return csv.excel_tab, False
-    sample = doc.text[:doc.line_start(_SNIFF_LINES + 1)].lstrip("\ufeff")
+    sample = doc.text[: doc.line_start(_SNIFF_LINES + 1)].lstrip("\ufeff")
     try:
         found = csv.Sniffer().sniff(sample, delimiters=",;\t|")
     except csv.Error:
@@ -77,7 +77,7 @@ def read_table(doc: Document, ctx=None) -> Table:
         nonlocal pulled
         while pulled < n_lines:
             pulled += 1
-            chunk = text[starts[pulled - 1]:doc.line_start(pulled + 1)]
+            chunk = text[starts[pulled - 1] : doc.line_start(pulled + 1)]
             yield chunk.lstrip("\ufeff") if pulled == 1 else chunk
 
     reader = csv.reader(lines(), dialect)
@@ -119,9 +119,13 @@ def shape_warnings(table: Table, doc: Document) -> list[str]:
     where = doc.path or doc.name
     out = []
     if not table.sniffed and table.delimiter != "\t" and single * 2 > len(rows):
-        out.append(f"{where}: does not look like CSV/TSV: no delimiter found and {single} of {len(rows)} rows "
-                   "are a single field (read as one column)")
+        out.append(
+            f"{where}: does not look like CSV/TSV: no delimiter found and {single} of {len(rows)} rows "
+            "are a single field (read as one column)"
+        )
     if longer * 10 > len(table.rows):  # more than one row in ten
-        out.append(f"{where}: does not look like CSV/TSV: {longer} of {len(table.rows)} rows have more than the "
-                   f"header's {width} field{'s' if width != 1 else ''}")
+        out.append(
+            f"{where}: does not look like CSV/TSV: {longer} of {len(table.rows)} rows have more than the "
+            f"header's {width} field{'s' if width != 1 else ''}"
+        )
     return out

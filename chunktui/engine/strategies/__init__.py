@@ -194,8 +194,10 @@ class Order:
         low, high = values[self.low], values[self.high]
         if low >= high:
             names = spelled or {}
-            raise ParamError(names.get(self.low, self.low),
-                             f"must be smaller than {names.get(self.high, self.high)} ({high}), got {low}")
+            raise ParamError(
+                names.get(self.low, self.low),
+                f"must be smaller than {names.get(self.high, self.high)} ({high}), got {low}",
+            )
 
 
 @dataclass
@@ -213,8 +215,12 @@ class Proposal:
 class Context:
     """What a running strategy may ask of its caller: a counter, cancellation, progress."""
 
-    def __init__(self, tokenizer: str = "cl100k_base", is_cancelled: Callable[[], bool] | None = None,
-                 progress: Callable[[float], None] | None = None):
+    def __init__(
+        self,
+        tokenizer: str = "cl100k_base",
+        is_cancelled: Callable[[], bool] | None = None,
+        progress: Callable[[float], None] | None = None,
+    ):
         self.tokenizer = tokenizer
         self._is_cancelled = is_cancelled
         self._progress = progress
@@ -262,8 +268,9 @@ class Strategy:
 
     def param(self, name: str) -> Param | None:
         """The parameter called `name`, or taking it as an alias."""
-        return next((p for p in self.params if p.name == name), None) \
-            or next((p for p in self.params if name in p.aliases), None)
+        return next((p for p in self.params if p.name == name), None) or next(
+            (p for p in self.params if name in p.aliases), None
+        )
 
     def canonical(self, values: dict | None) -> dict:
         """`values` under the parameters' own names (`max_char` -> `max_chars`), in order; a name

@@ -18,7 +18,9 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
-_TOC_TITLE = re.compile(r"^(?:table of contents|contents|toc|on this page|in this (?:guide|document|article))\s*:?$", re.I)
+_TOC_TITLE = re.compile(
+    r"^(?:table of contents|contents|toc|on this page|in this (?:guide|document|article))\s*:?$", re.I
+)
 _TOC_MARKER = re.compile(r"^\s*(?:\[toc\]|\[\[_toc_\]\]|<!--\s*toc\s*-->|\{:toc\}|\.\. contents::.*)\s*$", re.I)
 _LICENSE = re.compile(
     r"SPDX-License-Identifier|all rights reserved|licensed under|permission is hereby granted|"
@@ -44,7 +46,7 @@ class Block:
 def _line_texts(doc: Document) -> list[str]:
     text, starts = doc.text, doc.line_starts
     ends = starts[1:] + [len(text)]
-    return [text[a:b].rstrip("\r\n") for a, b in zip(starts[:doc.line_count], ends)]
+    return [text[a:b].rstrip("\r\n") for a, b in zip(starts[: doc.line_count], ends)]
 
 
 def parse_blocks(doc: Document) -> list[Block]:
@@ -61,8 +63,13 @@ def parse_blocks(doc: Document) -> list[Block]:
         line = lines[i]
         fence = _FENCE.match(line)
         heading = _ATX.match(line)
-        setext = (para is not None and i == para + 1 and _SETEXT.match(line)
-                  and not _LIST_ITEM.match(lines[para]) and lines[para].strip())
+        setext = (
+            para is not None
+            and i == para + 1
+            and _SETEXT.match(line)
+            and not _LIST_ITEM.match(lines[para])
+            and lines[para].strip()
+        )
         if setext and para is not None:
             add(para, i, "heading", 1 if line.strip()[0] == "=" else 2, lines[para].strip())
             para = None
@@ -113,8 +120,10 @@ def _is_link_list(lines: list[str]) -> bool:
 def _is_toc_list(lines: list[str]) -> bool:
     """Every line a list item holding little more than a title or a link (no sentences)."""
     items = [ln for ln in lines if ln.strip()]
-    return bool(items) and all(_LIST_ITEM.match(ln) and len(_LINK.sub(r"\1", ln).split()) <= 10
-                               and not ln.rstrip().endswith(".") for ln in items)
+    return bool(items) and all(
+        _LIST_ITEM.match(ln) and len(_LINK.sub(r"\1", ln).split()) <= 10 and not ln.rstrip().endswith(".")
+        for ln in items
+    )
 
 
 def find_boilerplate(doc: Document, blocks: list[Block]) -> dict[int, str]:
@@ -123,7 +132,7 @@ def find_boilerplate(doc: Document, blocks: list[Block]) -> dict[int, str]:
     found: dict[int, str] = {}
 
     def body(b: Block) -> list[str]:
-        return lines[b.first_line:b.last_line + 1]
+        return lines[b.first_line : b.last_line + 1]
 
     # license header: license-like paragraphs at the top, before any other content
     for i, b in enumerate(blocks):

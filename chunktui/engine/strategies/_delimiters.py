@@ -28,4 +28,3 @@ def decode_delimiters(name: str, value: str) -> str:
             out.append(ch)
         i += 1
     return "".join(out)
-

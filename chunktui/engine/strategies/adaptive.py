@@ -85,19 +85,37 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(plan(doc, ctx, cls, target_for, overlap, extra, params["max_tokens"]))
 
 
-register(Strategy(
-    name="adaptive",
-    summary="Chunk length follows density: fewer lines where code is dense, more where prose is sparse.",
-    params=(
-        Param("chunk_lines", "int", 200, "Base lines per chunk before the density factor (0.5x dense .. 2x sparse).", min=1, max=1_000_000, step=10,
-              aliases=("size",)),
-        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
-              aliases=("overlap",)),
-        max_tokens_param(),
-    ),
-    run=run,
-    constraints=(Order("overlap_lines", "chunk_lines"),),
-    size_param="chunk_lines",
-    overlap_param="overlap_lines",
-    max_size=lambda p: ("lines", max_lines(round(p["chunk_lines"] * MAX_FACTOR), p["overlap_lines"])),
-))
+register(
+    Strategy(
+        name="adaptive",
+        summary="Chunk length follows density: fewer lines where code is dense, more where prose is sparse.",
+        params=(
+            Param(
+                "chunk_lines",
+                "int",
+                200,
+                "Base lines per chunk before the density factor (0.5x dense .. 2x sparse).",
+                min=1,
+                max=1_000_000,
+                step=10,
+                aliases=("size",),
+            ),
+            Param(
+                "overlap_lines",
+                "int",
+                20,
+                "Lines each chunk repeats from the end of the previous one.",
+                min=0,
+                max=1_000_000,
+                step=5,
+                aliases=("overlap",),
+            ),
+            max_tokens_param(),
+        ),
+        run=run,
+        constraints=(Order("overlap_lines", "chunk_lines"),),
+        size_param="chunk_lines",
+        overlap_param="overlap_lines",
+        max_size=lambda p: ("lines", max_lines(round(p["chunk_lines"] * MAX_FACTOR), p["overlap_lines"])),
+    )
+)

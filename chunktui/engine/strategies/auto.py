@@ -19,15 +19,31 @@ from ..code.languages import UnsupportedLanguageError
 from ..readers.mail import FOLDER_SEPARATOR
 
 BY_EXTENSION = {
-    ".md": "prose", ".markdown": "prose", ".mdx": "prose", ".txt": "prose", ".rst": "prose",
-    ".log": "log", ".jsonl": "log", ".ndjson": "log",
-    ".csv": "data", ".tsv": "data",
-    ".vtt": "cues", ".srt": "cues",
-    ".mbox": "email", ".eml": "email",
+    ".md": "prose",
+    ".markdown": "prose",
+    ".mdx": "prose",
+    ".txt": "prose",
+    ".rst": "prose",
+    ".log": "log",
+    ".jsonl": "log",
+    ".ndjson": "log",
+    ".csv": "data",
+    ".tsv": "data",
+    ".vtt": "cues",
+    ".srt": "cues",
+    ".mbox": "email",
+    ".eml": "email",
 }
 BY_KIND = {
-    "markdown": "prose", "prose": "prose", "log": "log", "jsonl": "log", "csv": "data", "tsv": "data",
-    "subtitles": "cues", "email": "email", "code": "code",
+    "markdown": "prose",
+    "prose": "prose",
+    "log": "log",
+    "jsonl": "log",
+    "csv": "data",
+    "tsv": "data",
+    "subtitles": "cues",
+    "email": "email",
+    "code": "code",
 }
 FALLBACK = "semantic"
 
@@ -66,8 +82,9 @@ def delegate(doc, params, ctx) -> Proposal:
     try:
         values = target.validate(params)
     except ParamError as exc:
-        raise ParamError(exc.name, f"{exc.problem} (auto picked {target.name} because {why}; "
-                                   "choose another with --strategy)") from None
+        raise ParamError(
+            exc.name, f"{exc.problem} (auto picked {target.name} because {why}; choose another with --strategy)"
+        ) from None
     try:
         proposal = target.run(doc, values, ctx)
     except UnsupportedLanguageError as exc:
@@ -81,13 +98,15 @@ def delegate(doc, params, ctx) -> Proposal:
     return proposal
 
 
-register(Strategy(
-    name="auto",
-    summary="Picks the strategy for the file type (prose, log, data, code, cues, email, else semantic).",
-    params=(),
-    run=delegate,
-    covering=False,  # it may delegate to a sampling strategy (log, data)
-    delegates=True,
-    size_param=None,
-    overlap_param=None,
-))
+register(
+    Strategy(
+        name="auto",
+        summary="Picks the strategy for the file type (prose, log, data, code, cues, email, else semantic).",
+        params=(),
+        run=delegate,
+        covering=False,  # it may delegate to a sampling strategy (log, data)
+        delegates=True,
+        size_param=None,
+        overlap_param=None,
+    )
+)

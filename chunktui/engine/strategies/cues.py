@@ -46,9 +46,13 @@ def run(doc, params, ctx) -> Proposal:
         latest = max(group, key=lambda c: c.end_ms)
         text = "\n".join(c.text for c in group)
         meta = {
-            "ts_start": earliest.start, "ts_end": latest.end,
-            "start_ms": earliest.start_ms, "end_ms": latest.end_ms,
-            "cue_count": len(group), "cue_text_chars": len(text), "format": subs.format,
+            "ts_start": earliest.start,
+            "ts_end": latest.end,
+            "start_ms": earliest.start_ms,
+            "end_ms": latest.end_ms,
+            "cue_count": len(group),
+            "cue_text_chars": len(text),
+            "format": subs.format,
             "cue_ids": [c.identifier or f"#{c.index + 1}" for c in group],
         }
         voices = list(dict.fromkeys(c.voice for c in group if c.voice))
@@ -76,21 +80,33 @@ def _order_warnings(cues) -> list[str]:
     if late is None:
         return []
     above, cue = late
-    return [f"cues out of order: cue {cue.identifier or f'#{cue.index + 1}'} (line {cue.line}) starts at {cue.start}, "
-            f"before the cue above it ({above.start}); chunks keep file order, each timed from its earliest "
-            "start to its latest end"]
+    return [
+        f"cues out of order: cue {cue.identifier or f'#{cue.index + 1}'} (line {cue.line}) starts at {cue.start}, "
+        f"before the cue above it ({above.start}); chunks keep file order, each timed from its earliest "
+        "start to its latest end"
+    ]
 
 
-register(Strategy(
-    name="cues",
-    summary="Subtitle cues (WebVTT/SRT) grouped up to a size, keeping each chunk's start and end timestamps.",
-    params=(
-        Param("max_chars", "int", 1000, "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
-              min=1, max=10_000_000, step=100, aliases=("size",)),
-    ),
-    run=run,
-    kinds=("subtitles",),
-    aliases=("subtitles",),
-    size_param="max_chars",
-    overlap_param=None,
-))
+register(
+    Strategy(
+        name="cues",
+        summary="Subtitle cues (WebVTT/SRT) grouped up to a size, keeping each chunk's start and end timestamps.",
+        params=(
+            Param(
+                "max_chars",
+                "int",
+                1000,
+                "Most characters of cue text per chunk; a longer cue is a chunk of its own.",
+                min=1,
+                max=10_000_000,
+                step=100,
+                aliases=("size",),
+            ),
+        ),
+        run=run,
+        kinds=("subtitles",),
+        aliases=("subtitles",),
+        size_param="max_chars",
+        overlap_param=None,
+    )
+)

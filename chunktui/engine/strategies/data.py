@@ -29,7 +29,7 @@ def run(doc, params, ctx) -> Proposal:
     if table.header is None:
         return Proposal([], notes=["data: no rows"])
     text = doc.text
-    header_text = text[table.header.start:table.header.end]
+    header_text = text[table.header.start : table.header.end]
     spans = [Span(0, table.header.end, "row", "header", table.chunk_metadata(row_numbers=[], section="header"))]
     picked = sample_indexes(len(table.rows), params["rows"])
     runs: list[list[int]] = []
@@ -42,24 +42,36 @@ def run(doc, params, ctx) -> Proposal:
         first, last = table.rows[run_[0]], table.rows[run_[-1]]
         numbers = [i + 1 for i in run_]
         label = f"row {numbers[0]}" if len(numbers) == 1 else f"rows {numbers[0]}-{numbers[-1]}"
-        body = text[first.start:last.end]
+        body = text[first.start : last.end]
         meta = table.chunk_metadata(row_numbers=numbers, section="sample")
         spans.append(Span(first.start, last.end, "sample", label, meta, context_text=header_text + body))
     gaps = sampled_out_gaps(spans, len(text))
-    notes = [f"data: header + {len(picked):,} of {len(table.rows):,} rows, evenly spaced from the first to the last, "
-             f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"]
+    notes = [
+        f"data: header + {len(picked):,} of {len(table.rows):,} rows, evenly spaced from the first to the last, "
+        f"delimiter {table.delimiter!r}{' (sniffed)' if table.sniffed else ''}"
+    ]
     return Proposal(spans, gaps=gaps, notes=notes, warnings=shape_warnings(table, doc))
 
 
-register(Strategy(
-    name="data",
-    summary="Header row plus evenly spaced sample rows of a CSV/TSV file; skipped rows are declared gaps.",
-    params=(
-        Param("rows", "int", 20, "How many evenly spaced rows to sample besides the header.", min=1, max=1_000_000, step=5),
-    ),
-    run=run,
-    kinds=("csv", "tsv"),
-    covering=False,
-    size_param="rows",
-    overlap_param=None,
-))
+register(
+    Strategy(
+        name="data",
+        summary="Header row plus evenly spaced sample rows of a CSV/TSV file; skipped rows are declared gaps.",
+        params=(
+            Param(
+                "rows",
+                "int",
+                20,
+                "How many evenly spaced rows to sample besides the header.",
+                min=1,
+                max=1_000_000,
+                step=5,
+            ),
+        ),
+        run=run,
+        kinds=("csv", "tsv"),
+        covering=False,
+        size_param="rows",
+        overlap_param=None,
+    )
+)

@@ -23,7 +23,7 @@ def run(doc, params, ctx) -> Proposal:
         return Proposal([], gaps=blank, notes=["data-rows: no rows"])
     text = doc.text
     size, max_chars = params["max_rows"], params["max_chars"] or sys.maxsize
-    header_text = text[table.header.start:table.header.end]
+    header_text = text[table.header.start : table.header.end]
     # each group is [start offset, first row index, last row index]; the first holds the header
     groups: list[list[int]] = []
     start, first = 0, 0
@@ -52,26 +52,38 @@ def run(doc, params, ctx) -> Proposal:
         if len(text) > max_chars:
             meta["oversized"] = True
         spans.append(Span(0, len(text), "row", "header", meta))
-    return Proposal(spans, notes=[f"data-rows: {len(table.rows):,} rows in {len(spans):,} chunks"],
-                    warnings=shape_warnings(table, doc))
+    return Proposal(
+        spans,
+        notes=[f"data-rows: {len(table.rows):,} rows in {len(spans):,} chunks"],
+        warnings=shape_warnings(table, doc),
+    )
 
 
 def _max_size(p):
     return "chars", p["max_chars"] or sys.maxsize
 
 
-register(Strategy(
-    name="data-rows",
-    summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
-    params=(
-        Param("max_rows", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10, aliases=("size",)),
-        Param("max_chars", "int", 700, "Most characters per chunk (0 = no limit); a longer row is its own chunk. 700 "
-              "characters of dense numeric rows, with the header repeated, embed as at most about 500 tokens.",
-              min=0, max=1_000_000_000, step=500),
-    ),
-    run=run,
-    kinds=("csv", "tsv"),
-    size_param="max_rows",
-    overlap_param=None,
-    max_size=_max_size,
-))
+register(
+    Strategy(
+        name="data-rows",
+        summary="Whole CSV/TSV rows per chunk (by count and optional character limit), header repeated in context.",
+        params=(
+            Param("max_rows", "int", 100, "Most rows per chunk.", min=1, max=10_000_000, step=10, aliases=("size",)),
+            Param(
+                "max_chars",
+                "int",
+                700,
+                "Most characters per chunk (0 = no limit); a longer row is its own chunk. 700 "
+                "characters of dense numeric rows, with the header repeated, embed as at most about 500 tokens.",
+                min=0,
+                max=1_000_000_000,
+                step=500,
+            ),
+        ),
+        run=run,
+        kinds=("csv", "tsv"),
+        size_param="max_rows",
+        overlap_param=None,
+        max_size=_max_size,
+    )
+)

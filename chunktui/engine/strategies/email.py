@@ -40,11 +40,14 @@ _SEP = "\n\n"
 _QUOTE = re.compile(r"^[ \t]*>")
 _ATTRIBUTION = re.compile(r"^On .{4,200} wrote:\s*$")
 # trace, authentication and relay fields: how the message travelled, nothing a reader asks about
-_TRANSPORT = re.compile(r"(?:received|x-received|return-path|delivered-to|received-spf|authentication-results"
-                        r"|x-original-authentication-results|arc-[\w-]+|dkim-signature|x-google-dkim-signature"
-                        r"|domainkey-signature|x-gm-message-state|x-google-smtp-source|x-ms-exchange-[\w-]+"
-                        r"|x-forefront-[\w-]+|x-microsoft-antispam[\w-]*|x-spam-[\w-]+|x-virus-[\w-]+"
-                        r"|x-originating-ip):", re.I)
+_TRANSPORT = re.compile(
+    r"(?:received|x-received|return-path|delivered-to|received-spf|authentication-results"
+    r"|x-original-authentication-results|arc-[\w-]+|dkim-signature|x-google-dkim-signature"
+    r"|domainkey-signature|x-gm-message-state|x-google-smtp-source|x-ms-exchange-[\w-]+"
+    r"|x-forefront-[\w-]+|x-microsoft-antispam[\w-]*|x-spam-[\w-]+|x-virus-[\w-]+"
+    r"|x-originating-ip):",
+    re.I,
+)
 _FIELD = re.compile(r"[\x21-\x39\x3b-\x7e]+:")
 
 
@@ -101,8 +104,10 @@ def render(m, fold: bool) -> str:
         head.append(f"Date: {m.date.isoformat()}")
     head.append(f"Subject: {m.subject}")
     if m.attachments:
-        head.append("Attachments: " + ", ".join(f"{a.filename or '(no name)'} ({a.content_type}, {a.size:,} bytes)"
-                                                for a in m.attachments))
+        head.append(
+            "Attachments: "
+            + ", ".join(f"{a.filename or '(no name)'} ({a.content_type}, {a.size:,} bytes)" for a in m.attachments)
+        )
     return "\n".join(head) + "\n\n" + _body_text(m, fold)
 
 
@@ -178,7 +183,9 @@ def run(doc, params, ctx) -> Proposal:
     if any(m.has_headers for m in messages):
         warnings = missing_header_warnings(doc, messages)
     else:  # a body with no header block, such as a plain-text digest part (CPython's msg_19): its text is still mail
-        messages = [replace(m, body=doc.text[m.start:m.end]) for m in messages]  # a "Note:" line is body, not a header
+        messages = [
+            replace(m, body=doc.text[m.start : m.end]) for m in messages
+        ]  # a "Note:" line is body, not a header
         warnings = [f"{doc.path or doc.name}: no mail header block: read as the body of one message"]
     roots = build_threads(messages)
     max_emails, max_chars, overlap = params["max_emails_per_chunk"], params["max_chars"], params["overlap_emails"]
@@ -197,9 +204,20 @@ def run(doc, params, ctx) -> Proposal:
                 window, new = seg[start:end], seg[first_new:end]
                 text = _SEP.join(rendered[start:end])
                 run_, kind = _span_of(window, new)
-                d = {"window": window, "new": new, "text": text, "span": (run_[0].start, run_[-1].core_end),
-                     "span_kind": kind, "root": root, "subject": subject, "prev": prev, "fork": fork,
-                     "children": [], "parent": None, "covered": {m.index for m in run_}}
+                d = {
+                    "window": window,
+                    "new": new,
+                    "text": text,
+                    "span": (run_[0].start, run_[-1].core_end),
+                    "span_kind": kind,
+                    "root": root,
+                    "subject": subject,
+                    "prev": prev,
+                    "fork": fork,
+                    "children": [],
+                    "parent": None,
+                    "covered": {m.index for m in run_},
+                }
                 if prev is not None:
                     prev["children"].append(d)
                     d["parent"] = prev
@@ -220,16 +238,19 @@ def run(doc, params, ctx) -> Proposal:
         window, dates = d["window"], [m.date for m in d["window"] if m.date]
         participants = list(dict.fromkeys(p for m in window for p in m.participants))
         meta = {
-            "thread_id": d["root"].message_id, "chunk_id": d["id"],
+            "thread_id": d["root"].message_id,
+            "chunk_id": d["id"],
             "parent_chunk_id": d["parent"]["id"] if d["parent"] else None,
             "child_chunk_ids": [c["id"] for c in d["children"]],
-            "subject": d["subject"], "participants": participants,
+            "subject": d["subject"],
+            "participants": participants,
             "date_start": min(dates).isoformat() if dates else None,
             "date_end": max(dates).isoformat() if dates else None,
             "message_ids": [m.message_id for m in window],
             "new_message_ids": [m.message_id for m in d["new"]],
             "message_spans": [[m.start, m.end] for m in window],
-            "email_count": len(window), "span_kind": d["span_kind"],
+            "email_count": len(window),
+            "span_kind": d["span_kind"],
             "branch": "fork" if d["fork"] is not None else "main",
         }
         if d["fork"] is not None:
@@ -255,12 +276,17 @@ def run(doc, params, ctx) -> Proposal:
     notes = [f"email: {_n(len(messages), 'message')} in {_n(len(roots), 'thread')}, {_n(len(drafts), 'window')}"]
     forks = sum(1 for d in drafts if d["fork"] is not None and d["prev"] is None and d["parent"] is not None)
     if forks:
-        notes.append(f"email: {_n(forks, 'forked branch')} share their thread's earlier chunks"
-                     if forks > 1 else "email: 1 forked branch shares its thread's earlier chunks")
+        notes.append(
+            f"email: {_n(forks, 'forked branch')} share their thread's earlier chunks"
+            if forks > 1
+            else "email: 1 forked branch shares its thread's earlier chunks"
+        )
     missing = sum(1 for r in roots if r.placeholder)
     if missing:
-        notes.append(f"email: {_n(missing, 'thread')} whose first message is not in the input: "
-                     "its replies are siblings under a placeholder")
+        notes.append(
+            f"email: {_n(missing, 'thread')} whose first message is not in the input: "
+            "its replies are siblings under a placeholder"
+        )
     return Proposal(spans, gaps=gaps, notes=notes, warnings=warnings)
 
 
@@ -286,20 +312,37 @@ def _n(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 'es' if noun.endswith('ch') else 's'}"
 
 
-register(Strategy(
-    name="email",
-    summary="Email threads (mbox, .eml, folder of .eml) in overlapping windows along the reply graph, forks compacted.",
-    params=(
-        Param("max_emails_per_chunk", "int", 10, "Most messages in one window.", min=1, max=100_000, step=1),
-        Param("max_chars", "int", 1600, "Most characters per window, rendered and in the file; a longer message is "
-              "its own window, flagged oversized.", min=1, max=100_000_000, step=256),
-        Param("overlap_emails", "int", 2, "Messages repeated from the previous window of the same branch.", min=0,
-              max=100_000, step=1),
-        Param("fold_quotes", "bool", False, "Fold quoted reply text ('> ' lines) in each window's text."),
-    ),
-    run=run,
-    kinds=("email",),
-    constraints=(Order("overlap_emails", "max_emails_per_chunk"),),
-    size_param="max_chars",
-    overlap_param="overlap_emails",
-))
+register(
+    Strategy(
+        name="email",
+        summary="Email threads (mbox, .eml, folder of .eml) in overlapping windows along the reply graph, forks compacted.",
+        params=(
+            Param("max_emails_per_chunk", "int", 10, "Most messages in one window.", min=1, max=100_000, step=1),
+            Param(
+                "max_chars",
+                "int",
+                1600,
+                "Most characters per window, rendered and in the file; a longer message is "
+                "its own window, flagged oversized.",
+                min=1,
+                max=100_000_000,
+                step=256,
+            ),
+            Param(
+                "overlap_emails",
+                "int",
+                2,
+                "Messages repeated from the previous window of the same branch.",
+                min=0,
+                max=100_000,
+                step=1,
+            ),
+            Param("fold_quotes", "bool", False, "Fold quoted reply text ('> ' lines) in each window's text."),
+        ),
+        run=run,
+        kinds=("email",),
+        constraints=(Order("overlap_emails", "max_emails_per_chunk"),),
+        size_param="max_chars",
+        overlap_param="overlap_emails",
+    )
+)

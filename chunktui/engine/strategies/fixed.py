@@ -49,7 +49,7 @@ class _Bytes:
         return len(_utf8(self.text[s:e]))
 
     def fit_end(self, s: int, limit: int) -> int:
-        window = self.text[s:s + limit]  # every char is >= 1 byte, so this covers `limit` bytes
+        window = self.text[s : s + limit]  # every char is >= 1 byte, so this covers `limit` bytes
         data = _utf8(window)
         if len(data) <= limit:
             return s + len(window)
@@ -203,23 +203,46 @@ def _validate(values: dict) -> None:
     decode_delimiters("delimiters", values["delimiters"])
 
 
-register(Strategy(
-    name="fixed",
-    summary="Windows of `size` bytes, chars or tokens, each cut back to its last delimiter "
-            "character if there is one; never splits a UTF-8 character.",
-    params=(
-        Param("size", "int", 512, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=256),
-        Param("unit", "choice", "tokens", "What `size` and `overlap` count: UTF-8 bytes, characters "
-              "or tokens of the run's tokenizer.", choices=("bytes", "chars", "tokens")),
-        Param("delimiters", "str", "", "Characters to cut after, searched backwards from the window "
-              "end (\\n \\t \\r \\\\ are escapes); empty: hard cut at `size`."),
-        Param("prefix", "bool", False, "Put the delimiter at the start of the next chunk instead of "
-              "the end of this one."),
-        Param("overlap", "int", 0, "How much of the end of a chunk the next one repeats, in `unit`s "
-              "(smaller than size).", min=0, max=100_000_000, step=64),
-    ),
-    run=run,
-    constraints=(Order("overlap", "size"),),
-    validate_extra=_validate,
-    max_size=lambda p: (p["unit"], p["size"]),
-))
+register(
+    Strategy(
+        name="fixed",
+        summary="Windows of `size` bytes, chars or tokens, each cut back to its last delimiter "
+        "character if there is one; never splits a UTF-8 character.",
+        params=(
+            Param("size", "int", 512, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=256),
+            Param(
+                "unit",
+                "choice",
+                "tokens",
+                "What `size` and `overlap` count: UTF-8 bytes, characters or tokens of the run's tokenizer.",
+                choices=("bytes", "chars", "tokens"),
+            ),
+            Param(
+                "delimiters",
+                "str",
+                "",
+                "Characters to cut after, searched backwards from the window "
+                "end (\\n \\t \\r \\\\ are escapes); empty: hard cut at `size`.",
+            ),
+            Param(
+                "prefix",
+                "bool",
+                False,
+                "Put the delimiter at the start of the next chunk instead of the end of this one.",
+            ),
+            Param(
+                "overlap",
+                "int",
+                0,
+                "How much of the end of a chunk the next one repeats, in `unit`s (smaller than size).",
+                min=0,
+                max=100_000_000,
+                step=64,
+            ),
+        ),
+        run=run,
+        constraints=(Order("overlap", "size"),),
+        validate_extra=_validate,
+        max_size=lambda p: (p["unit"], p["size"]),
+    )
+)

@@ -35,20 +35,38 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans)
 
 
-register(Strategy(
-    name="lines",
-    summary="A fixed number of lines per chunk; neighbours share `overlap_lines` lines.",
-    params=(
-        Param("chunk_lines", "int", 200, "Lines per chunk (the core, before overlap).", min=1, max=1_000_000, step=10,
-              aliases=("size",)),
-        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
-              aliases=("overlap",)),
-        max_tokens_param(),
-    ),
-    run=run,
-    aliases=("fixed-count",),
-    constraints=(Order("overlap_lines", "chunk_lines"),),
-    size_param="chunk_lines",
-    overlap_param="overlap_lines",
-    max_size=lambda p: ("lines", p["chunk_lines"] + p["overlap_lines"]),
-))
+register(
+    Strategy(
+        name="lines",
+        summary="A fixed number of lines per chunk; neighbours share `overlap_lines` lines.",
+        params=(
+            Param(
+                "chunk_lines",
+                "int",
+                200,
+                "Lines per chunk (the core, before overlap).",
+                min=1,
+                max=1_000_000,
+                step=10,
+                aliases=("size",),
+            ),
+            Param(
+                "overlap_lines",
+                "int",
+                20,
+                "Lines each chunk repeats from the end of the previous one.",
+                min=0,
+                max=1_000_000,
+                step=5,
+                aliases=("overlap",),
+            ),
+            max_tokens_param(),
+        ),
+        run=run,
+        aliases=("fixed-count",),
+        constraints=(Order("overlap_lines", "chunk_lines"),),
+        size_param="chunk_lines",
+        overlap_param="overlap_lines",
+        max_size=lambda p: ("lines", p["chunk_lines"] + p["overlap_lines"]),
+    )
+)

@@ -98,21 +98,39 @@ def _check(values: dict) -> None:
         raise ParamError("head_lines", "head, middle and tail cannot all be 0")
 
 
-register(Strategy(
-    name="log",
-    summary="Head, middle and tail samples of a log or JSONL file; skipped lines are declared gaps.",
-    params=(
-        Param("head_lines", "int", 8, "Lines from the start of the file (the format).", min=0, max=10_000_000, step=10),
-        Param("middle_lines", "int", 8, "Lines centred in the middle third (the patterns).", min=0, max=10_000_000,
-              step=10),
-        Param("tail_lines", "int", 8, "Lines from the end of the file (the most recent events).", min=0,
-              max=10_000_000, step=10),
-    ),
-    run=run,
-    kinds=("log", "jsonl"),
-    validate_extra=_check,
-    covering=False,
-    size_param="middle_lines",
-    overlap_param=None,
-    max_size=_max_size,
-))
+register(
+    Strategy(
+        name="log",
+        summary="Head, middle and tail samples of a log or JSONL file; skipped lines are declared gaps.",
+        params=(
+            Param(
+                "head_lines", "int", 8, "Lines from the start of the file (the format).", min=0, max=10_000_000, step=10
+            ),
+            Param(
+                "middle_lines",
+                "int",
+                8,
+                "Lines centred in the middle third (the patterns).",
+                min=0,
+                max=10_000_000,
+                step=10,
+            ),
+            Param(
+                "tail_lines",
+                "int",
+                8,
+                "Lines from the end of the file (the most recent events).",
+                min=0,
+                max=10_000_000,
+                step=10,
+            ),
+        ),
+        run=run,
+        kinds=("log", "jsonl"),
+        validate_extra=_check,
+        covering=False,
+        size_param="middle_lines",
+        overlap_param=None,
+        max_size=_max_size,
+    )
+)

@@ -49,7 +49,7 @@ def _record_offsets(doc, records: list[int]) -> list[int]:
     line_starts = doc.line_starts
     offsets: list[int] = []
     for i in range(0, len(records), _STEP):
-        offsets += map(line_starts.__getitem__, records[i:i + _STEP])
+        offsets += map(line_starts.__getitem__, records[i : i + _STEP])
     offsets.append(len(doc.text))
     return offsets
 
@@ -92,7 +92,7 @@ def _exact_token_groups(text, offsets, groups, size, counter):
         todo = [(a, b)]
         while todo:
             a, b = todo.pop()
-            n = counter.count(text[offsets[a]:offsets[b]])
+            n = counter.count(text[offsets[a] : offsets[b]])
             if n > size and b > a + 1:
                 todo += [(b - 1, b), (a, b - 1)]
                 continue
@@ -136,17 +136,31 @@ def _levels(codes: bytes) -> dict[str, int]:
     return dict(zip(map(LEVEL_NAMES.__getitem__, found), found.values()))
 
 
-register(Strategy(
-    name="log-records",
-    summary="Every log record, grouped up to a size, never splitting a multi-line record (stack traces).",
-    params=(
-        Param("size", "int", 900, "Most characters (or lines/tokens, see unit) per chunk; 900 characters of log text "
-              "are 320-440 tokens.", min=1, max=100_000_000, step=20),
-        Param("unit", "choice", "chars", "What size counts; chars needs no tokenizing, so a 100 MB log stays fast.",
-              choices=("lines", "chars", "tokens")),
-    ),
-    run=run,
-    kinds=("log", "jsonl"),
-    overlap_param=None,
-    max_size=lambda p: (p["unit"], p["size"]),
-))
+register(
+    Strategy(
+        name="log-records",
+        summary="Every log record, grouped up to a size, never splitting a multi-line record (stack traces).",
+        params=(
+            Param(
+                "size",
+                "int",
+                900,
+                "Most characters (or lines/tokens, see unit) per chunk; 900 characters of log text are 320-440 tokens.",
+                min=1,
+                max=100_000_000,
+                step=20,
+            ),
+            Param(
+                "unit",
+                "choice",
+                "chars",
+                "What size counts; chars needs no tokenizing, so a 100 MB log stays fast.",
+                choices=("lines", "chars", "tokens"),
+            ),
+        ),
+        run=run,
+        kinds=("log", "jsonl"),
+        overlap_param=None,
+        max_size=lambda p: (p["unit"], p["size"]),
+    )
+)

@@ -80,9 +80,9 @@ class MarkdownScan:
     def in_fence(self) -> bytearray:
         """Index 1..n: 1 on a line inside a fence or the front matter."""
         flags = bytearray(self.line_count + 2)
-        flags[1:self.front_matter + 1] = b"\x01" * self.front_matter
+        flags[1 : self.front_matter + 1] = b"\x01" * self.front_matter
         for a, b in self.fences:
-            flags[a:b + 1] = b"\x01" * (b - a + 1)
+            flags[a : b + 1] = b"\x01" * (b - a + 1)
         return flags
 
 
@@ -105,7 +105,7 @@ def scan_markdown(doc) -> MarkdownScan:
 def _scan(doc) -> MarkdownScan:
     text, starts, n = doc.text, doc.line_starts, doc.line_count
     begin = front = 0
-    if n > 1 and text[:starts[1] - 1].strip() == "---":  # YAML front matter is not a setext underline
+    if n > 1 and text[: starts[1] - 1].strip() == "---":  # YAML front matter is not a setext underline
         m = _FRONT_MATTER_END.search(text, starts[1])
         if m:
             front = bisect_right(starts, m.start())
@@ -134,7 +134,7 @@ def _scan(doc) -> MarkdownScan:
                 special = m.end() + 1
         elif (s := m.start() + (m is not first)) > 0 and special != s:
             p = text.rfind("\n", 0, s - 1) + 1
-            prev = text[p:s - 2] if s - 2 >= p and text[s - 2] == "\r" else text[p:s - 1]
+            prev = text[p : s - 2] if s - 2 >= p and text[s - 2] == "\r" else text[p : s - 1]
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
                 heads.append((p, 1 if underline[0] == "=" else 2, prev.strip()))
                 special = m.end() + 1
@@ -191,7 +191,7 @@ class _Cuts:
         if level == 2:  # a non-space character after a space (the look-ahead may read text[hi])
             m = _LAST_BEFORE_WORD.match(text, lo, min(len(text), hi + 1))
             return m.end() if m is not None else None
-        return hi - 1 if text[hi - 1:hi + 1] == "\r\n" else hi
+        return hi - 1 if text[hi - 1 : hi + 1] == "\r\n" else hi
 
     def last(self, level: int, lo: int, hi: int) -> int | None:
         """Greatest allowed position of `level` (0 paragraph, 1 line, 2 word, 3 any char) in (lo, hi]."""
@@ -238,15 +238,30 @@ def _cut_pattern(max_char: int, overlap: int) -> re.Pattern:
     half = max_char // 2
     n = overlap + 1  # a run of spaces or of other characters past that is no start before the cut
     back = rf"(?:(?<=(?=\S{{0,{n}}}+[^\S\n]{{0,{n}}}+(?:\n|(?=\S))()).{{{n}}})|)" if overlap else ""
-    levels = [rf".{{{half},{max_char - 1}}}\n{back}(?P<line>)", rf".{{{half},{max_char - 1}}}\s(?=\S){back}(?P<word>)",
-              f".{{{max_char}}}{back}(?P<char>)"]
+    levels = [
+        rf".{{{half},{max_char - 1}}}\n{back}(?P<line>)",
+        rf".{{{half},{max_char - 1}}}\s(?=\S){back}(?P<word>)",
+        f".{{{max_char}}}{back}(?P<char>)",
+    ]
     if max_char - 2 >= half:  # room for a blank line in the second half
         levels.insert(0, rf".{{{half},{max_char - 2}}}\n[ \t\r]*\n{back}(?P<paragraph>)")
     return re.compile(f"(?s){'|'.join(levels)}")
 
 
-def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: int, kind: str, cut_at, ctx,
-           starts: list[int], ends: list[int], kinds: list[str]):
+def _split(
+    text: str,
+    start: int,
+    sec_end: int,
+    fences,
+    max_char: int,
+    overlap: int,
+    kind: str,
+    cut_at,
+    ctx,
+    starts: list[int],
+    ends: list[int],
+    kinds: list[str],
+):
     """Appends the starts, ends and boundary types (the first one `kind`) of the pieces of one long
     section to the lists given; returns the _Cuts of its fences (None without any).
     `cut_at` is _cut_pattern(max_char, overlap).match.
@@ -264,11 +279,16 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
         add_kind(kind)
         m = cut_at(text, start, sec_end)
         cut, kind = m.end(), m.lastgroup
-        if kind == "char" and text[cut - 1:cut + 1] == "\r\n":
+        if kind == "char" and text[cut - 1 : cut + 1] == "\r\n":
             cut -= 1
             m = None
-        if cut > limit or cut <= start + half or kept_starts and (k := bisect_right(kept_starts, cut) - 1) >= 0 \
-                and kept[k][0] < cut < kept[k][1]:
+        if (
+            cut > limit
+            or cut <= start + half
+            or kept_starts
+            and (k := bisect_right(kept_starts, cut) - 1) >= 0
+            and kept[k][0] < cut < kept[k][1]
+        ):
             cut, level = _cut(cuts or _Cuts(text, (), max_char), start, limit, half)
             kind = _LEVEL_NAMES[level]
             m = None
@@ -287,8 +307,12 @@ def _split(text: str, start: int, sec_end: int, fences, max_char: int, overlap: 
                 word = None
         if word is None and (m := _INNER_WORD(text, lo - 1, cut)) is not None:
             word = m.end()  # no line or word start within reach: a word inside a URL or path
-        if word is not None and cuts and (k := bisect_right(kept_starts, word) - 1) >= 0 \
-                and kept[k][0] < word < kept[k][1]:
+        if (
+            word is not None
+            and cuts
+            and (k := bisect_right(kept_starts, word) - 1) >= 0
+            and kept[k][0] < word < kept[k][1]
+        ):
             word = cuts.first(kept[k][1], cut)
         start = cut if word is None else word  # never mid-word: a shorter overlap or none
     add_start(start)
@@ -360,7 +384,7 @@ def _heading_paths(scan: MarkdownScan) -> tuple[list[int], list[tuple[str, ...]]
     titles: tuple[str | None, ...] = (None, None, None)
     for offset, level, title in scan.heads:
         if level <= 3:
-            titles = titles[:level - 1] + (title,) + _NONES[level]
+            titles = titles[: level - 1] + (title,) + _NONES[level]
             offsets.append(offset)
             paths.append(tuple(t for t in titles if t is not None))
     return offsets, paths
@@ -423,8 +447,12 @@ def run(doc, params, ctx) -> Proposal:
         progress(start / total)
         while j < n:
             after = bounds[j + 1]
-            if (end - start < min_char or after - end < min_char) and after - start <= max_char \
-                    or heads[j - 1] is not None and _heading_only(text, bounds[j - 1], end):
+            if (
+                (end - start < min_char or after - end < min_char)
+                and after - start <= max_char
+                or heads[j - 1] is not None
+                and _heading_only(text, bounds[j - 1], end)
+            ):
                 j += 1
                 end = after
             else:
@@ -434,13 +462,13 @@ def run(doc, params, ctx) -> Proposal:
             path, label, btype = [], "", "start"
         else:
             _, level, title = head
-            titles = titles[:level - 1] + (title,) + _NONES[level]
+            titles = titles[: level - 1] + (title,) + _NONES[level]
             path = [t for t in titles if t is not None]
             label, btype = _HASHES[level] + title if title else "#" * level, "heading"
         if j > i + 1:
             fused = [label] if head is not None else []
-            for _, level, title in filter(None, heads[i + 1:j]):  # only the first section can be without heading
-                titles = titles[:level - 1] + (title,) + _NONES[level]
+            for _, level, title in filter(None, heads[i + 1 : j]):  # only the first section can be without heading
+                titles = titles[: level - 1] + (title,) + _NONES[level]
                 fused.append(_HASHES[level] + title if title else "#" * level)
         if j > i + 1 and end - start <= max_char:
             meta = {"header_path": path, "fused_headings": fused, "sections": len(fused) + (head is None)}
@@ -457,7 +485,7 @@ def run(doc, params, ctx) -> Proposal:
             labels.append(label)
             metas.append(meta)
         else:
-            inner = fences[bisect_left(fence_starts, start):bisect_left(fence_starts, end)]
+            inner = fences[bisect_left(fence_starts, start) : bisect_left(fence_starts, end)]
             first = len(starts)
             cuts = _split(text, start, end, inner, max_char, overlap, btype, cut_at, ctx, starts, ends, types)
             k = len(starts) - first
@@ -466,9 +494,11 @@ def run(doc, params, ctx) -> Proposal:
             labels += map((label or "start").__add__, tails)
             # each piece its own header path, as every chunk's metadata is its own, down to the
             # H4-H6 heading it starts under (`filehandle.close()`, not only `Class: FileHandle`)
-            cores = [start, *ends[first:first + k - 1]]
-            metas += [{"header_path": path + deeper, "part": p, "parts": k}
-                      for p, deeper in enumerate(deep.paths(start, cores), 1)]
+            cores = [start, *ends[first : first + k - 1]]
+            metas += [
+                {"header_path": path + deeper, "part": p, "parts": k}
+                for p, deeper in enumerate(deep.paths(start, cores), 1)
+            ]
             if j > i + 1:  # a heading-only section and the long one it goes with
                 for meta in metas[first:]:
                     meta["fused_headings"] = fused.copy()
@@ -481,22 +511,48 @@ def run(doc, params, ctx) -> Proposal:
 
 # 1280 characters with the overlap hold 512 tokens of dense text (an API reference's code, an XML
 # table: 2.2-2.8 characters a token); cgft's 2048 made 48 of Node's fs.md's 180 chunks over budget
-register(Strategy(
-    name="markdown",
-    summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
-    params=(
-        Param("min_chars", "int", 640, "Sections shorter than this are fused with their neighbours.", min=0, max=10_000_000,
-              step=128, aliases=("min_char",)),
-        Param("max_chars", "int", 1280, "Sections longer than this are split.", min=1, max=10_000_000, step=128,
-              aliases=("max_char",)),
-        Param("overlap_chars", "int", 128, "Characters repeated between the pieces of a split section.", min=0,
-              max=10_000_000, step=16, aliases=("chunk_overlap",)),
-    ),
-    run=run,
-    kinds=("markdown",),
-    constraints=(Order("overlap_chars", "max_chars"),),
-    size_param="max_chars",
-    overlap_param="overlap_chars",
-    overlap_at_most=True,
-    max_size=lambda p: ("chars", p["max_chars"]),
-))
+register(
+    Strategy(
+        name="markdown",
+        summary="Sections by H1-H3 with header paths; short sections fused, long ones split with overlap, code fences kept whole.",
+        params=(
+            Param(
+                "min_chars",
+                "int",
+                640,
+                "Sections shorter than this are fused with their neighbours.",
+                min=0,
+                max=10_000_000,
+                step=128,
+                aliases=("min_char",),
+            ),
+            Param(
+                "max_chars",
+                "int",
+                1280,
+                "Sections longer than this are split.",
+                min=1,
+                max=10_000_000,
+                step=128,
+                aliases=("max_char",),
+            ),
+            Param(
+                "overlap_chars",
+                "int",
+                128,
+                "Characters repeated between the pieces of a split section.",
+                min=0,
+                max=10_000_000,
+                step=16,
+                aliases=("chunk_overlap",),
+            ),
+        ),
+        run=run,
+        kinds=("markdown",),
+        constraints=(Order("overlap_chars", "max_chars"),),
+        size_param="max_chars",
+        overlap_param="overlap_chars",
+        overlap_at_most=True,
+        max_size=lambda p: ("chars", p["max_chars"]),
+    )
+)

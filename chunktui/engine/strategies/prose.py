@@ -163,7 +163,7 @@ def _char_pieces(start, end, limit, count):
 def _label(text, u):
     if u.kind == "heading":
         return ("#" * u.level + " " + u.title) if u.level else u.title
-    return one_line(text[u.start:u.end].strip().split("\n", 1)[0], 60)
+    return one_line(text[u.start : u.end].strip().split("\n", 1)[0], 60)
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -205,8 +205,7 @@ def run(doc, params, ctx) -> Proposal:
             headings_only = bool(group) and all(g.kind == "heading" for g in group)
             # a paragraph over the limit, or one that fits only without its heading, is cut inside:
             # a heading alone in a chunk (orphaned) is worse than a cut between sentences
-            if u.tokens > hi or (headings_only and acc + u.tokens > hi
-                                 and count(group[0].start, u.end) > hi):
+            if u.tokens > hi or (headings_only and acc + u.tokens > hi and count(group[0].start, u.end) > hi):
                 heads: list[_Unit] = []
                 while group and group[-1].kind == "heading":
                     heads.insert(0, group.pop())
@@ -229,9 +228,14 @@ def run(doc, params, ctx) -> Proposal:
         while group:
             done, group = fit(group, at_end=True)
             last = spans[-1] if spans else None
-            joinable = (not group and last is not None and last.end == done[0].start
-                        and not last.metadata.get("split_paragraph")
-                        and sum(u.tokens for u in done) < lo and count(last.start, done[-1].end) <= hi)
+            joinable = (
+                not group
+                and last is not None
+                and last.end == done[0].start
+                and not last.metadata.get("split_paragraph")
+                and sum(u.tokens for u in done) < lo
+                and count(last.start, done[-1].end) <= hi
+            )
             if joinable and last is not None:  # a short tail joins the chunk before it
                 paragraphs = last.metadata["paragraphs"] + sum(u.kind != "heading" for u in done)
                 spans[-1] = replace(last, end=done[-1].end, metadata={**last.metadata, "paragraphs": paragraphs})
@@ -244,19 +248,35 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(spans, gaps=gaps, notes=notes)
 
 
-register(Strategy(
-    name="prose",
-    summary="Sections at #/## headers packed to a token range, paragraphs kept whole, boilerplate left out as gaps.",
-    params=(
-        Param("min_tokens", "int", 256, "Cut at a header only once a chunk has this many tokens.", min=1,
-              max=10_000_000, step=100),
-        Param("max_tokens", "int", 512, "Most tokens per chunk; only an oversized paragraph is cut inside.", min=1,
-              max=10_000_000, step=100),
-        Param("keep_boilerplate", "bool", False, "Keep license headers, tables of contents and navigation lines."),
-    ),
-    run=run,
-    kinds=("markdown", "prose"),
-    size_param="max_tokens",
-    overlap_param=None,
-    max_size=lambda p: ("tokens", p["max_tokens"]),
-))
+register(
+    Strategy(
+        name="prose",
+        summary="Sections at #/## headers packed to a token range, paragraphs kept whole, boilerplate left out as gaps.",
+        params=(
+            Param(
+                "min_tokens",
+                "int",
+                256,
+                "Cut at a header only once a chunk has this many tokens.",
+                min=1,
+                max=10_000_000,
+                step=100,
+            ),
+            Param(
+                "max_tokens",
+                "int",
+                512,
+                "Most tokens per chunk; only an oversized paragraph is cut inside.",
+                min=1,
+                max=10_000_000,
+                step=100,
+            ),
+            Param("keep_boilerplate", "bool", False, "Keep license headers, tables of contents and navigation lines."),
+        ),
+        run=run,
+        kinds=("markdown", "prose"),
+        size_param="max_tokens",
+        overlap_param=None,
+        max_size=lambda p: ("tokens", p["max_tokens"]),
+    )
+)

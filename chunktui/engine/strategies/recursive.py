@@ -64,14 +64,14 @@ class _Splitter:
                 self._split_chars(start, end)
                 return
             if text.find(sep, start, end) != -1:
-                rest = separators[i + 1:]
+                rest = separators[i + 1 :]
                 break
         if self.exact:  # sizes in characters: a chunk at a time
             self._split_greedy(start, end, sep, rest)
             return
         if sep == "\n":  # the document's line index already holds every newline, one past it
             line_starts = self.line_starts
-            bounds = list(map(_BEFORE, line_starts[bisect_right(line_starts, start):bisect_right(line_starts, end)]))
+            bounds = list(map(_BEFORE, line_starts[bisect_right(line_starts, start) : bisect_right(line_starts, end)]))
         else:
             bounds = [m.start() for m in _PATTERNS[sep].finditer(text, start, end)]
         if not bounds or bounds[0] > start:  # no empty first piece
@@ -214,8 +214,7 @@ class _Splitter:
                     break
                 # the next chunk starts at the trailing pieces that fit `overlap` and leave room
                 # for piece k; pieces are never empty, so with no overlap that is piece k itself
-                first = bisect_left(bounds, max(bounds[k] - overlap, bounds[k + 1] - size), first, k) \
-                    if overlap else k
+                first = bisect_left(bounds, max(bounds[k] - overlap, bounds[k + 1] - size), first, k) if overlap else k
                 add_first(first)
             else:
                 continue
@@ -273,7 +272,7 @@ class _Splitter:
         count_text, text = self.counter.count, self.text
         while a < b:
             k = a + 1
-            while k < b and count_text(text[bounds[a]:bounds[k + 1]]) <= self.size:
+            while k < b and count_text(text[bounds[a] : bounds[k + 1]]) <= self.size:
                 k += 1
             self._emit(bounds[a], bounds[k])
             a = k
@@ -315,8 +314,9 @@ class _Splitter:
 
     def table(self) -> SpanTable:
         oversized = self.out_oversized
-        metadata = [{"oversized": True} if i in oversized else {} for i in range(len(self.out_starts))] \
-            if oversized else None
+        metadata = (
+            [{"oversized": True} if i in oversized else {} for i in range(len(self.out_starts))] if oversized else None
+        )
         return SpanTable(self.out_starts, self.out_ends, self.out_types, self.out_labels, metadata)
 
 
@@ -330,19 +330,33 @@ def run(doc, params, ctx) -> Proposal:
     return Proposal(splitter.table(), gaps=splitter.gaps)
 
 
-register(Strategy(
-    name="recursive",
-    summary="LangChain's recursive character splitter (paragraphs, then lines, words, characters) "
-            "with exact offsets and no stripped whitespace.",
-    params=(
-        Param("size", "int", 1000, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=100),
-        Param("overlap", "int", 200, "Most of a chunk's tail the next chunk repeats, in whole pieces "
-              "(smaller than size).", min=0, max=100_000_000, step=50),
-        Param("unit", "choice", "chars", "What size and overlap count: characters or tokens of the "
-              "run's tokenizer.", choices=("chars", "tokens")),
-    ),
-    run=run,
-    constraints=(Order("overlap", "size"),),
-    max_size=lambda p: (p["unit"], p["size"]),
-    overlap_at_most=True,
-))
+register(
+    Strategy(
+        name="recursive",
+        summary="LangChain's recursive character splitter (paragraphs, then lines, words, characters) "
+        "with exact offsets and no stripped whitespace.",
+        params=(
+            Param("size", "int", 1000, "Largest chunk, in `unit`s.", min=1, max=100_000_000, step=100),
+            Param(
+                "overlap",
+                "int",
+                200,
+                "Most of a chunk's tail the next chunk repeats, in whole pieces (smaller than size).",
+                min=0,
+                max=100_000_000,
+                step=50,
+            ),
+            Param(
+                "unit",
+                "choice",
+                "chars",
+                "What size and overlap count: characters or tokens of the run's tokenizer.",
+                choices=("chars", "tokens"),
+            ),
+        ),
+        run=run,
+        constraints=(Order("overlap", "size"),),
+        max_size=lambda p: (p["unit"], p["size"]),
+        overlap_at_most=True,
+    )
+)

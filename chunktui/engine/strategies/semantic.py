@@ -41,8 +41,14 @@ WINDOW = 0.25  # the cut may move this share of the target away from it
 
 _ID = r"[A-Za-z_$][\w$]*"
 _CLASS_RES = (
-    re.compile(r"(?:export\s+(?:default\s+)?)?(?:(?:public|private|protected|internal|static|final|abstract|"
-               r"sealed|partial|data|open|declare)\s+)*(?:class|interface|enum|struct|record|trait|module|object|namespace)\s+(" + _ID + r"(?:\." + _ID + ")*)"),
+    re.compile(
+        r"(?:export\s+(?:default\s+)?)?(?:(?:public|private|protected|internal|static|final|abstract|"
+        r"sealed|partial|data|open|declare)\s+)*(?:class|interface|enum|struct|record|trait|module|object|namespace)\s+("
+        + _ID
+        + r"(?:\."
+        + _ID
+        + ")*)"
+    ),
     re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?(?:struct|enum|trait|union|mod)\s+([A-Za-z_]\w*)"),
     re.compile(r"(?:unsafe\s+)?(impl\b(?:\s*<[^>{]*>)?\s+[^{]+?)\s*(?:\bwhere\b.*)?\{?$"),
     re.compile(r"type\s+([A-Za-z_]\w*)\s+(?:struct|interface)\b"),
@@ -51,8 +57,10 @@ _CLASS_RES = (
 _FUNC_RES = (
     re.compile(r"(?:async\s+)?def\s+(?:self\.)?([A-Za-z_]\w*[?!=]?)"),
     re.compile(r"(?:export\s+(?:default\s+)?)?(?:async\s+)?function\b\s*\*?\s*(" + _ID + ")"),
-    re.compile(r"(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*(?::[^=]*)?=\s*(?:async\s+)?"
-               r"(?:function\b|(?:<[^>]*>\s*)?(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"),
+    re.compile(
+        r"(?:export\s+)?(?:const|let|var)\s+(" + _ID + r")\s*(?::[^=]*)?=\s*(?:async\s+)?"
+        r"(?:function\b|(?:<[^>]*>\s*)?(?:\([^)]*\)|" + _ID + r")\s*(?::[^=]*)?=>|\($)"
+    ),
     re.compile(r"func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)"),
     re.compile(r"(?:pub(?:\([^)]*\))?\s+)?(?:(?:async|const|unsafe|extern(?:\s+\"[^\"]*\")?)\s+)*fn\s+([A-Za-z_]\w*)"),
     re.compile(r"function\s+([A-Za-z_][\w-]*)"),
@@ -63,20 +71,24 @@ _FIRST_WORD = re.compile(r"[\w$]+")
 _DEF_WORDS = frozenset(
     "export async def class function const let var func pub fn impl unsafe type struct enum trait union mod "
     "interface record module object public private protected internal static final abstract sealed partial "
-    "data open declare extern namespace".split())
+    "data open declare extern namespace".split()
+)
 # lines that continue the definition above them rather than close it: a brace or bracket
 # on its own line, the end of a multi-line signature, a C++ access label
 _CONTINUES = re.compile(r"[{)\]]|(?:public|private|protected)\s*:")
 # Java / C# / C / C++ / TypeScript method signatures: modifiers and types, a name, an open parameter list.
 _SIGNATURE = re.compile(
-    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()\s*$")
+    r"((?:[\w$<>\[\],.?*&:]+\s+)*?)(~?" + _ID + r")\s*(?:<[^>()]*>)?\s*\([^;]*?(?:\{\}?|\)|,|\()\s*$"
+)
 _NOT_NAMES = frozenset(
     "if for while switch catch return new throw typeof else do try finally using lock foreach sizeof case await "
-    "yield delete super this function print elif except with assert raise not and or in is".split())
+    "yield delete super this function print elif except with assert raise not and or in is".split()
+)
 _IMPORT = re.compile(
     r"(?:import\b|from\s+\.*[\w.]*\s+import\b|use\s+[\w:{]|using\s+[\w.=\s]+;|#\s*include\b|require\b|"
     r"package\s+[\w.]+\s*;?\s*$|extern\s+crate\b|export\s+(?:\*|\{[^}]*\})\s*from\b|"
-    r"(?:const|let|var)\s+[\w{}\s,]+=\s*require\()")
+    r"(?:const|let|var)\s+[\w{}\s,]+=\s*require\()"
+)
 _PARAGRAPH = re.compile(r"^[ \t\r]*\n(?=[ \t]*\S)", re.M)  # a blank line before a non-blank one
 _QUOTED = re.compile(r'"""|\'\'\'|```')  # opens and closes a block where no syntax tree is at hand
 _COMMENT_PREFIXES = ("#", "//", "/*", "*", "@", "--")
@@ -136,7 +148,14 @@ def _definition(stripped: str, allow_signature: bool) -> tuple[str, str] | None:
         m = _SHELL_FUNC.match(stripped)
         if m:
             return "function", m.group(1) + "()"
-    if allow_signature and "(" in stripped and len(stripped) < 300 and not stripped.endswith(";") and not any(q in stripped for q in "\"'`") and "=>" not in stripped:
+    if (
+        allow_signature
+        and "(" in stripped
+        and len(stripped) < 300
+        and not stripped.endswith(";")
+        and not any(q in stripped for q in "\"'`")
+        and "=>" not in stripped
+    ):
         m = _SIGNATURE.match(stripped)
         if m and m.group(2) not in _NOT_NAMES:
             words = m.group(1).split()
@@ -147,7 +166,7 @@ def _definition(stripped: str, allow_signature: bool) -> tuple[str, str] | None:
 
 def _short(text: str, width: int = 40) -> str:
     text = one_line(text)
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def classify(doc) -> Lines:
@@ -252,7 +271,7 @@ def _quoted_lines(doc, n: int) -> bytearray:
         # file: left unpaired, it keeps every boundary after it
     for first, last in spans:
         if first <= last:
-            flags[first:last + 1] = b"\x01" * (last - first + 1)
+            flags[first : last + 1] = b"\x01" * (last - first + 1)
     return flags
 
 
@@ -306,8 +325,9 @@ class TokenCap:
         self.doc, self.limit = doc, limit
         counter = ctx.counter("tokens")
         index = counter.span_index(doc.text) if hasattr(counter, "span_index") else None
-        self.count: Callable[[int, int], int] = index.count if index is not None \
-            else (lambda s, e: counter.count(doc.text[s:e]))
+        self.count: Callable[[int, int], int] = (
+            index.count if index is not None else (lambda s, e: counter.count(doc.text[s:e]))
+        )
 
     def fits(self, first: int, last: int) -> bool:
         return self.count(self.doc.line_start(first), self.doc.line_end(last)) <= self.limit
@@ -341,8 +361,15 @@ def _best_up_to(cls: Lines, first: int, limit: int) -> int:
     return best
 
 
-def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
-         extra: Callable[[int, int], dict] | None = None, max_tokens: int = 0) -> list[Span]:
+def plan(
+    doc,
+    ctx,
+    cls: Lines,
+    target_for: Callable[[int], int],
+    overlap: int,
+    extra: Callable[[int, int], dict] | None = None,
+    max_tokens: int = 0,
+) -> list[Span]:
     """Spans whose cores tile the lines, each cut chosen by `best_cut` around `target_for(core_start)`,
     then moved up (to the best boundary in the second half of what fits) while the chunk is over
     `max_tokens` (0: no cap)."""
@@ -385,17 +412,25 @@ def plan(doc, ctx, cls: Lines, target_for: Callable[[int], int], overlap: int,
 
 def run(doc, params, ctx) -> Proposal:
     size = params["chunk_lines"]
-    return Proposal(plan(doc, ctx, classify(doc), lambda _first: size, params["overlap_lines"],
-                         max_tokens=params["max_tokens"]))
+    return Proposal(
+        plan(doc, ctx, classify(doc), lambda _first: size, params["overlap_lines"], max_tokens=params["max_tokens"])
+    )
 
 
 def max_tokens_param() -> Param:
     """The token cap of the strategies sized in lines: 200 lines of a config file, an XML table or an
     API reference are 2,000-2,800 tokens, four times the default budget, so by default a chunk
     also stops before the budget."""
-    return Param("max_tokens", "int", DEFAULT_BUDGET, "Most tokens per chunk, overlap included: the cut moves "
-                 "up to fit (0: no cap); one line over it alone is flagged over_max_tokens.", min=0, max=10_000_000,
-                 step=64)
+    return Param(
+        "max_tokens",
+        "int",
+        DEFAULT_BUDGET,
+        "Most tokens per chunk, overlap included: the cut moves "
+        "up to fit (0: no cap); one line over it alone is flagged over_max_tokens.",
+        min=0,
+        max=10_000_000,
+        step=64,
+    )
 
 
 def max_lines(size: int, overlap: int) -> int:
@@ -403,22 +438,40 @@ def max_lines(size: int, overlap: int) -> int:
     return size + int(size * WINDOW) + overlap
 
 
-register(Strategy(
-    name="semantic",
-    summary="About `chunk_lines` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
-            "target (never inside a string, docstring or comment).",
-    params=(
-        Param("chunk_lines", "int", 200, "Target lines per chunk; the cut may move up to 25% to reach a boundary.", min=1, max=1_000_000, step=10,
-              aliases=("size",)),
-        Param("overlap_lines", "int", 20, "Lines each chunk repeats from the end of the previous one.", min=0, max=1_000_000, step=5,
-              aliases=("overlap",)),
-        max_tokens_param(),
-    ),
-    run=run,
-    aliases=("semantic-boundary",),
-    kinds=("code", "markdown"),
-    constraints=(Order("overlap_lines", "chunk_lines"),),
-    size_param="chunk_lines",
-    overlap_param="overlap_lines",
-    max_size=lambda p: ("lines", max_lines(p["chunk_lines"], p["overlap_lines"])),
-))
+register(
+    Strategy(
+        name="semantic",
+        summary="About `chunk_lines` lines a chunk, cut at the best heading, definition, import-block end or blank line near the "
+        "target (never inside a string, docstring or comment).",
+        params=(
+            Param(
+                "chunk_lines",
+                "int",
+                200,
+                "Target lines per chunk; the cut may move up to 25% to reach a boundary.",
+                min=1,
+                max=1_000_000,
+                step=10,
+                aliases=("size",),
+            ),
+            Param(
+                "overlap_lines",
+                "int",
+                20,
+                "Lines each chunk repeats from the end of the previous one.",
+                min=0,
+                max=1_000_000,
+                step=5,
+                aliases=("overlap",),
+            ),
+            max_tokens_param(),
+        ),
+        run=run,
+        aliases=("semantic-boundary",),
+        kinds=("code", "markdown"),
+        constraints=(Order("overlap_lines", "chunk_lines"),),
+        size_param="chunk_lines",
+        overlap_param="overlap_lines",
+        max_size=lambda p: ("lines", max_lines(p["chunk_lines"], p["overlap_lines"])),
+    )
+)

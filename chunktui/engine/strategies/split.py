@@ -64,18 +64,27 @@ def _segments(text: str, pattern, min_chars: int, ctx) -> list[list[int]]:
     return segments
 
 
-register(Strategy(
-    name="split",
-    summary="Cut after every delimiter character (newline, '.', '?' by default); pieces "
-            "accumulate until a segment holds `min_chars`, a short last one joins the previous.",
-    params=(
-        Param("delimiters", "str", "\\n.?", "Characters that end a segment (\\n \\t \\r \\\\ are escapes)."),
-        Param("min_chars", "int", 0, "Minimum characters per segment: pieces accumulate until a "
-              "segment reaches it (a short last one joins the previous).",
-              min=0, max=100_000_000, step=10),
-    ),
-    run=run,
-    validate_extra=_delimiter_set,
-    size_param="min_chars",
-    overlap_param=None,
-))
+register(
+    Strategy(
+        name="split",
+        summary="Cut after every delimiter character (newline, '.', '?' by default); pieces "
+        "accumulate until a segment holds `min_chars`, a short last one joins the previous.",
+        params=(
+            Param("delimiters", "str", "\\n.?", "Characters that end a segment (\\n \\t \\r \\\\ are escapes)."),
+            Param(
+                "min_chars",
+                "int",
+                0,
+                "Minimum characters per segment: pieces accumulate until a "
+                "segment reaches it (a short last one joins the previous).",
+                min=0,
+                max=100_000_000,
+                step=10,
+            ),
+        ),
+        run=run,
+        validate_extra=_delimiter_set,
+        size_param="min_chars",
+        overlap_param=None,
+    )
+)

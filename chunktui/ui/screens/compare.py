@@ -51,9 +51,14 @@ def side_table(cmp) -> Table:
     table.add_column("")
     table.add_column("A", style="#60a5fa")
     table.add_column("B", style="#f472b6")
-    for label, get in (("chunks", lambda s: f"{s.stats.count:,}"), ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
-                       ("p95 tokens", lambda s: f"{s.stats.tokens_p95:g}"), ("over budget", lambda s: f"{s.stats.over_budget}"),
-                       ("coverage", lambda s: f"{s.stats.coverage:.1%}"), ("score", lambda s: f"{s.quality.score.score:g}")):
+    for label, get in (
+        ("chunks", lambda s: f"{s.stats.count:,}"),
+        ("median tokens", lambda s: f"{s.stats.tokens_median:g}"),
+        ("p95 tokens", lambda s: f"{s.stats.tokens_p95:g}"),
+        ("over budget", lambda s: f"{s.stats.over_budget}"),
+        ("coverage", lambda s: f"{s.stats.coverage:.1%}"),
+        ("score", lambda s: f"{s.quality.score.score:g}"),
+    ):
         table.add_row(label, get(cmp.a), get(cmp.b))
     for name in FLAG_NAMES:
         a, b = cmp.a.quality.score.counts[name], cmp.b.quality.score.counts[name]
@@ -94,13 +99,20 @@ class CompareScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="compare-box"):
-            yield Static(f"[b]Compare [/b]{self.a.document.name}   A = {describe(self.a)}   "
-                         "[#60a5fa]A[/] only in A · [#f472b6]B[/] only in B · [#4ade80]AB[/] both · "
-                         "n/p next/previous difference", id="compare-title")
+            yield Static(
+                f"[b]Compare [/b]{self.a.document.name}   A = {describe(self.a)}   "
+                "[#60a5fa]A[/] only in A · [#f472b6]B[/] only in B · [#4ade80]AB[/] both · "
+                "n/p next/previous difference",
+                id="compare-title",
+            )
             with Horizontal(id="compare-inputs"):
                 yield Label("B =")
-                yield Input(describe(self.a), id="compare-b", compact=True,
-                            placeholder="strategy key=value ... or path/to/profile.yaml")
+                yield Input(
+                    describe(self.a),
+                    id="compare-b",
+                    compact=True,
+                    placeholder="strategy key=value ... or path/to/profile.yaml",
+                )
                 yield Button("Compare", id="compare-go", variant="primary", compact=True)
             knob = get_strategy(self.a.strategy).size_param
             hint = f"change {knob}=…" if knob else "another strategy"

@@ -59,11 +59,14 @@ class ExportScreen(FormDialog):
             # the same document goes back where it went; another one beside it, under its own name
             out = self.last.out_dir if self.last.source == doc.path else self.last.out_dir.parent / out.name
         with Vertical(id="export-box"):
-            yield Static(f"[b]Export {len(self.chunkset.chunks)} chunks [/b]of {doc.name} "
-                         f"({self.chunkset.strategy})", id="export-title")
+            yield Static(
+                f"[b]Export {len(self.chunkset.chunks)} chunks [/b]of {doc.name} ({self.chunkset.strategy})",
+                id="export-title",
+            )
             yield Label("format")
-            yield Select([(f, f) for f in export_formats()], value=fmt, allow_blank=False, id="export-format",
-                         compact=True)
+            yield Select(
+                [(f, f) for f in export_formats()], value=fmt, allow_blank=False, id="export-format", compact=True
+            )
             yield Label("output folder")
             yield Input(str(out), id="export-dir", compact=True)
             with Horizontal(id="export-overwrite-row"):
@@ -101,8 +104,9 @@ class ExportScreen(FormDialog):
         if event.worker.group != "export":
             return
         if event.state == WorkerState.SUCCESS and (result := event.worker.result) is not None:
-            self.last = ExportChoice(str(self.query_one("#export-format", Select).value), result.out_dir,
-                                     self.chunkset.document.path)
+            self.last = ExportChoice(
+                str(self.query_one("#export-format", Select).value), result.out_dir, self.chunkset.document.path
+            )
             self.dismiss(result)
         elif event.state == WorkerState.ERROR:
             error = event.worker.error

@@ -55,8 +55,11 @@ class FactsScreen(ModalScreen[FactsResult]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="facts-box"):
-            yield Static("[b]Key facts[/b]: one phrase a line (# lines are comments); ctrl+r or Check tests them; "
-                         "enter on a result jumps to its chunk; escape keeps the phrases", id="facts-title")
+            yield Static(
+                "[b]Key facts[/b]: one phrase a line (# lines are comments); ctrl+r or Check tests them; "
+                "enter on a result jumps to its chunk; escape keeps the phrases",
+                id="facts-title",
+            )
             with Horizontal(id="facts-body"):
                 yield TextArea("\n".join(self.phrases), id="facts-input")
                 yield DataTable(cursor_type="row", id="facts-table")
@@ -84,11 +87,16 @@ class FactsScreen(ModalScreen[FactsResult]):
         table.clear()
         room = max(MIN_PHRASE, (table.size.width or 80) - 40)
         for i, f in enumerate(self.facts):
-            table.add_row(Text(f.status, STATUS_STYLE[f.status]), middle_cut(", ".join(f.chunk_ids) or f.reason, 30),
-                          middle_cut(f.phrase, room), key=str(i))
+            table.add_row(
+                Text(f.status, STATUS_STYLE[f.status]),
+                middle_cut(", ".join(f.chunk_ids) or f.reason, 30),
+                middle_cut(f.phrase, room),
+                key=str(i),
+            )
         tally = {k: sum(1 for f in self.facts if f.status == k) for k in STATUS_STYLE}
         self.query_one("#facts-summary", Static).update(
-            f"{tally['whole']} whole · {tally['split']} split · {tally['missing']} missing")
+            f"{tally['whole']} whole · {tally['split']} split · {tally['missing']} missing"
+        )
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -24,8 +24,13 @@ class FilePickerScreen(Screen[Path]):
 
     BINDINGS = [
         Binding("q", "app.quit", "Quit", id="picker.quit", tooltip="Leave chunktui"),
-        Binding("escape", "cancel", "Back", id="picker.cancel",
-                tooltip="Back to the open document (leaves chunktui when none is open)"),
+        Binding(
+            "escape",
+            "cancel",
+            "Back",
+            id="picker.cancel",
+            tooltip="Back to the open document (leaves chunktui when none is open)",
+        ),
     ]
 
     def __init__(self, root: Path) -> None:
@@ -33,8 +38,7 @@ class FilePickerScreen(Screen[Path]):
         self.root = root
 
     def compose(self) -> ComposeResult:
-        yield Static(f"Open a document or a chunks.yaml under [b]{self.root} [/b] (enter opens)",
-                     id="picker-title")
+        yield Static(f"Open a document or a chunks.yaml under [b]{self.root} [/b] (enter opens)", id="picker-title")
         yield SourceTree(self.root, id="picker-tree")
         yield Footer(compact=True)
 

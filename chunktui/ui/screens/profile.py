@@ -27,8 +27,15 @@ class SaveProfileScreen(FormDialog):
         Binding("escape", "cancel", "Cancel", id="profile.cancel", tooltip="Close without saving"),
     ]
 
-    def __init__(self, default_path: Path, strategy: str, params: dict, tokenizer: str,
-                 budget: int | None = None, context_header: str = "none") -> None:
+    def __init__(
+        self,
+        default_path: Path,
+        strategy: str,
+        params: dict,
+        tokenizer: str,
+        budget: int | None = None,
+        context_header: str = "none",
+    ) -> None:
         super().__init__()
         self.default_path = default_path
         self.strategy, self.params, self.tokenizer, self.budget = strategy, params, tokenizer, budget
@@ -36,9 +43,14 @@ class SaveProfileScreen(FormDialog):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="profile-box"):
-            yield Static(Text.assemble(("Save profile", "bold"), f": {describe(self.strategy, self.params)} · "
-                                       f"tokenizer {self.tokenizer}"
-                                       + (f" · budget {self.budget:,}" if self.budget else "")), id="profile-title")
+            yield Static(
+                Text.assemble(
+                    ("Save profile", "bold"),
+                    f": {describe(self.strategy, self.params)} · "
+                    f"tokenizer {self.tokenizer}" + (f" · budget {self.budget:,}" if self.budget else ""),
+                ),
+                id="profile-title",
+            )
             yield Label("profile file (YAML)")
             yield Input(str(self.default_path), id="profile-path", compact=True)
             yield Static("", id="profile-error")
@@ -51,9 +63,13 @@ class SaveProfileScreen(FormDialog):
 
         raw = self.query_one("#profile-path", Input).value.strip()
         path = Path(raw).expanduser()
-        problem = ("choose a file for the profile" if not raw
-                   else f"{path} is a folder: give the profile a file name, e.g. {path / 'profile.yaml'}"
-                   if path.is_dir() else None)
+        problem = (
+            "choose a file for the profile"
+            if not raw
+            else f"{path} is a folder: give the profile a file name, e.g. {path / 'profile.yaml'}"
+            if path.is_dir()
+            else None
+        )
         if problem:
             self.query_one("#profile-error", Static).update(problem)
             return

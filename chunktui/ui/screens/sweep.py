@@ -49,7 +49,9 @@ def suggested_overlaps(strategy: str, value) -> str:
     param = strat.param(strat.overlap_param) if strat.overlap_param else None
     if param is None or not isinstance(value, (int, float)):
         return ""
-    base = value if value > 0 else (param.default if isinstance(param.default, (int, float)) and param.default > 0 else 0)
+    base = (
+        value if value > 0 else (param.default if isinstance(param.default, (int, float)) and param.default > 0 else 0)
+    )
     return ",".join(str(v) for v in sorted({0, int(base), int(base * 2)}))
 
 
@@ -98,12 +100,25 @@ class SweepScreen(ModalScreen["dict | None"]):
     BINDINGS = [
         Binding("escape", "close", "Close", id="sweep.close", tooltip="Close without changing the configuration"),
         Binding("ctrl+r", "run", "Run", id="sweep.run", tooltip="Run the grid"),
-        Binding("r", "heat", "Colour by", id="sweep.heat",
-                tooltip="Colour and star the grid by recall or by score (with questions loaded)"),
+        Binding(
+            "r",
+            "heat",
+            "Colour by",
+            id="sweep.heat",
+            tooltip="Colour and star the grid by recall or by score (with questions loaded)",
+        ),
     ]
 
-    def __init__(self, doc: Document, strategy: str, params: dict, tokenizer: str, budget: int,
-                 context_header: str = "none", queries=()) -> None:
+    def __init__(
+        self,
+        doc: Document,
+        strategy: str,
+        params: dict,
+        tokenizer: str,
+        budget: int,
+        context_header: str = "none",
+        queries=(),
+    ) -> None:
         """`queries`: the query pane's questions (retrieval.Query) about `doc`, if any."""
         from chunktui.engine.analysis.sweep import resolve_strategies
 
@@ -126,10 +141,15 @@ class SweepScreen(ModalScreen["dict | None"]):
                 from chunktui.engine.analysis.retrieval import TOKEN_BUDGET
 
                 kind = "synthetic questions" if self.queries[0].synthetic else "questions"
-                questions = (f"recall/IoU of {len(self.queries)} {kind} at {TOKEN_BUDGET:,} retrieved tokens "
-                             "(r: colour by recall or score) · ")
-            yield Static(f"[b]Sweep [/b]{self.doc.name} · budget {self.budget} tokens · {questions}"
-                         "enter on a row applies it, escape closes", id="sweep-title")
+                questions = (
+                    f"recall/IoU of {len(self.queries)} {kind} at {TOKEN_BUDGET:,} retrieved tokens "
+                    "(r: colour by recall or score) · "
+                )
+            yield Static(
+                f"[b]Sweep [/b]{self.doc.name} · budget {self.budget} tokens · {questions}"
+                "enter on a row applies it, escape closes",
+                id="sweep-title",
+            )
             with Horizontal(id="sweep-inputs"):
                 yield Label("strategies")
                 yield Input(self.strategy, id="sweep-strategies", compact=True)
@@ -185,10 +205,19 @@ class SweepScreen(ModalScreen["dict | None"]):
 
         worker = get_current_worker()
         try:
-            result = sweep(self.doc, names, sizes, overlaps, base_params=self.params, tokenizer=self.tokenizer,
-                           budget=self.budget, context_header=self.context_header,
-                           is_cancelled=lambda: worker.is_cancelled, queries=list(self.queries) or None,
-                           progress=lambda done, total: self.post_message(SweepProgress(done, total)))
+            result = sweep(
+                self.doc,
+                names,
+                sizes,
+                overlaps,
+                base_params=self.params,
+                tokenizer=self.tokenizer,
+                budget=self.budget,
+                context_header=self.context_header,
+                is_cancelled=lambda: worker.is_cancelled,
+                queries=list(self.queries) or None,
+                progress=lambda done, total: self.post_message(SweepProgress(done, total)),
+            )
         except Cancelled:
             return
         except ChunktuiError as exc:
@@ -227,22 +256,38 @@ class SweepScreen(ModalScreen["dict | None"]):
         for i, c in enumerate(result.cells):
             flags = ", ".join(f"{n} {name}" for name in FLAG_NAMES if (n := c.flags[name]))
             star = "★" if c is best else " "
-            score = Text(f" {c.score:5.1f} " + (star if self.heat == "score" else " "),
-                         score_style(c.score) if self.heat == "score" else "")
+            score = Text(
+                f" {c.score:5.1f} " + (star if self.heat == "score" else " "),
+                score_style(c.score) if self.heat == "score" else "",
+            )
             retrieval: tuple = ()
             if self.queries and c.recall is not None:
-                recall = Text(f" {c.recall:.3f} " + (star if self.heat == "recall" else " "),
-                              score_style(100 * c.recall) if self.heat == "recall" else "")
+                recall = Text(
+                    f" {c.recall:.3f} " + (star if self.heat == "recall" else " "),
+                    score_style(100 * c.recall) if self.heat == "recall" else "",
+                )
                 retrieval = (recall, f"{c.iou:.3f}")
-            table.add_row(c.strategy, _cell(c.size), _cell(c.overlap), f"{c.count:,}", f"{c.median_tokens:g}",
-                          f"{c.p95_tokens:g}", f"{c.over_budget_pct:.1f}", score, *retrieval, flags or "-",
-                          key=str(i))
+            table.add_row(
+                c.strategy,
+                _cell(c.size),
+                _cell(c.overlap),
+                f"{c.count:,}",
+                f"{c.median_tokens:g}",
+                f"{c.p95_tokens:g}",
+                f"{c.over_budget_pct:.1f}",
+                score,
+                *retrieval,
+                flags or "-",
+                key=str(i),
+            )
         if result.cells:
             table.move_cursor(row=min(cursor, len(result.cells) - 1))
         skipped = f"; {len(result.skipped)} skipped ({result.skipped[0].reason})" if result.skipped else ""
         notes = "".join(f" {n}." for n in result.notes)
-        self._status(f"{len(result.cells)} configurations{skipped}.{notes} ★ best {self.heat}. "
-                     "Enter applies the highlighted row.")
+        self._status(
+            f"{len(result.cells)} configurations{skipped}.{notes} ★ best {self.heat}. "
+            "Enter applies the highlighted row."
+        )
         return best
 
     def action_heat(self) -> None:

@@ -52,7 +52,9 @@ class BoundaryView(ScrollView, can_focus=True):
         marks = comparison.boundaries if comparison else []
         self._offsets = [b.offset for b in marks]
         self._diff_lines = sorted({b.line for b in marks if b.side != "both"})
-        width = min(MAX_COLUMNS, max((b - a for a, b in zip(document.line_starts, document.line_starts[1:])), default=80))
+        width = min(
+            MAX_COLUMNS, max((b - a for a, b in zip(document.line_starts, document.line_starts[1:])), default=80)
+        )
         self.virtual_size = Size(width + GUTTER, max(1, document.line_count))
         self.refresh()
 
@@ -101,8 +103,12 @@ class BoundaryView(ScrollView, can_focus=True):
         for b in here:
             if b.offset >= shown_end:
                 break
-            segments.append(Segment(display_text(text[pos:b.offset])))
-            glyph = display_text(text[b.offset:b.offset + 1]) if text[b.offset:b.offset + 1] not in ("\n", "\r", "") else "⏎"
+            segments.append(Segment(display_text(text[pos : b.offset])))
+            glyph = (
+                display_text(text[b.offset : b.offset + 1])
+                if text[b.offset : b.offset + 1] not in ("\n", "\r", "")
+                else "⏎"
+            )
             segments.append(Segment(glyph or "⏎", SIDE_STYLES[b.side]))
             pos = b.offset + 1
         if pos < shown_end:

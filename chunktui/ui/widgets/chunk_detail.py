@@ -32,8 +32,9 @@ def on_click(action: str, style: str = "") -> Style:
     return Style.parse(style or "none") + Style(underline=True) + Style.from_meta({"@click": f"app.{action}"})
 
 
-def register_detail_panel(title: str, panel: DetailPanel, prepare: Callable[[ChunkSet], object] | None = None
-                          ) -> DetailPanel:
+def register_detail_panel(
+    title: str, panel: DetailPanel, prepare: Callable[[ChunkSet], object] | None = None
+) -> DetailPanel:
     """Add a section to the detail pane; `panel` returns a renderable, or None when it has nothing to say.
     `prepare`, if given, does the panel's pass over a whole chunking, in the chunking's worker."""
     _PANELS.append((title, panel))
@@ -101,10 +102,12 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
     head = Text()
     # separators end the previous span: some SVG renderers drop spaces that start a styled span
     head.append(f"{chunk.id} ", "bold")
-    head.append(f"· lines {chunk.start_line}-{chunk.end_line} · chars {chunk.start}-{chunk.end}"
-                f"{_pages(chunk.metadata)} · {chunk.chars:,} chars · {chunk.tokens:,} tokens"
-                + (f", {chunk.embed_tokens:,} embedded" if chunk.embed_tokens != chunk.tokens else "")
-                + f" ({chunkset.tokenizer})\n")
+    head.append(
+        f"· lines {chunk.start_line}-{chunk.end_line} · chars {chunk.start}-{chunk.end}"
+        f"{_pages(chunk.metadata)} · {chunk.chars:,} chars · {chunk.tokens:,} tokens"
+        + (f", {chunk.embed_tokens:,} embedded" if chunk.embed_tokens != chunk.tokens else "")
+        + f" ({chunkset.tokenizer})\n"
+    )
     head.append(f"{chunk.boundary_type}", "italic")
     if chunk.boundary_label:
         head.append(f": {one_line(chunk.boundary_label)}")
@@ -127,8 +130,10 @@ def detail_renderable(chunk: Chunk, chunkset: ChunkSet) -> RenderableType:
         if extra is not None:
             parts += [Text(title, "bold underline"), extra]
     if chunk.embed_text != chunk.text:
-        parts += [Text("embedded text (what the embedding model sees)", "bold underline"),
-                  Text(chunk.embed_text[:TEXT_LIMIT], "dim")]
+        parts += [
+            Text("embedded text (what the embedding model sees)", "bold underline"),
+            Text(chunk.embed_text[:TEXT_LIMIT], "dim"),
+        ]
     parts += [Text("text", "bold underline"), chunk_text(chunk)]
     return Group(*parts)
 

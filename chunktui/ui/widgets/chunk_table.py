@@ -49,6 +49,8 @@ def token_cell(chunk) -> str:
     if chunk.embed_tokens == chunk.tokens:
         return f"{chunk.tokens:,}"
     return f"{chunk.tokens:,}→{chunk.embed_tokens:,}"
+
+
 PATH_KEYS = ("scope_chain", "header_path")
 CACHE_ROWS = 512
 
@@ -170,8 +172,9 @@ def column_sizes(chunks) -> ColumnSizes:
             paths = True
         else:
             label = c.boundary_label  # in cells: wide (CJK) characters take two
-            n = (len(label) if label.isascii() else cell_len(label)) \
-                + (4 if meta.get("oversized") or meta.get("split_entity") else 0)
+            n = (len(label) if label.isascii() else cell_len(label)) + (
+                4 if meta.get("oversized") or meta.get("split_entity") else 0
+            )
             if n > longest:
                 longest = n
     last_page = max((c.metadata.get("page_end") or 0 for c in chunks), default=0)  # ints, no page cells
@@ -202,16 +205,28 @@ class ChunkTable(ScrollView, can_focus=True):
         Binding("up", "cursor(-1)", "Row up", show=False, id="table.up", tooltip="Highlight the previous chunk"),
         Binding("down", "cursor(1)", "Row down", show=False, id="table.down", tooltip="Highlight the next chunk"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="table.pageup", tooltip="Move the cursor a page up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="table.pagedown",
-                tooltip="Move the cursor a page down"),
+        Binding(
+            "pagedown", "page(1)", "Page down", show=False, id="table.pagedown", tooltip="Move the cursor a page down"
+        ),
         Binding("home", "edge(0)", "First", show=False, id="table.home", tooltip="Highlight the first chunk"),
         Binding("end", "edge(1)", "Last", show=False, id="table.end", tooltip="Highlight the last chunk"),
-        Binding("enter", "select_cursor", "Select", show=False, id="table.select",
-                tooltip="Select the highlighted chunk and show it in the document"),
+        Binding(
+            "enter",
+            "select_cursor",
+            "Select",
+            show=False,
+            id="table.select",
+            tooltip="Select the highlighted chunk and show it in the document",
+        ),
     ]
 
-    COMPONENT_CLASSES = {"chunk-table--header", "chunk-table--cursor", "chunk-table--even-row",
-                         "chunk-table--over-budget", "chunk-table--ranked"}
+    COMPONENT_CLASSES = {
+        "chunk-table--header",
+        "chunk-table--cursor",
+        "chunk-table--even-row",
+        "chunk-table--over-budget",
+        "chunk-table--ranked",
+    }
 
     DEFAULT_CSS = """
     ChunkTable {
@@ -427,8 +442,15 @@ class ChunkTable(ScrollView, can_focus=True):
             marks = f"★{self.ranks[i]} " + marks
         neighbours = tuple(chunks[j] for j in (i - 1, i + 1) if 0 <= j < len(chunks))
         label = marks + chunk_label(chunk, self._room - len(marks), neighbours, self._part(i), self._root)
-        return (str(chunk.index + 1), f"{chunk.start_line}-{chunk.end_line}", f"{chunk.end - chunk.start:,}",
-                token_cell(chunk), chunk.boundary_type, label, page_cell(chunk))
+        return (
+            str(chunk.index + 1),
+            f"{chunk.start_line}-{chunk.end_line}",
+            f"{chunk.end - chunk.start:,}",
+            token_cell(chunk),
+            chunk.boundary_type,
+            label,
+            page_cell(chunk),
+        )
 
     def _row_segments(self, cells, style: Style, over: Style | None = None) -> list[Segment]:
         segments = []
@@ -466,8 +488,11 @@ class ChunkTable(ScrollView, can_focus=True):
         style_of = self.get_component_rich_style
         if row < 0:
             header = base + style_of("chunk-table--header")
-            return [Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
-                    for name, width in zip(DRAWN, self._widths) if width]
+            return [
+                Segment(name.rjust(width) if name in NUMERIC else (" " + name).ljust(width), header)
+                for name, width in zip(DRAWN, self._widths)
+                if width
+            ]
         chunk = self._chunks[row]
         style = base + (style_of("chunk-table--even-row") if row % 2 == 0 else Style())
         if row in self.ranks:

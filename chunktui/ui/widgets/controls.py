@@ -76,8 +76,7 @@ class ParamField(Vertical):
                 yield Input(format_value(p, self._value), id=editor_id, compact=True, select_on_focus=True)
                 yield Button("+", id=f"inc-{p.name}", classes="step", compact=True)
         elif p.type == "choice":
-            yield Select([(c, c) for c in p.choices], value=self._value, allow_blank=False, id=editor_id,
-                         compact=True)
+            yield Select([(c, c) for c in p.choices], value=self._value, allow_blank=False, id=editor_id, compact=True)
         elif p.type == "bool":
             yield Switch(bool(self._value), id=editor_id)
         else:
@@ -125,8 +124,9 @@ class ControlsPane(VerticalScroll):
             super().__init__()
             self.name = name
 
-    def __init__(self, strategy: str, values: dict, tokenizer: str, budget: int, context_header: str = "none",
-                 **kwargs) -> None:
+    def __init__(
+        self, strategy: str, values: dict, tokenizer: str, budget: int, context_header: str = "none", **kwargs
+    ) -> None:
         super().__init__(**kwargs)
         self._context_header = context_header
         self.strategy_name = strategy
@@ -137,16 +137,28 @@ class ControlsPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield Label("Strategy", classes="section-title")
-        yield Select([(s.name, s.name) for s in all_strategies()], value=self.strategy_name, allow_blank=False,
-                     id="strategy", compact=True)
+        yield Select(
+            [(s.name, s.name) for s in all_strategies()],
+            value=self.strategy_name,
+            allow_blank=False,
+            id="strategy",
+            compact=True,
+        )
         yield Static("", id="strategy-summary")
         yield Vertical(id="params")
         yield Label("Tokenizer", classes="section-title")
-        yield Select([(n, n) for n in COUNTER_NAMES], value=self._tokenizer, allow_blank=False, id="tokenizer",
-                     compact=True)
-        yield Select([(f"header: {h}", h) for h in CONTEXT_HEADERS], value=self._context_header, allow_blank=False,
-                     id="context-header", compact=True, tooltip="What goes before each chunk's embedded text: "
-                     "nothing, the file name, or the file name and the chunk's header path or scope")
+        yield Select(
+            [(n, n) for n in COUNTER_NAMES], value=self._tokenizer, allow_blank=False, id="tokenizer", compact=True
+        )
+        yield Select(
+            [(f"header: {h}", h) for h in CONTEXT_HEADERS],
+            value=self._context_header,
+            allow_blank=False,
+            id="context-header",
+            compact=True,
+            tooltip="What goes before each chunk's embedded text: "
+            "nothing, the file name, or the file name and the chunk's header path or scope",
+        )
         with Vertical(classes="param-field", id="field-budget"):
             yield Label("token budget", classes="param-label")
             yield Input(str(self._budget), id="budget", compact=True, select_on_focus=True)
@@ -170,7 +182,9 @@ class ControlsPane(VerticalScroll):
         container = self.query_one("#params", Vertical)
         await container.remove_children()
         # values may name a parameter by an alias (a caller's `max_char`); the last one given wins
-        merged = strategy.defaults() | {param.name: v for k, v in (values or {}).items() if (param := strategy.param(k))}
+        merged = strategy.defaults() | {
+            param.name: v for k, v in (values or {}).items() if (param := strategy.param(k))
+        }
         await container.mount_all(ParamField(p, merged[p.name]) for p in strategy.params)
         self._building = False
         self.post_message(self.Changed())

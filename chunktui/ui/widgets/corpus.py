@@ -34,8 +34,10 @@ class CorpusTotals:
     left_out: int = 0  # files past the limits, not chunked for the totals
 
     def line(self, total_files: int, done: bool = True) -> str:
-        text = (f"{self.files:,}/{total_files:,} files · {self.chunks:,} chunks · {self.tokens:,} tokens · "
-                f"{self.over_budget:,} over budget")
+        text = (
+            f"{self.files:,}/{total_files:,} files · {self.chunks:,} chunks · {self.tokens:,} tokens · "
+            f"{self.over_budget:,} over budget"
+        )
         if self.failed:
             text += f" · {len(self.failed)} failed"
         if self.left_out:
@@ -79,8 +81,17 @@ class CorpusPane(Vertical):
         self.post_message(self.FileChosen(self.files[event.option_index]))  # the options are the files, in order
 
 
-def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str, context_header: str,
-                  budget: int, is_cancelled, progress, reader_options: dict | None = None) -> CorpusTotals:
+def corpus_totals(
+    files: list[Path],
+    strategy: str,
+    params: dict,
+    tokenizer: str,
+    context_header: str,
+    budget: int,
+    is_cancelled,
+    progress,
+    reader_options: dict | None = None,
+) -> CorpusTotals:
     """Chunk every file within the limits with one configuration (PDF, HTML and DOCX files read
     with `reader_options`); `progress(totals)` after each."""
     from chunktui.engine import chunk_document
@@ -101,8 +112,9 @@ def corpus_totals(files: list[Path], strategy: str, params: dict, tokenizer: str
         try:
             doc = load_source(path, reader_options)
             name = strategy if not strat.kinds or doc.kind in strat.kinds else "auto"
-            cs = chunk_document(doc, name, params if name == strategy else None, tokenizer=tokenizer,
-                                context_header=context_header)
+            cs = chunk_document(
+                doc, name, params if name == strategy else None, tokenizer=tokenizer, context_header=context_header
+            )
         except ChunktuiError:
             totals.failed.append(str(path))
             continue

@@ -80,8 +80,12 @@ def cue_index(cs: ChunkSet) -> CueIndex:
     if shown is not cs:
         chunks = [c for c in cs.chunks if is_cue_chunk(c)]
         spans = [s for s in map(_span, chunks) if s]
-        cues = CueIndex(chunks, {c.index: i for i, c in enumerate(chunks)},
-                        min((s for s, _ in spans), default=None), max((e for _, e in spans), default=None))
+        cues = CueIndex(
+            chunks,
+            {c.index: i for i, c in enumerate(chunks)},
+            min((s for s, _ in spans), default=None),
+            max((e for _, e in spans), default=None),
+        )
         _cache = (cs, cues)
     return cues
 
@@ -115,10 +119,13 @@ def cue_panel(chunk: Chunk, cs: ChunkSet):
     for c in cues[lo:hi]:
         mine = c is chunk
         s = _span(c)
-        rows.add_row(Text("▶" if mine else " ", style="bold"), Text(f"#{c.index + 1}", style=on_click(f"select_chunk({c.index})", "bold" if mine else "dim")),
-                     Text(f"{c.metadata['ts_start']} → {c.metadata['ts_end']}", style="bold reverse" if mine else ""),
-                     Text(duration(s[1] - s[0]) if s else "", style="dim"),
-                     Text(_cues(c.metadata["cue_count"]), style="dim"))
+        rows.add_row(
+            Text("▶" if mine else " ", style="bold"),
+            Text(f"#{c.index + 1}", style=on_click(f"select_chunk({c.index})", "bold" if mine else "dim")),
+            Text(f"{c.metadata['ts_start']} → {c.metadata['ts_end']}", style="bold reverse" if mine else ""),
+            Text(duration(s[1] - s[0]) if s else "", style="dim"),
+            Text(_cues(c.metadata["cue_count"]), style="dim"),
+        )
     parts.append(rows)
     if hi < len(cues):
         parts.append(Text(f"  … {len(cues) - hi} later", style="dim"))

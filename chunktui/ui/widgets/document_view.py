@@ -46,8 +46,9 @@ class DocumentView(ScrollView, can_focus=True):
         Binding("up", "cursor(-1)", "Line up", show=False, id="doc.up", tooltip="Move the cursor one line up"),
         Binding("down", "cursor(1)", "Line down", show=False, id="doc.down", tooltip="Move the cursor one line down"),
         Binding("pageup", "page(-1)", "Page up", show=False, id="doc.pageup", tooltip="Move the cursor one page up"),
-        Binding("pagedown", "page(1)", "Page down", show=False, id="doc.pagedown",
-                tooltip="Move the cursor one page down"),
+        Binding(
+            "pagedown", "page(1)", "Page down", show=False, id="doc.pagedown", tooltip="Move the cursor one page down"
+        ),
         Binding("home", "edge(0)", "Top", show=False, id="doc.home", tooltip="Go to the first line"),
         Binding("end", "edge(1)", "Bottom", show=False, id="doc.end", tooltip="Go to the last line"),
     ]
@@ -90,8 +91,9 @@ class DocumentView(ScrollView, can_focus=True):
         self._starts, self._max_end, self._gap_starts = [], [], []
         self.ranks, self._marks, self._mark_starts = {}, [], []
         # a PDF's page breaks: the line each page's text starts on, marked in the gutter
-        self._page_lines = {document.line_of(at): n for n, at in enumerate(getattr(document, "page_starts", ()), 1)
-                            if n > 1}
+        self._page_lines = {
+            document.line_of(at): n for n, at in enumerate(getattr(document, "page_starts", ()), 1) if n > 1
+        }
         starts = document.line_starts
         longest = max((b - a for a, b in zip(starts, starts[1:])), default=0)
         longest = max(longest, len(document.text) - starts[-1])
@@ -105,8 +107,9 @@ class DocumentView(ScrollView, can_focus=True):
         self.scroll_to(0, 0, animate=False)
         self.refresh()
 
-    def set_chunkset(self, chunkset: ChunkSet, generation: int, starts: list[int] | None = None,
-                     max_ends: list[int] | None = None) -> None:
+    def set_chunkset(
+        self, chunkset: ChunkSet, generation: int, starts: list[int] | None = None, max_ends: list[int] | None = None
+    ) -> None:
         """Draw a new chunking of the current document; rows re-render lazily as they show.
         `starts` and `max_ends` (each chunk's start, the furthest end up to it) are the lookups
         its rows bisect: made by the chunking's worker, else here."""
@@ -207,8 +210,11 @@ class DocumentView(ScrollView, can_focus=True):
             background = self.background_colors[1]
             if background.a == 0:
                 background = Color.parse(variables.get("background", "#000000"))
-            self._tints = build_tints(background, Color.parse(variables.get("foreground", "#e0e0e0")),
-                                      Color.parse(variables.get("accent", "#ffa62b")))
+            self._tints = build_tints(
+                background,
+                Color.parse(variables.get("foreground", "#e0e0e0")),
+                Color.parse(variables.get("accent", "#ffa62b")),
+            )
         return self._tints
 
     def render_line(self, y: int) -> Strip:
@@ -219,8 +225,7 @@ class DocumentView(ScrollView, can_focus=True):
             return Strip.blank(width, self.tints.plain)
         text_width = max(self._text_width, width - self.gutter_width)
         scroll_x = int(self.scroll_x)
-        key = (line, self.generation, self._selection_key(line), line == self.cursor_line, text_width, scroll_x,
-               width)
+        key = (line, self.generation, self._selection_key(line), line == self.cursor_line, text_width, scroll_x, width)
         strip = self._cache.get(key)
         if strip is None:
             full = self._render_source_line(doc, line, text_width)
@@ -271,8 +276,7 @@ class DocumentView(ScrollView, can_focus=True):
         start, end = doc.line_start(line), doc.line_end(line)
         shown_end = min(end, start + MAX_COLUMNS)
         cursor = line == self.cursor_line
-        number = Segment(f"{line:>{self._number_width}} ",
-                         tints.cursor_number if cursor else tints.line_number)
+        number = Segment(f"{line:>{self._number_width}} ", tints.cursor_number if cursor else tints.line_number)
         if self.chunkset is None:
             segments = [Segment(display_text(doc.text[start:shown_end]), tints.plain)]
             mark = [Segment(" " * MARK_WIDTH + " ", tints.gutter)]
@@ -282,8 +286,12 @@ class DocumentView(ScrollView, can_focus=True):
             mark = self._mark(line, start, end, on_line)
             segments, tail_style = self._body(doc.text, start, end, shown_end, on_line)
         if shown_end < end:
-            rest = end - shown_end - len(doc.text[max(shown_end, end - 2):end]) + len(
-                doc.text[max(shown_end, end - 2):end].rstrip("\r\n"))  # no copy of a huge line
+            rest = (
+                end
+                - shown_end
+                - len(doc.text[max(shown_end, end - 2) : end])
+                + len(doc.text[max(shown_end, end - 2) : end].rstrip("\r\n"))
+            )  # no copy of a huge line
             if rest:
                 segments.append(Segment(f" … +{rest} chars", tints.more))
         body = Strip(segments)
@@ -316,8 +324,11 @@ class DocumentView(ScrollView, can_focus=True):
                 style += tints.reference_hit if mark[2] else tints.reference_missed
             segments.append(Segment(display_text(text[a:b]), style))
         newline_at = end - 1 if end > start and text[end - 1] == "\n" else None
-        tail = self._style_at(newline_at, on_line) if newline_at is not None else (
-            segments[-1].style if segments else tints.plain)
+        tail = (
+            self._style_at(newline_at, on_line)
+            if newline_at is not None
+            else (segments[-1].style if segments else tints.plain)
+        )
         return segments, tail
 
     def _marks_on(self, start: int, end: int) -> list[tuple[int, int, bool]]:
@@ -347,8 +358,12 @@ class DocumentView(ScrollView, can_focus=True):
         from the chunk before, which the bar marks), '░ reason' where a gap starts, '─ page N' where a
         PDF page starts, a bar elsewhere."""
         tints, chunks = self.tints, self._chunks
-        starting = [i for i in on_line if start <= _core_start(chunks[i]) < end
-                    or (chunks[i].start >= start and _core_start(chunks[i]) >= chunks[i].end)]
+        starting = [
+            i
+            for i in on_line
+            if start <= _core_start(chunks[i]) < end
+            or (chunks[i].start >= start and _core_start(chunks[i]) >= chunks[i].end)
+        ]
         if starting:
             first = chunks[starting[0]]
             more = f"+{len(starting) - 1}" if len(starting) > 1 else ""
@@ -372,8 +387,11 @@ class DocumentView(ScrollView, can_focus=True):
         bar = "┃" if len(covering) > 1 else "│"
         if line in self._page_lines:
             bar = f"{bar}─ page {self._page_lines[line]}"
-        style = Style(color=tints.overlap_selected.bgcolor, bold=True) + tints.gutter if len(covering) > 1 \
+        style = (
+            Style(color=tints.overlap_selected.bgcolor, bold=True) + tints.gutter
+            if len(covering) > 1
             else tints.marker(covering[-1])
+        )
         rank = min((self.ranks[i] for i in covering if i in self.ranks), default=None)
         if rank is not None and line not in self._page_lines:
             bar, style = f"{bar} ★{rank}", tints.ranked

@@ -16,8 +16,14 @@ class FlaggedHistogram(SizeHistogram):
         self._flagged_data: HistogramData | None = None
         self._last: tuple | None = None
 
-    def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None,
-             data: HistogramData | None = None) -> None:
+    def show(
+        self,
+        chunkset: ChunkSet | None,
+        budget: int,
+        unit: str,
+        flagged: set[int] | None = None,
+        data: HistogramData | None = None,
+    ) -> None:
         self._last = (chunkset, budget, unit, data)
         if chunkset is not None and chunkset is self._flags_for:
             super().show(chunkset, budget, unit, self.flagged, self._flagged_data)

@@ -30,8 +30,10 @@ def flags_text(quality: Quality | None, selected: int | None, facts=None) -> Tex
         text.append("no flags\n", "green")
     if facts:
         tally = {k: sum(1 for f in facts if f.status == k) for k in ("whole", "split", "missing")}
-        text.append(f"facts: {tally['whole']} whole, {tally['split']} split, {tally['missing']} missing\n",
-                    "red" if tally["split"] or tally["missing"] else "green")
+        text.append(
+            f"facts: {tally['whole']} whole, {tally['split']} split, {tally['missing']} missing\n",
+            "red" if tally["split"] or tally["missing"] else "green",
+        )
     if selected is not None:
         mine = quality.by_chunk().get(selected, [])
         if mine:

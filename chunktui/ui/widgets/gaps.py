@@ -67,21 +67,39 @@ def gaps_panel(chunk: Chunk, cs: ChunkSet):
     for t in totals:
         head.append(total_line(t.reason, t.lines, t.chars, t.share) + "\n", style="yellow")
     if len(totals) > 1:
-        head.append(total_line(f"all {len(gaps)} gaps", sum(t.lines for t in totals), sum(t.chars for t in totals),
-                               sum(t.share for t in totals)) + "\n", style="bold yellow")
+        head.append(
+            total_line(
+                f"all {len(gaps)} gaps",
+                sum(t.lines for t in totals),
+                sum(t.chars for t in totals),
+                sum(t.share for t in totals),
+            )
+            + "\n",
+            style="bold yellow",
+        )
     head.rstrip()
     here = bisect_left([g.start for g in gaps], chunk.start)
     lo, hi = max(0, here - AROUND), min(len(gaps), here + AROUND)
-    cells = [("↓" if g.end == chunk.start else "↑" if g.start == chunk.end else " ",  # runs into / out of it
-              f"lines {g.start_line}-{g.end_line}", f"{gap_lines(g):,} lines", f"{g.chars:,} chars")
-             for g in gaps[lo:hi]]
+    cells = [
+        (
+            "↓" if g.end == chunk.start else "↑" if g.start == chunk.end else " ",  # runs into / out of it
+            f"lines {g.start_line}-{g.end_line}",
+            f"{gap_lines(g):,} lines",
+            f"{g.chars:,} chars",
+        )
+        for g in gaps[lo:hi]
+    ]
     rows = Table.grid(padding=(0, 1))
     for n in range(4):  # fixed columns keep their width; a long reason folds instead
         rows.add_column(no_wrap=True, justify="right" if n > 1 else "left", min_width=max(len(c[n]) for c in cells))
     rows.add_column(overflow="fold")
     for (mark, where, *numbers), g in zip(cells, gaps[lo:hi]):  # a click on the line range goes there
-        rows.add_row(Text(mark, style="bold"), Text(where, style=on_click(f"goto_line({g.start_line})")), *numbers,
-                     Text(g.reason, style="dim"))
+        rows.add_row(
+            Text(mark, style="bold"),
+            Text(where, style=on_click(f"goto_line({g.start_line})")),
+            *numbers,
+            Text(g.reason, style="dim"),
+        )
     parts: list[Text | Table] = [head]
     if lo:
         parts.append(Text(f"  … {lo} earlier gaps", style="dim"))

@@ -75,9 +75,13 @@ def histogram_data(chunks, flagged=()) -> HistogramData:
         marked[i] = True
     bins = min(MAX_BINS, max(5, len(chunks) // 2))
     tokens = sum(values["tokens"])
-    return HistogramData(values, {unit: binned(v, marked, bins) if v else () for unit, v in values.items()},
-                         {unit: (min(v), max(v)) if v else (0, 0) for unit, v in values.items()},
-                         sum(values["chars"]) / tokens if tokens else None, any(marked))
+    return HistogramData(
+        values,
+        {unit: binned(v, marked, bins) if v else () for unit, v in values.items()},
+        {unit: (min(v), max(v)) if v else (0, 0) for unit, v in values.items()},
+        sum(values["chars"]) / tokens if tokens else None,
+        any(marked),
+    )
 
 
 class SizeHistogram(PlotextPlot):
@@ -93,16 +97,25 @@ class SizeHistogram(PlotextPlot):
         self.flagged: set[int] = set()
         self.budget_mark: float | None = None
 
-    def show(self, chunkset: ChunkSet | None, budget: int, unit: str, flagged: set[int] | None = None,
-             data: HistogramData | None = None) -> None:
+    def show(
+        self,
+        chunkset: ChunkSet | None,
+        budget: int,
+        unit: str,
+        flagged: set[int] | None = None,
+        data: HistogramData | None = None,
+    ) -> None:
         """Draw `chunkset`'s sizes in `unit`: from `data` when a worker made it, else from its chunks."""
         self.unit = unit
         if data is None:
             data = histogram_data(chunkset.chunks if chunkset is not None else [], flagged or ())
         self.values = data.values[unit]
         any_flagged = data.flagged
-        self.budget_mark = float(budget) if unit == "tokens" else (
-            budget * data.chars_per_token if data.chars_per_token is not None else None)
+        self.budget_mark = (
+            float(budget)
+            if unit == "tokens"
+            else (budget * data.chars_per_token if data.chars_per_token is not None else None)
+        )
         plt = self.plt
         plt.clear_figure()
         sign = "=" if unit == "tokens" else "≈"
@@ -130,13 +143,23 @@ class SizeHistogram(PlotextPlot):
                 room = ticks[-1] + max(1, ticks[1] // 2)  # a row above the bars for the budget's label
                 plt.ylim(0, room)
                 plt.vline(mark, BUDGET_COLOR)
-                plt.text(f"budget {mark:,.0f}", mark, room, color=BUDGET_COLOR, background="default",
-                         alignment="right" if mark > (lo + hi) / 2 else "left")
+                plt.text(
+                    f"budget {mark:,.0f}",
+                    mark,
+                    room,
+                    color=BUDGET_COLOR,
+                    background="default",
+                    alignment="right" if mark > (lo + hi) / 2 else "left",
+                )
             else:
                 plt.ylim(0, ticks[-1])
             if mark is not None and not budget_in_range(mark, smallest, largest):
                 side = "all below" if mark > largest else "all above"
-                title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (f" · {FLAGGED_COLOR}: flagged" if any_flagged else "")
+                title = f"{side} budget {sign} {mark:,.0f} · {unit}" + (
+                    f" · {FLAGGED_COLOR}: flagged" if any_flagged else ""
+                )
             plt.xlim(lo, hi)
-        plt.title(fit_title(title, self.size.width - 2))  # no x label: the title names the unit and the plot keeps a row for its bars
+        plt.title(
+            fit_title(title, self.size.width - 2)
+        )  # no x label: the title names the unit and the plot keeps a row for its bars
         self.refresh()

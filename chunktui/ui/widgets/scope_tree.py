@@ -16,8 +16,21 @@ from rich.tree import Tree
 from chunktui.engine import Chunk, ChunkSet
 from .chunk_detail import on_click, register_detail_panel
 
-_ICON = {"class": "C", "struct": "S", "interface": "I", "trait": "T", "impl": "⊢", "enum": "E", "type": "τ",
-         "method": "m", "function": "ƒ", "module": "M", "namespace": "N", "property": "p", "macro": "!"}
+_ICON = {
+    "class": "C",
+    "struct": "S",
+    "interface": "I",
+    "trait": "T",
+    "impl": "⊢",
+    "enum": "E",
+    "type": "τ",
+    "method": "m",
+    "function": "ƒ",
+    "module": "M",
+    "namespace": "N",
+    "property": "p",
+    "macro": "!",
+}
 
 
 @dataclass(eq=False)
@@ -41,9 +54,12 @@ def build_scope_nodes(cs: ChunkSet) -> list[ScopeNode]:
     roots: list[ScopeNode] = []
     stack: list[ScopeNode] = []
     for e in sorted(seen.values(), key=lambda e: (e["start_byte"], -e["end_byte"])):
-        node = ScopeNode(e, [c.index for c in cs.chunks
-                             if _core(c)[0] <= e["end_line"] and e["start_line"] <= _core(c)[1]])
-        while stack and not (stack[-1].entity["start_byte"] <= e["start_byte"] and e["end_byte"] <= stack[-1].entity["end_byte"]):
+        node = ScopeNode(
+            e, [c.index for c in cs.chunks if _core(c)[0] <= e["end_line"] and e["start_line"] <= _core(c)[1]]
+        )
+        while stack and not (
+            stack[-1].entity["start_byte"] <= e["start_byte"] and e["end_byte"] <= stack[-1].entity["end_byte"]
+        ):
             stack.pop()
         (stack[-1].children if stack else roots).append(node)
         stack.append(node)

@@ -29,8 +29,10 @@ def stats_text(stats: Stats) -> Text:
     text = Text()
     text.append(f"{'chunks':<8}{compact(stats.count):>6} · {compact(stats.total_tokens)} tokens\n", "bold")
     text.append(f"{'':6}{'min':>6}{'med':>6}{'p95':>6}{'max':>6}\n", "dim")
-    for name, values in (("chars", (stats.chars_min, stats.chars_median, stats.chars_p95, stats.chars_max)),
-                         ("tokens", (stats.tokens_min, stats.tokens_median, stats.tokens_p95, stats.tokens_max))):
+    for name, values in (
+        ("chars", (stats.chars_min, stats.chars_median, stats.chars_p95, stats.chars_max)),
+        ("tokens", (stats.tokens_min, stats.tokens_median, stats.tokens_p95, stats.tokens_max)),
+    ):
         text.append(f"{name:6}" + "".join(f"{compact(v):>6}" for v in values) + "\n")
     if stats.budget is None:
         text.append(f"{'budget':<8}{'none':>6}\n")
@@ -38,8 +40,10 @@ def stats_text(stats: Stats) -> Text:
         text.append(f"{'budget':<8}{compact(stats.budget):>6} · {compact(stats.over_budget)} over\n", over)
     text.append(f"{'overlap':<8}{stats.overlap_share:>6.1%}\n")
     text.append(f"{'covered':<8}{stats.coverage:>6.1%}\n")
-    text.append(f"{'gaps':<8}{compact(stats.gap_count):>6} · {compact(stats.gap_chars)} chars",
-                "yellow" if stats.gap_count else "")
+    text.append(
+        f"{'gaps':<8}{compact(stats.gap_count):>6} · {compact(stats.gap_chars)} chars",
+        "yellow" if stats.gap_count else "",
+    )
     return text
 
 

@@ -85,8 +85,7 @@ def _chunk_label(chunk: Chunk, here: bool, thread: Thread) -> Text:
     text.append(f" · {_people(len(meta.get('participants') or ()))}", style="dim")
     text.append(f" · {date_range(meta.get('date_start'), meta.get('date_end'))}", style="dim")
     if meta.get("fork_of"):
-        holder = next((c.id for _, c in thread.rows if meta["fork_of"] in (c.metadata.get("message_ids") or ())),
-                      None)
+        holder = next((c.id for _, c in thread.rows if meta["fork_of"] in (c.metadata.get("message_ids") or ())), None)
         text.append(f"  ⑂ fork of {holder}" if holder else f"  ⑂ fork at {meta['fork_of']}", style="magenta")
     return text
 
@@ -126,9 +125,11 @@ def thread_panel(chunk: Chunk, cs: ChunkSet):
     threads, where = thread_index(cs)
     mine = where.get(chunk.index, 0)
     lo = max(0, min(mine - MAX_THREADS // 2, len(threads) - MAX_THREADS))
-    shown = threads[lo:lo + MAX_THREADS]
-    root = Tree(Text(f"{len(threads)} thread{'s' if len(threads) != 1 else ''} (▶ this chunk, ⑂ forked branch)",
-                     style="dim"), guide_style="dim")
+    shown = threads[lo : lo + MAX_THREADS]
+    root = Tree(
+        Text(f"{len(threads)} thread{'s' if len(threads) != 1 else ''} (▶ this chunk, ⑂ forked branch)", style="dim"),
+        guide_style="dim",
+    )
     if lo:
         root.add(Text(f"… {lo} earlier threads", style="dim"))
     for n, thread in enumerate(shown, start=lo):
@@ -138,7 +139,7 @@ def thread_panel(chunk: Chunk, cs: ChunkSet):
         parents = [node]  # parents[d]: where a chunk at depth d hangs (a fork under the window it forks from)
         for depth, c in thread.rows:
             branch = parents[min(depth, len(parents) - 1)].add(_chunk_label(c, c is chunk, thread))
-            del parents[depth + 1:]
+            del parents[depth + 1 :]
             parents.append(branch)
     rest = len(threads) - lo - len(shown)
     if rest > 0:

@@ -58,10 +58,13 @@ def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
         # orange one can fall on the same palette colour (both 52 on argparse.py, textual-dark)
         overlap=tint(OVERLAP_HUE, OVERLAP_TINT - 0.12, underline=True),
         overlap_selected=tint(OVERLAP_HUE, OVERLAP_TINT, underline=True),
-        gap=Style(color=dim_fg.rich_color, bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color,
-                  italic=True),
-        hatch=Style(color=background.blend(foreground, 0.18).rich_color,
-                    bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color),
+        gap=Style(
+            color=dim_fg.rich_color, bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color, italic=True
+        ),
+        hatch=Style(
+            color=background.blend(foreground, 0.18).rich_color,
+            bgcolor=background.blend(Color.parse(GAP_HUE), 0.12).rich_color,
+        ),
         plain=Style(color=foreground.rich_color, bgcolor=background.rich_color),
         line_number=Style(color=dim_fg.rich_color, bgcolor=background.rich_color),
         cursor_number=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
@@ -69,9 +72,9 @@ def build_tints(background: Color, foreground: Color, accent: Color) -> Tints:
         more=Style(color=dim_fg.rich_color, bgcolor=background.rich_color, italic=True),
         # drawn over the chunk tint: the text's colour (blended toward the foreground so it reads on
         # the tint), bold and underlined, so a monochrome terminal still shows where a reference lies
-        reference_hit=Style(color=foreground.blend(Color.parse(HIT_HUE), 0.8).rich_color, bold=True,
-                            underline=True),
-        reference_missed=Style(color=foreground.blend(Color.parse(MISSED_HUE), 0.8).rich_color, bold=True,
-                               underline=True, italic=True),
+        reference_hit=Style(color=foreground.blend(Color.parse(HIT_HUE), 0.8).rich_color, bold=True, underline=True),
+        reference_missed=Style(
+            color=foreground.blend(Color.parse(MISSED_HUE), 0.8).rich_color, bold=True, underline=True, italic=True
+        ),
         ranked=Style(color=background.rich_color, bgcolor=accent.rich_color, bold=True),
     )
