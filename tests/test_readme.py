@@ -48,10 +48,18 @@ def test_every_screenshot_and_link_exists():
     assert re.findall(r"!\[[^\]]*\]\(([^)]+)\)", README)
 
 
-def test_the_readme_python_example_runs_as_written(monkeypatch, capsys):
-    """The one Python snippet a newcomer copies: run from the checkout, it prints the guide's chunks."""
-    block = README.split("```python", 1)[1].split("```", 1)[0]
+def test_the_readme_python_examples_run_as_written(monkeypatch, capsys):
+    """The Python snippets a newcomer copies, run from the checkout: the first prints the guide's
+    chunks, the pipeline one checks LangChain's offsets itself and parses LlamaIndex nodes."""
+    first, *others = [block.split("```", 1)[0] for block in README.split("```python")[1:]]
     monkeypatch.chdir(ROOT)
-    exec(compile(block, "README.md", "exec"), {})
+    exec(compile(first, "README.md", "exec"), {})
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) > 3 and all(int(line.split()[1]) > int(line.split()[0]) for line in lines)
+    assert others, "the pipeline example"
+    for block in others:
+        names: dict = {}
+        exec(compile(block, "README.md", "exec"), names)
+        text = names["pages"][0].text
+        assert names["docs"] and names["nodes"]
+        assert all(text[n.start_char_idx : n.end_char_idx] == n.text for n in names["nodes"])

@@ -56,7 +56,9 @@ def interrupt_folder_run(corpus: Path, out_dir: Path, copies: int, *flags: str) 
     command = [
         sys.executable,
         "-c",
-        "from chunktui.cli import main; main()",
+        # Python leaves Ctrl-C ignored when it starts so (a shell's background job, as a CI runner
+        # may start the suite): give the run the handler a terminal's shell would
+        "import signal; signal.signal(signal.SIGINT, signal.default_int_handler); from chunktui.cli import main; main()",
         "chunk",
         str(corpus),
         "-o",
