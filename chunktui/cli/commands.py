@@ -638,8 +638,10 @@ class _NoProgress:
         click.echo(text, err=True)
 
 
-def progress_bar():
-    """rich's transient progress bar on a terminal (or where rich is told to draw one), else _NoProgress."""
+def progress_bar(*fields: str):
+    """rich's transient progress bar on a terminal (or where rich is told to draw one), with a text
+    column for each of `fields` (task-field formats) after the count; else _NoProgress, which
+    prints lines and spares importing rich."""
     import os
 
     if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ or "TTY_COMPATIBLE" in os.environ):
@@ -652,6 +654,7 @@ def progress_bar():
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        *map(TextColumn, fields),
         TimeElapsedColumn(),
         console=console,
         transient=True,

@@ -20,7 +20,6 @@ import json
 import multiprocessing
 import os
 import signal
-import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
@@ -31,7 +30,7 @@ import click
 
 from chunktui import __version__
 from chunktui.formats.discover import INDEX_NAME
-from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, warn_line
+from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, progress_bar, warn_line
 from chunktui.engine.core.errors import ChunktuiError
 
 if TYPE_CHECKING:
@@ -278,7 +277,7 @@ def run_pool(
     if not todo:
         return 0, False
     jobs = dict(todo)
-    progress = progress_bar()
+    progress = progress_bar("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s")
     tally = {"done": 0, "chunks": 0}
     started = time.perf_counter()
 
@@ -349,29 +348,6 @@ def run_pool(
         except KeyboardInterrupt:
             interrupted = True
     return tally["done"], interrupted
-
-
-def progress_bar():
-    """rich's transient bar with files, chunks and files a second on a terminal (or where rich is
-    told to draw one); else commands' _NoProgress, which prints lines and spares importing rich."""
-    from chunktui.cli.commands import _NoProgress
-
-    if not (sys.stderr.isatty() or "FORCE_TERMINAL" in os.environ or "TTY_COMPATIBLE" in os.environ):
-        return _NoProgress()
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[chunks]:,} chunks · {task.fields[rate]} files/s"),
-        TimeElapsedColumn(),
-        console=console,
-        transient=True,
-        disable=not console.is_terminal,
-    )
 
 
 def batch_size(files: int, workers: int) -> int:
