@@ -101,7 +101,7 @@ def _markdown(mode: Mode) -> dict:
 
 
 def _lines(mode: Mode) -> dict:
-    return {"size": mode.size, "overlap": mode.overlap}
+    return {"size": mode.size, "overlap": mode.overlap, "max_tokens": 0}  # lines as lines: no token cap
 
 
 def _code(mode: Mode) -> dict:

@@ -29,7 +29,7 @@ def token_count_bench(size_key: str, text: str, repeat: int, log) -> dict:
     rechunks = {
         "recursive 4000 chars, overlap 400": _spans(doc, "recursive", {"size": 4000, "overlap": 400}),
         "recursive 1000 chars, overlap 200": _spans(doc, "recursive", {"size": 1000, "overlap": 200}),
-        "lines 40, overlap 4": _spans(doc, "lines", {"size": 40, "overlap": 4}),
+        "lines 40, overlap 4": _spans(doc, "lines", {"size": 40, "overlap": 4, "max_tokens": 0}),
         "fixed 512 chars, no overlap": _spans(doc, "fixed", {"size": 512, "unit": "chars", "overlap": 0}),
     }
     counter = get_counter(NAME)
