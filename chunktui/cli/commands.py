@@ -54,6 +54,20 @@ HTML_MODE = click.option(
     help="HTML files: their main content (navigation, banners and footers left out) or the whole page.",
 )
 PASSWORD = click.option("--password", default=None, metavar="TEXT", help="Password of encrypted PDF files.")
+
+
+def SYNTHETIC_QUERIES(command):  # a decorator, named as the option decorators beside it
+    """`--auto-queries N` and `--seed S`, as `eval` and `sweep` take them."""
+    command = click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")(command)
+    return click.option(
+        "--auto-queries",
+        "auto_n",
+        type=click.IntRange(min=1, max=100_000),
+        metavar="N",
+        help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).",
+    )(command)
+
+
 FALLBACK_STRATEGIES = ("auto", "semantic", "lines")
 PARAM_DEST = "strategy_param__"  # prefix keeping generated flags apart from the fixed options
 EXIT_OK, EXIT_INTERNAL, EXIT_BAD_INPUT = 0, 1, 2
@@ -945,14 +959,7 @@ def param_facts(p) -> str:
     metavar="Q.jsonl|Q.csv",
     help="Questions with known answers: adds recall and IoU columns (see `chunktui eval`).",
 )
-@click.option(
-    "--auto-queries",
-    "auto_n",
-    type=click.IntRange(min=1, max=100_000),
-    metavar="N",
-    help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
+@SYNTHETIC_QUERIES
 @click.option(
     "--retrieve-tokens",
     type=click.IntRange(min=1),

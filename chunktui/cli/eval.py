@@ -16,6 +16,7 @@ from chunktui.cli.commands import (
     HTML_MODE,
     PASSWORD,
     TOKENIZERS,
+    SYNTHETIC_QUERIES,
     StrategyParamsCommand,
     resolve_configuration,
     warn_line,
@@ -81,14 +82,7 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
     metavar="Q.jsonl|Q.csv",
     help="Questions with references ({content, start_index, end_index}, character offsets into FILE).",
 )
-@click.option(
-    "--auto-queries",
-    "auto_n",
-    type=click.IntRange(min=1, max=100_000),
-    metavar="N",
-    help="No queries file: N synthetic questions made from FILE's sentences (seeded; not a benchmark).",
-)
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of --auto-queries.")
+@SYNTHETIC_QUERIES
 @click.option("--strategy", "-s", "strategy_name", metavar="NAME", help="Chunking strategy (default: auto).")
 @click.option("--profile", type=click.Path(path_type=Path), help="YAML profile; flags override it.")
 @click.option(
