@@ -228,3 +228,28 @@ def test_each_chunk_names_the_elements_it_starts_and_ends_in():
     assert {"body > div#consent", "body > header > nav > ul > li", "body > aside.ad"} <= starts
     for c in chunk_document(whole, "recursive", {"size": 300, "overlap": 0}).chunks:
         assert c.metadata["element_start"].startswith("body") and whole.text[c.start : c.end] == c.text
+
+
+def test_whole_page_body_text_that_markdown_would_read_as_structure_stays_body_text(tmp_path):
+    """In --html whole, a paragraph starting with '#' (a shell comment in a how-to's prose) was an
+    H1, so the text under it lost its header path; so with '1.', '-', '>' and '|'. Main content
+    (trafilatura) escapes them already; the whole page now does too."""
+    page = (
+        b"<html><body><nav><a href='/'>Home</a></nav><article><h1>Backups</h1>"
+        b"<p>Add this to the crontab:</p><p># nightly at two, as root</p><p>0 2 * * * /usr/local/bin/backup</p>"
+        b"<p>1. Check the log the next morning.</p><p>- and rotate it weekly</p>"
+        b"<p>&gt; a reader asked about restores</p><p>| not | a table |</p>"
+        b"<h2>Restores</h2><ul><li>one item</li></ul></article></body></html>"
+    )
+    path = tmp_path / "backups.html"
+    path.write_bytes(page)
+    for mode in ("main", "whole"):
+        doc = load_document(path, reader_options={"html": mode})
+        lines = doc.text.splitlines()
+        assert "\\# nightly at two, as root" in lines and "1\\. Check the log the next morning." in lines, mode
+        structure = [line for line in lines if line.startswith(("#", "-", ">", "|", "1."))]
+        assert structure == ["# Backups", "## Restores", "- one item"], mode
+        cs = chunk_document(doc, "markdown", {"max_char": 60, "min_char": 0, "chunk_overlap": 0})
+        cron = next(c for c in cs.chunks if "/usr/local/bin/backup" in c.text)
+        assert cron.metadata["header_path"] == ["Backups"], mode
+        assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)

@@ -15,6 +15,7 @@ another process reopening the file does not either.
 from __future__ import annotations
 
 import hashlib
+import re
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
@@ -273,6 +274,28 @@ def same_extraction(doc, stored: dict | None) -> bool:
     """Whether a re-read source gives the text a store recorded (true when it recorded none)."""
     wanted = (stored or {}).get("text_sha256")
     return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted
+
+
+# The start of a line that markdown reads as structure: an ATX heading, a list item (`-`, `*`, `+`,
+# `1.`, `1)`), a quote, a table row, a code fence, a setext underline or a thematic break.
+_STRUCTURE = re.compile(
+    r"^([ \t]*)(?:(\d{1,9})([.)])(?=[ \t]|$)"
+    r"|(#{1,6}(?=[ \t]|$)|[-*+](?=[ \t]|$)|[>|]|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$))"
+)
+
+
+def escape_structure(text: str) -> str:
+    """Body text whose lines cannot be read as markdown structure: a backslash goes before the
+    character that would make a line a heading, an item, a quote, a table row, a fence or a rule
+    (`\\# not a heading`, `1\\. not an item`), so only the document's own headings and lists
+    give header paths and items."""
+    return "\n".join(_STRUCTURE.sub(_escape_one, line, count=1) for line in text.split("\n"))
+
+
+def _escape_one(m: re.Match) -> str:
+    if m.group(2):
+        return f"{m.group(1)}{m.group(2)}\\{m.group(3)}"
+    return f"{m.group(1)}\\{m.group(4)}"
 
 
 def pipe_table(rows: list[list[str]]) -> str:

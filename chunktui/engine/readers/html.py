@@ -3,9 +3,10 @@
 Main content leaves out navigation, banners, footers and scripts as trafilatura judges them;
 `--html whole` converts every element of the body instead, with these rules: scripts, styles
 and templates are dropped, h1-h6 become `#` headings, lists `-`/`1.` items, tables pipe tables,
-pre blocks fences, links `[text](url)`. Each chunk gets the anchor of the heading above it
-(the heading's id, else its text as a slug) and the element path of the blocks it starts and
-ends in (`body > div#content > div.section > p`).
+pre blocks fences, links `[text](url)`; other text is body text, with a backslash before a
+leading `#`, `-`, `1.`, `>` or `|` that markdown would read as structure (in main mode too).
+Each chunk gets the anchor of the heading above it (the heading's id, else its text as a slug)
+and the element path of the blocks it starts and ends in (`body > div#content > div.section > p`).
 
 Each block of the text (a paragraph, an item, a table) is matched to the element it came from
 by its first words, walking the page and the text in step. Trafilatura leaves out or flattens
@@ -23,7 +24,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..core.errors import DocumentError
-from . import Extraction, Region, library_version, pipe_table
+from . import Extraction, Region, escape_structure, library_version, pipe_table
 
 # Any page past these is refused: they bound the whole-page conversion's time and memory (its time
 # grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
@@ -137,7 +138,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
-        units = _restore_headings(_match(_units(_tidy(text)), blocks), blocks)
+        units = _escape_paragraphs(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
     text, regions = _assemble(units, root)
     return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
 
@@ -310,6 +311,15 @@ def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
     return out
 
 
+def _escape_paragraphs(units: list[_Unit]) -> list[_Unit]:
+    """Trafilatura escapes a paragraph's leading "#", "-", "1." and ">" but not "|": a paragraph
+    element's block starting "| a | b |" was a table row. Escaped as the whole page's are."""
+    for unit in units:
+        if unit.index is not None and unit.element.tag == "p" and not unit.text.startswith(("```", "~~~")):
+            unit.text = escape_structure(unit.text)
+    return units
+
+
 def _level(el) -> int:
     """1-6 for a heading element, else 0 (None too)."""
     tag = el.tag if el is not None and isinstance(el.tag, str) else ""
@@ -446,6 +456,8 @@ class _Converter:
         if text:
             if self.prefix:
                 self.items.add(len(self.out))
+            else:  # body text: a leading "#", "-", "1." or ">" is not markdown structure here
+                text = escape_structure(text)
             self.add(self.prefix + text, self.open[-1] if self.open else None)
 
     def visit(self, el, depth: int) -> None:
