@@ -290,3 +290,30 @@ def test_body_text_that_markdown_would_read_as_structure_stays_body_text(tmp_pat
         command = next(c for c in cs.chunks if "apt-get build-dep" in c.text)
         assert command.metadata["header_path"] == ["Install"], strategy
         assert_exact(doc, cs)
+
+
+LO_INSTALL = DOCS / "lo-install.docx"  # written by LibreOffice 7.4 from lo-install.fodt (fixtures/docs/README.md)
+
+
+def test_a_footnote_in_a_heading_stays_in_the_text_but_not_in_the_header_path():
+    """LibreOffice's DOCX with a footnote on the 'Requirements' heading: the text keeps the mark
+    (`## Requirements[^1]`), and header paths and labels name the heading without it (they read
+    'Requirements[^1]')."""
+    doc = load_document(LO_INSTALL)
+    lines = doc.text.splitlines()
+    assert "## Requirements[^1]" in lines and "> [footnote 1] Tested on Debian 12 and Ubuntu 24.04." in lines
+    assert "> [comment 1] Say which port it listens on." in lines
+    assert "\\# add the repository key first" in lines and "1\\. Then install the package." in lines
+    small = {
+        "markdown": {"max_char": 80, "min_char": 0, "chunk_overlap": 0},
+        "prose": {"min_tokens": 1, "max_tokens": 12},
+    }
+    for strategy, params in small.items():
+        cs = chunk_document(doc, strategy, params)
+        table = next(c for c in cs.chunks if "| python3 |" in c.text)
+        assert table.metadata["header_path"] == ["Installing the agent", "Requirements"], strategy
+        heading = next(c for c in cs.chunks if c.text.startswith("## Requirements[^1]"))
+        assert heading.boundary_label == "## Requirements", strategy
+        steps = next(c for c in cs.chunks if "gpg --dearmor" in c.text)
+        assert steps.metadata["header_path"] == ["Installing the agent", "Steps"], strategy
+        assert_exact(doc, cs)

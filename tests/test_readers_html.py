@@ -253,3 +253,22 @@ def test_whole_page_body_text_that_markdown_would_read_as_structure_stays_body_t
         cron = next(c for c in cs.chunks if "/usr/local/bin/backup" in c.text)
         assert cron.metadata["header_path"] == ["Backups"], mode
         assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
+
+
+BLOG = DOCS / "blog-post.html"  # a Hugo-shaped blog post, written by hand (fixtures/docs/README.md)
+
+
+def test_a_footnote_reference_in_a_heading_stays_in_the_text_but_not_in_the_header_path():
+    """Hugo's footnote references (`<sup><a href="#fn:1" role="doc-noteref">1</a></sup>`) on two
+    h2s: the whole page named the section 'Why pages matter1', and in main content trafilatura's
+    `## Why pages matter<sup>[1](#fn:1)</sup>` matched no element, so the heading was put back a
+    second time. The text keeps a `[^1]` mark; header paths, labels and anchors leave it out."""
+    for mode in ("main", "whole"):
+        doc = load_document(BLOG, reader_options={"html": mode})
+        headings = [line for line in doc.text.splitlines() if line.startswith("## ")]
+        assert headings == ["## Why pages matter[^1]", "## Two columns[^2]", "## What we measured"], mode
+        cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+        pages = next(c for c in cs.chunks if c.text.startswith("## Why pages matter"))
+        assert pages.metadata["header_path"][-1] == "Why pages matter" and pages.boundary_label == "## Why pages matter"
+        assert pages.metadata["anchor_start"] == "#why-pages-matter"
+        assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)

@@ -99,6 +99,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     fatal = [e for e in parser.error_log if e.level_name == "FATAL"]
     if fatal:  # libxml2 stops there (elements nested past 2,048 deep): the rest would be lost silently
         raise DocumentError(path, f"not readable as HTML past line {fatal[0].line} ({fatal[0].message.split(',')[0]})")
+    _mark_note_references(root)
     count, nesting = _size(root)
     if count > MAX_ELEMENTS:
         raise DocumentError(path, f"{count:,} elements, over the limit of {MAX_ELEMENTS:,}")
@@ -138,9 +139,58 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
-        units = _escape_paragraphs(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
+        units = _settle_escapes(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
     text, regions = _assemble(units, root)
     return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+
+
+_NOTE_TEXT = re.compile(r"\[?([\w*†‡§]{1,6})\]?")  # what a footnote reference shows: 1, [2], a, *
+_NOTE_MARK = re.compile(r"\[\^[^\]\s]+\]")
+
+
+def _mark_note_references(root) -> None:
+    """Footnote references in headings (`<sup><a href="#fn1">1</a></sup>`, pandoc's
+    `<a href="#fn1" role="doc-noteref"><sup>1</sup></a>`, Wikipedia's `<sup><a>[1]</a></sup>`)
+    become the text `[^1]`, as DOCX marks are: the heading keeps its mark, and header paths and
+    labels, which leave such marks out, name it `Intro`, not `Intro1`."""
+    for heading in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        for el in list(heading.iter("sup", "a")):
+            if heading not in el.iterancestors():  # inside a reference already replaced
+                continue
+            outer = el.getparent()
+            if outer.tag == "a" and _note_reference(outer):
+                el = outer  # the link around the <sup>: the mark replaces both
+            mark = _note_reference(el)
+            if mark:
+                _replace_with_text(el, f"[^{mark}]")
+
+
+def _note_reference(el) -> str | None:
+    """The mark a footnote reference shows (`1` of `<sup><a href="#fn1">[1]</a></sup>`), or None
+    if `el` is none: a reference is a <sup> holding a link within the page, or such a link that
+    is marked as a note reference or holds a <sup>, and its text is a short mark."""
+    shown = _NOTE_TEXT.fullmatch(el.text_content().strip())
+    if shown is None:
+        return None
+    if el.tag == "sup":
+        found = any((a.get("href") or "").startswith("#") for a in el.iter("a"))
+    else:
+        classes = (el.get("class") or "") + " " + (el.get("role") or "")
+        found = (el.get("href") or "").startswith("#") and (
+            el.find(".//sup") is not None or "noteref" in classes or "footnote" in classes
+        )
+    return shown.group(1) if found else None
+
+
+def _replace_with_text(el, text: str) -> None:
+    """Take `el` out of the tree, leaving `text` (and the text after it) where it stood."""
+    parent, before = el.getparent(), el.getprevious()
+    text += el.tail or ""
+    if before is not None:
+        before.tail = (before.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+    parent.remove(el)
 
 
 def _size(root) -> tuple[int, int]:
@@ -311,11 +361,17 @@ def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
     return out
 
 
-def _escape_paragraphs(units: list[_Unit]) -> list[_Unit]:
+_ESCAPED_NOTE_MARK = re.compile(r"\\\[\^([^\]\s\\]+)\\\]")
+
+
+def _settle_escapes(units: list[_Unit]) -> list[_Unit]:
     """Trafilatura escapes a paragraph's leading "#", "-", "1." and ">" but not "|": a paragraph
-    element's block starting "| a | b |" was a table row. Escaped as the whole page's are."""
+    element's block starting "| a | b |" was a table row, and is escaped as the whole page's are.
+    It escapes the brackets of a heading's note mark (`Intro\\[^1\\]`): they are put back."""
     for unit in units:
-        if unit.index is not None and unit.element.tag == "p" and not unit.text.startswith(("```", "~~~")):
+        if _HEADING.match(unit.text):
+            unit.text = _ESCAPED_NOTE_MARK.sub(r"[^\1]", unit.text)
+        elif unit.index is not None and unit.element.tag == "p" and not unit.text.startswith(("```", "~~~")):
             unit.text = escape_structure(unit.text)
     return units
 
@@ -414,7 +470,7 @@ def _steps(el, paths: dict) -> tuple[str, ...]:
 
 
 def _words(text: str) -> str:
-    return " ".join(re.sub(r"[\[\]()*_`#]", " ", text).split()).casefold()
+    return " ".join(re.sub(r"[\[\]()*_`#]", " ", _NOTE_MARK.sub("", text)).split()).casefold()
 
 
 def _slug(title: str) -> str:
