@@ -25,6 +25,8 @@ from .documents import Document
 
 READERS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html"}
 NO_TEXT_LAYER = "no text layer (OCR is not done)"
+RUNNING_LINES = "running header or footer"
+_NOT_BLANK = re.compile(r"\S")
 _CACHE_SIZE = 16
 
 
@@ -48,6 +50,7 @@ class Extraction:
     mode: str = ""  # HTML: "main" (main content only) or "whole"
     regions: list[Region] = field(default_factory=list)  # sorted, not overlapping
     no_text: list[tuple[int, int]] = field(default_factory=list)  # ranges that stand for pages without text
+    furniture: list[tuple[int, int]] = field(default_factory=list)  # PDF running headers and footers: ranges
     warnings: list[str] = field(default_factory=list)
     page_count: int = 0
 
@@ -188,7 +191,9 @@ def extracted_document(
 
 def locate(doc, proposal) -> None:
     """Add where each span sits in the file to its metadata, and leave the stand-ins of pages
-    without a text layer out of every chunk (they become gaps with that reason)."""
+    without a text layer out of every chunk (they become gaps with that reason). A PDF's running
+    headers and footers stay in the chunks that hold them, but a span holding nothing else is left
+    out (a gap with that reason), and a span's label is never one of them."""
     ex = getattr(doc, "extraction", None)
     if ex is None:
         return
@@ -196,6 +201,9 @@ def locate(doc, proposal) -> None:
 
     spans = _cut_out(list(proposal.spans), ex.no_text)
     proposal.gaps = [*proposal.gaps, *((a, b, NO_TEXT_LAYER) for a, b in ex.no_text)]
+    if ex.furniture:
+        spans, running = _past_running_lines(doc.text, spans, ex.furniture)
+        proposal.gaps = sorted([*proposal.gaps, *((a, b, RUNNING_LINES) for a, b in running)])
     starts = [r.start for r in ex.regions]
     located = []
     for s in spans:
@@ -209,6 +217,37 @@ def locate(doc, proposal) -> None:
                 meta[f"{name}_end"] = value
         located.append(Span(s.start, s.end, s.boundary_type, s.boundary_label, meta, s.context_text))
     proposal.spans = located
+
+
+def _past_running_lines(text: str, spans, furniture: list[tuple[int, int]]):
+    """The spans without those that hold only running headers and footers (and blank lines; each
+    such span's range is returned, when no other span overlaps it), and with the label of a span
+    that opens with one taken from the first line after it."""
+    from ..core.model import Span, one_line
+
+    ends = [b for _, b in furniture]
+    kept, running = [], []
+    for k, s in enumerate(spans):
+        found = _NOT_BLANK.search(text, s.start, s.end)
+        first = found.start() if found else s.end
+        i = bisect_right(ends, first - 1)  # the first range ending at or after the span's first character
+        if found is None or i == len(furniture) or furniture[i][0] > first:
+            kept.append(s)
+            continue
+        end = min(furniture[i][1], s.end)
+        after = _NOT_BLANK.search(text, end, s.end)
+        if after is None:
+            if (k == 0 or spans[k - 1].end <= s.start) and (k + 1 == len(spans) or spans[k + 1].start >= s.end):
+                running.append((s.start, s.end))
+            else:  # other spans overlap it: it stays, as it came
+                kept.append(s)
+            continue
+        line = one_line(text[first:end])
+        if s.boundary_label and (line.startswith(s.boundary_label) or s.boundary_label.startswith(line)):
+            label = one_line(text[after.start() : s.end].split("\n", 1)[0], 60)
+            s = Span(s.start, s.end, s.boundary_type, label, s.metadata, s.context_text)
+        kept.append(s)
+    return kept, running
 
 
 def _cut_out(spans, holes):
