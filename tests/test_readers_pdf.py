@@ -4,7 +4,8 @@ Fixtures (tests/fixtures/docs/, made by make_fixtures.py): eight pages of Debian
 manual (pdfTeX, with its outline), the same pages encrypted (password s3cret), and a generated
 file with two-column pages, a page without a text layer and an outline entry, and a page of
 Debian's shared-mime-info spec (pdfTeX) whose example listings have lines starting with `#`, and
-LibreOffice's export of a document with the chapter's name as running header and `Page N of M` below.
+LibreOffice's exports of a document with the chapter's name as running header and `Page N of M`
+below, and of a two-column section whose text flows from one column into the other.
 """
 
 from __future__ import annotations
@@ -351,3 +352,33 @@ def test_a_running_header_naming_the_chapter_is_no_heading_and_no_label():
         for c in cs.chunks:
             assert doc.text[c.start : c.end] == c.text
             assert c.text in page_text(doc, c.metadata["page_start"], c.metadata["page_end"])
+
+
+def test_a_two_column_section_exported_by_libreoffice_reads_column_by_column():
+    """LibreOffice 7.4's PDF of a two-column section between full-width lines (fixtures/docs/README.md):
+    paragraph four starts at the foot of the left column and ends atop the right one. Read line by
+    line across the page, each paragraph would be cut into pieces and interleaved with the other column."""
+    import pypdfium2 as pdfium
+
+    path = DOCS / "lo-two-columns.pdf"
+    pdf = pdfium.PdfDocument(path)
+    page = pdf[0].get_textpage()
+    raw = page.get_text_range()
+    left, right = (page.get_charbox(raw.index(words))[0] for words in ("Paragraph four begins", "four ends"))
+    pdf.close()
+    assert left < 100 < 200 < right  # the paragraph flows from the left column into the right one
+    doc = load_document(path)
+    flowing = " ".join(doc.text.split())
+    names = ["one", "two", "three", "four", "five", "six", "seven"]
+    places = []
+    for n in names:
+        paragraph = (
+            f"Paragraph {n} begins here. The river park plan for stage {n} keeps the old towpath, adds a "
+            f"footbridge at the weir and plants the east bank with alder and willow. Paragraph {n} ends here."
+        )
+        assert paragraph in flowing, n
+        places.append(flowing.index(paragraph))
+    assert places == sorted(places)
+    assert flowing.index("above the two columns.") < places[0] and flowing.index("below the columns.") > places[-1]
+    cs = chunk_document(doc, "markdown", {"max_char": 300, "min_char": 0, "chunk_overlap": 0})
+    assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {("River park: the plan in two columns",)}
