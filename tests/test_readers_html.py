@@ -272,3 +272,27 @@ def test_a_footnote_reference_in_a_heading_stays_in_the_text_but_not_in_the_head
         assert pages.metadata["header_path"][-1] == "Why pages matter" and pages.boundary_label == "## Why pages matter"
         assert pages.metadata["anchor_start"] == "#why-pages-matter"
         assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
+
+
+def test_a_blog_post_reads_as_its_article_or_as_the_whole_page():
+    """A Hugo-shaped post (fixtures/docs/README.md): main content is the article, its title too
+    (an h1 in the article's own <header>, which was left out as if it were the site's header, so
+    the post had no H1 and its sections no parent), without the banner, navigation, related posts,
+    comments, footer and scripts; --html whole keeps all but the scripts and styles."""
+    main = load_document(BLOG)
+    assert main.extraction.mode == "main"
+    assert main.text.startswith("# Chunking PDFs for retrieval\n\nMost of what goes into a retrieval index")
+    for left_out in ("We use cookies", "[Archive](/archive/)", "Related posts", "Does this hold", "Built with Hugo"):
+        assert left_out not in main.text, left_out
+    for kept in ("# read the pages first, then chunk", "- Keep the page numbers with each chunk.", "| PDFium | 410 |"):
+        assert kept in main.text, kept
+    cs = chunk_document(main, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    table = next(c for c in cs.chunks if "| PDFium |" in c.text)
+    assert table.metadata["header_path"] == ["Chunking PDFs for retrieval", "What we measured"]
+    whole = load_document(BLOG, reader_options={"html": "whole"})
+    for kept in ("We use cookies", "- [Archive](/archive/)", "### Related posts", "Does this hold", "Built with Hugo"):
+        assert kept in whole.text, kept
+    for never in ("gtag", "schema.org", ".cookie-banner", "Accept all"):  # scripts, JSON-LD, styles, buttons
+        assert never not in whole.text, never
+    for doc in (main, whole):
+        assert all(doc.text[c.start : c.end] == c.text for c in chunk_document(doc, "prose", {}).chunks)

@@ -13,7 +13,8 @@ by its first words, walking the page and the text in step. Trafilatura leaves ou
 the headings of many manuals (DocBook's, Texinfo's and gtk-doc's in /usr/share/doc): in main
 mode, a block matched to an h1-h6 element becomes a `#` heading, and a heading element left out
 between two matched blocks is put back before the second, unless it sits in navigation, a
-header, a footer or an aside, or shares no container below the body with that block.
+header (not an article's own, which holds its title), a footer or an aside, or shares no container
+below the body with that block.
 """
 
 from __future__ import annotations
@@ -232,7 +233,7 @@ _BLOCK_TAGS = (_BLOCK - {"body", "html", "hr"}) | {
     "th",
     "caption",
 }
-_ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back
+_ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back (see _in_aside)
 _KEY_WORDS = 8  # a block is matched to an element by this many first words
 _KEY_CHARS = 400  # read from its first this many characters
 _LOOKAHEAD = 2_000  # a block matches an element at most this far past the last match (not a far repeat)
@@ -383,7 +384,13 @@ def _level(el) -> int:
 
 
 def _in_aside(el) -> bool:
-    return any(a.tag in _ASIDE for a in el.iterancestors() if isinstance(a.tag, str))
+    """Whether the element sits in navigation, a header, a footer or an aside; an article's (or the
+    main content's) own header, which holds its title, is not the page's."""
+    above = [a.tag for a in el.iterancestors() if isinstance(a.tag, str)]
+    for k, tag in enumerate(above):
+        if tag in _ASIDE and not (tag == "header" and {"article", "main"} & set(above[k + 1 :])):
+            return True
+    return False
 
 
 def _shares_container(a, b) -> bool:
