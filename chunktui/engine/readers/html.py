@@ -4,7 +4,8 @@ Main content leaves out navigation, banners, footers and scripts as trafilatura 
 `--html whole` converts every element of the body instead, with these rules: scripts, styles
 and templates are dropped, h1-h6 become `#` headings, lists `-`/`1.` items, tables pipe tables,
 pre blocks fences, links `[text](url)`; other text is body text, with a backslash before a
-leading `#`, `-`, `1.`, `>` or `|` that markdown would read as structure (in main mode too).
+leading `#`, `-`, `1.`, `>` or `|` that markdown would read as structure (trafilatura escapes
+the first four in main mode).
 Each chunk gets the anchor of the heading above it (the heading's id, else its text as a slug)
 and the element path of the blocks it starts and ends in (`body > div#content > div.section > p`).
 
@@ -366,14 +367,13 @@ _ESCAPED_NOTE_MARK = re.compile(r"\\\[\^([^\]\s\\]+)\\\]")
 
 
 def _settle_escapes(units: list[_Unit]) -> list[_Unit]:
-    """Trafilatura escapes a paragraph's leading "#", "-", "1." and ">" but not "|": a paragraph
-    element's block starting "| a | b |" was a table row, and is escaped as the whole page's are.
-    It escapes the brackets of a heading's note mark (`Intro\\[^1\\]`): they are put back."""
+    """Trafilatura escapes the brackets of a heading's note mark (`Intro\\[^1\\]`): they are put
+    back. (It escapes a paragraph's leading "#", "-", "1." and ">" itself; a paragraph's one line
+    starting with "|" is left as it wrote it: without a delimiter row it is no table, and one-row
+    layout tables come out so.)"""
     for unit in units:
         if _HEADING.match(unit.text):
             unit.text = _ESCAPED_NOTE_MARK.sub(r"[^\1]", unit.text)
-        elif unit.index is not None and unit.element.tag == "p" and not unit.text.startswith(("```", "~~~")):
-            unit.text = escape_structure(unit.text)
     return units
 
 
