@@ -213,8 +213,12 @@ LINE = st.text(st.sampled_from("abcdefghij XYZ.,;:!?-#0123456789éü"), min_size
 @given(
     st.lists(st.lists(LINE, max_size=12), min_size=1, max_size=5),
     st.sampled_from(["markdown", "prose", "recursive", "fixed", "lines"]),
+    st.booleans(),
 )
-def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strategy):
+def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strategy, furnished):
+    """Furnished, each page with text gets a running header above and its number below."""
+    if furnished:
+        pages = [["Field guide to chunking", *lines, str(k + 1)] if lines else lines for k, lines in enumerate(pages)]
     path = tmp_path_factory.mktemp("p") / "gen.pdf"
     path.write_bytes(_pdf(pages))
     doc = load_document(path)
@@ -234,6 +238,10 @@ def test_pdf_extraction_holds_the_offset_contract(tmp_path_factory, pages, strat
         assert "no text layer]" not in c.text
     blank = sum(1 for lines in pages if not "".join(lines).strip())
     assert sum(g.reason == NO_TEXT_LAYER for g in cs.gaps) == blank
+    for g in cs.gaps:  # a running header's gap is a chunk's place that nothing else covers
+        assert not any(c.start < g.end and g.start < c.end for c in cs.chunks)
+        if g.reason == "running header or footer":
+            assert doc.text[g.start : g.end].strip()
 
 
 def test_the_open_command_lets_a_pdf_past_its_binary_check(tmp_path):
