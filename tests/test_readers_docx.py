@@ -243,3 +243,77 @@ def test_a_heading_style_from_word_for_mac_gives_the_header_path():
     assert last.text.endswith("Normal paragraph\n") and last.metadata["header_path"] == ["Heading Paragraph"]
     assert last.metadata["paragraph_end"] == 2
     assert_exact(doc, cs)
+
+
+def test_body_text_that_markdown_would_read_as_structure_stays_body_text(tmp_path):
+    """Normal paragraphs that start with '#' (a shell comment pasted into install notes), '1.' (a
+    step numbered by hand), '-', '>' or '|' were headings, items, quotes and table rows in the
+    text: the shell comment became an H1, so the command under it had the header path ['install
+    the build dependencies first'] and not ['Install']. A backslash keeps them body text."""
+    d = docx.Document()
+    d.add_paragraph("Install", style="Heading 1")
+    d.add_paragraph("Run these in a shell:")
+    for line in (
+        "# install the build dependencies first",
+        "apt-get build-dep chunktui",
+        "1. Unpack the archive into /opt.",
+        "- then the rest, as the list below says",
+        "> quoted from the mailing list",
+        "| pipes | at the start |",
+    ):
+        d.add_paragraph(line)
+    d.add_paragraph("Configure", style="Heading 2")
+    d.add_paragraph("Set the cache folder.", style="List Bullet")
+    path = tmp_path / "install.docx"
+    d.save(path)
+    doc = load_document(path)
+    lines = doc.text.splitlines()
+    for escaped in (
+        "\\# install the build dependencies first",
+        "1\\. Unpack the archive into /opt.",
+        "\\- then the rest, as the list below says",
+        "\\> quoted from the mailing list",
+        "\\| pipes | at the start |",
+    ):
+        assert escaped in lines, escaped
+    assert [line for line in lines if line.startswith(("#", "-", ">", "|", "1."))] == [
+        "# Install",
+        "## Configure",
+        "- Set the cache folder.",
+    ]
+    small = {
+        "markdown": {"max_char": 60, "min_char": 0, "chunk_overlap": 0},
+        "prose": {"min_tokens": 1, "max_tokens": 12},
+    }
+    for strategy, params in small.items():
+        cs = chunk_document(doc, strategy, params)
+        command = next(c for c in cs.chunks if "apt-get build-dep" in c.text)
+        assert command.metadata["header_path"] == ["Install"], strategy
+        assert_exact(doc, cs)
+
+
+LO_INSTALL = DOCS / "lo-install.docx"  # written by LibreOffice 7.4 from lo-install.fodt (fixtures/docs/README.md)
+
+
+def test_a_footnote_in_a_heading_stays_in_the_text_but_not_in_the_header_path():
+    """LibreOffice's DOCX with a footnote on the 'Requirements' heading: the text keeps the mark
+    (`## Requirements[^1]`), and header paths and labels name the heading without it (they read
+    'Requirements[^1]')."""
+    doc = load_document(LO_INSTALL)
+    lines = doc.text.splitlines()
+    assert "## Requirements[^1]" in lines and "> [footnote 1] Tested on Debian 12 and Ubuntu 24.04." in lines
+    assert "> [comment 1] Say which port it listens on." in lines
+    assert "\\# add the repository key first" in lines and "1\\. Then install the package." in lines
+    small = {
+        "markdown": {"max_char": 80, "min_char": 0, "chunk_overlap": 0},
+        "prose": {"min_tokens": 1, "max_tokens": 12},
+    }
+    for strategy, params in small.items():
+        cs = chunk_document(doc, strategy, params)
+        table = next(c for c in cs.chunks if "| python3 |" in c.text)
+        assert table.metadata["header_path"] == ["Installing the agent", "Requirements"], strategy
+        heading = next(c for c in cs.chunks if c.text.startswith("## Requirements[^1]"))
+        assert heading.boundary_label == "## Requirements", strategy
+        steps = next(c for c in cs.chunks if "gpg --dearmor" in c.text)
+        assert steps.metadata["header_path"] == ["Installing the agent", "Steps"], strategy
+        assert_exact(doc, cs)

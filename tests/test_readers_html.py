@@ -228,3 +228,83 @@ def test_each_chunk_names_the_elements_it_starts_and_ends_in():
     assert {"body > div#consent", "body > header > nav > ul > li", "body > aside.ad"} <= starts
     for c in chunk_document(whole, "recursive", {"size": 300, "overlap": 0}).chunks:
         assert c.metadata["element_start"].startswith("body") and whole.text[c.start : c.end] == c.text
+
+
+def test_whole_page_body_text_that_markdown_would_read_as_structure_stays_body_text(tmp_path):
+    """In --html whole, a paragraph starting with '#' (a shell comment in a how-to's prose) was an
+    H1, so the text under it lost its header path; so with '1.', '-', '>' and '|'. Main content
+    (trafilatura) escapes all but '|' already (a lone '| ... |' line is no table: it stays as
+    trafilatura wrote it); the whole page now does too."""
+    page = (
+        b"<html><body><nav><a href='/'>Home</a></nav><article><h1>Backups</h1>"
+        b"<p>Add this to the crontab:</p><p># nightly at two, as root</p><p>0 2 * * * /usr/local/bin/backup</p>"
+        b"<p>1. Check the log the next morning.</p><p>- and rotate it weekly</p>"
+        b"<p>&gt; a reader asked about restores</p><p>| not | a table |</p>"
+        b"<ol><li><p>Keep seven daily copies.</p></li></ol>"  # items and cells holding a <p> stay structure
+        b"<table><tr><th><p>Copy</p></th><th><p>Kept</p></th></tr><tr><td><p>daily</p></td><td><p>7</p></td></tr></table>"
+        b"<h2>Restores</h2><ul><li>one item</li></ul></article></body></html>"
+    )
+    path = tmp_path / "backups.html"
+    path.write_bytes(page)
+    for mode in ("main", "whole"):
+        doc = load_document(path, reader_options={"html": mode})
+        lines = doc.text.splitlines()
+        assert "\\# nightly at two, as root" in lines and "1\\. Check the log the next morning." in lines, mode
+        assert ("| not | a table |" if mode == "main" else "\\| not | a table |") in lines, mode
+        structure = [line for line in lines if line.startswith(("#", "-", ">", "|", "1.")) and "---" not in line]
+        structure = [line for line in structure if line != "| not | a table |"]
+        assert structure == [
+            "# Backups",
+            "1. Keep seven daily copies.",
+            "| Copy | Kept |",
+            "| daily | 7 |",
+            "## Restores",
+            "- one item",
+        ], mode
+        cs = chunk_document(doc, "markdown", {"max_char": 60, "min_char": 0, "chunk_overlap": 0})
+        cron = next(c for c in cs.chunks if "/usr/local/bin/backup" in c.text)
+        assert cron.metadata["header_path"] == ["Backups"], mode
+        assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
+
+
+BLOG = DOCS / "blog-post.html"  # a Hugo-shaped blog post, written by hand (fixtures/docs/README.md)
+
+
+def test_a_footnote_reference_in_a_heading_stays_in_the_text_but_not_in_the_header_path():
+    """Hugo's footnote references (`<sup><a href="#fn:1" role="doc-noteref">1</a></sup>`) on two
+    h2s: the whole page named the section 'Why pages matter1', and in main content trafilatura's
+    `## Why pages matter<sup>[1](#fn:1)</sup>` matched no element, so the heading was put back a
+    second time. The text keeps a `[^1]` mark; header paths, labels and anchors leave it out."""
+    for mode in ("main", "whole"):
+        doc = load_document(BLOG, reader_options={"html": mode})
+        headings = [line for line in doc.text.splitlines() if line.startswith("## ")]
+        assert headings == ["## Why pages matter[^1]", "## Two columns[^2]", "## What we measured"], mode
+        cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+        pages = next(c for c in cs.chunks if c.text.startswith("## Why pages matter"))
+        assert pages.metadata["header_path"][-1] == "Why pages matter" and pages.boundary_label == "## Why pages matter"
+        assert pages.metadata["anchor_start"] == "#why-pages-matter"
+        assert all(doc.text[c.start : c.end] == c.text for c in cs.chunks)
+
+
+def test_a_blog_post_reads_as_its_article_or_as_the_whole_page():
+    """A Hugo-shaped post (fixtures/docs/README.md): main content is the article, its title too
+    (an h1 in the article's own <header>, which was left out as if it were the site's header, so
+    the post had no H1 and its sections no parent), without the banner, navigation, related posts,
+    comments, footer and scripts; --html whole keeps all but the scripts and styles."""
+    main = load_document(BLOG)
+    assert main.extraction.mode == "main"
+    assert main.text.startswith("# Chunking PDFs for retrieval\n\nMost of what goes into a retrieval index")
+    for left_out in ("We use cookies", "[Archive](/archive/)", "Related posts", "Does this hold", "Built with Hugo"):
+        assert left_out not in main.text, left_out
+    for kept in ("# read the pages first, then chunk", "- Keep the page numbers with each chunk.", "| PDFium | 410 |"):
+        assert kept in main.text, kept
+    cs = chunk_document(main, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    table = next(c for c in cs.chunks if "| PDFium |" in c.text)
+    assert table.metadata["header_path"] == ["Chunking PDFs for retrieval", "What we measured"]
+    whole = load_document(BLOG, reader_options={"html": "whole"})
+    for kept in ("We use cookies", "- [Archive](/archive/)", "### Related posts", "Does this hold", "Built with Hugo"):
+        assert kept in whole.text, kept
+    for never in ("gtag", "schema.org", ".cookie-banner", "Accept all"):  # scripts, JSON-LD, styles, buttons
+        assert never not in whole.text, never
+    for doc in (main, whole):
+        assert all(doc.text[c.start : c.end] == c.text for c in chunk_document(doc, "prose", {}).chunks)

@@ -15,6 +15,7 @@ another process reopening the file does not either.
 from __future__ import annotations
 
 import hashlib
+import re
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
@@ -24,6 +25,8 @@ from .documents import Document
 
 READERS = {".pdf": "pdf", ".docx": "docx", ".html": "html", ".htm": "html", ".xhtml": "html"}
 NO_TEXT_LAYER = "no text layer (OCR is not done)"
+RUNNING_LINES = "running header or footer"
+_NOT_BLANK = re.compile(r"\S")
 _CACHE_SIZE = 16
 
 
@@ -47,6 +50,7 @@ class Extraction:
     mode: str = ""  # HTML: "main" (main content only) or "whole"
     regions: list[Region] = field(default_factory=list)  # sorted, not overlapping
     no_text: list[tuple[int, int]] = field(default_factory=list)  # ranges that stand for pages without text
+    furniture: list[tuple[int, int]] = field(default_factory=list)  # PDF running headers and footers: ranges
     warnings: list[str] = field(default_factory=list)
     page_count: int = 0
 
@@ -187,7 +191,9 @@ def extracted_document(
 
 def locate(doc, proposal) -> None:
     """Add where each span sits in the file to its metadata, and leave the stand-ins of pages
-    without a text layer out of every chunk (they become gaps with that reason)."""
+    without a text layer out of every chunk (they become gaps with that reason). A PDF's running
+    headers and footers stay in the chunks that hold them, but a span holding nothing else is left
+    out (a gap with that reason), and a span's label is never one of them."""
     ex = getattr(doc, "extraction", None)
     if ex is None:
         return
@@ -195,6 +201,9 @@ def locate(doc, proposal) -> None:
 
     spans = _cut_out(list(proposal.spans), ex.no_text)
     proposal.gaps = [*proposal.gaps, *((a, b, NO_TEXT_LAYER) for a, b in ex.no_text)]
+    if ex.furniture:
+        spans, running = _past_running_lines(doc.text, spans, ex.furniture)
+        proposal.gaps = sorted([*proposal.gaps, *((a, b, RUNNING_LINES) for a, b in running)])
     starts = [r.start for r in ex.regions]
     located = []
     for s in spans:
@@ -208,6 +217,37 @@ def locate(doc, proposal) -> None:
                 meta[f"{name}_end"] = value
         located.append(Span(s.start, s.end, s.boundary_type, s.boundary_label, meta, s.context_text))
     proposal.spans = located
+
+
+def _past_running_lines(text: str, spans, furniture: list[tuple[int, int]]):
+    """The spans without those that hold only running headers and footers (and blank lines; each
+    such span's range is returned, when no other span overlaps it), and with the label of a span
+    that opens with one taken from the first line after it."""
+    from ..core.model import Span, one_line
+
+    ends = [b for _, b in furniture]
+    kept, running = [], []
+    for k, s in enumerate(spans):
+        found = _NOT_BLANK.search(text, s.start, s.end)
+        first = found.start() if found else s.end
+        i = bisect_right(ends, first - 1)  # the first range ending at or after the span's first character
+        if found is None or i == len(furniture) or furniture[i][0] > first:
+            kept.append(s)
+            continue
+        end = min(furniture[i][1], s.end)
+        after = _NOT_BLANK.search(text, end, s.end)
+        if after is None:
+            if (k == 0 or spans[k - 1].end <= s.start) and (k + 1 == len(spans) or spans[k + 1].start >= s.end):
+                running.append((s.start, s.end))
+            else:  # other spans overlap it: it stays, as it came
+                kept.append(s)
+            continue
+        line = one_line(text[first:end])
+        if s.boundary_label and (line.startswith(s.boundary_label) or s.boundary_label.startswith(line)):
+            label = one_line(text[after.start() : s.end].split("\n", 1)[0], 60)
+            s = Span(s.start, s.end, s.boundary_type, label, s.metadata, s.context_text)
+        kept.append(s)
+    return kept, running
 
 
 def _cut_out(spans, holes):
@@ -273,6 +313,28 @@ def same_extraction(doc, stored: dict | None) -> bool:
     """Whether a re-read source gives the text a store recorded (true when it recorded none)."""
     wanted = (stored or {}).get("text_sha256")
     return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted
+
+
+# The start of a line that markdown reads as structure: an ATX heading, a list item (`-`, `*`, `+`,
+# `1.`, `1)`), a quote, a table row, a code fence, a setext underline or a thematic break.
+_STRUCTURE = re.compile(
+    r"^([ \t]*)(?:(\d{1,9})([.)])(?=[ \t]|$)"
+    r"|(#{1,6}(?=[ \t]|$)|[-*+](?=[ \t]|$)|[>|]|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$|[-*_](?:[ \t]*[-*_]){2,}[ \t]*$))"
+)
+
+
+def escape_structure(text: str) -> str:
+    """Body text whose lines cannot be read as markdown structure: a backslash goes before the
+    character that would make a line a heading, an item, a quote, a table row, a fence or a rule
+    (`\\# not a heading`, `1\\. not an item`), so only the document's own headings and lists
+    give header paths and items."""
+    return "\n".join(_STRUCTURE.sub(_escape_one, line, count=1) for line in text.split("\n"))
+
+
+def _escape_one(m: re.Match) -> str:
+    if m.group(2):
+        return f"{m.group(1)}{m.group(2)}\\{m.group(3)}"
+    return f"{m.group(1)}\\{m.group(4)}"
 
 
 def pipe_table(rows: list[list[str]]) -> str:

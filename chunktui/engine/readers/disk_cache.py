@@ -71,6 +71,7 @@ def load(path: Path) -> Extraction | None:
             mode=fields["mode"],
             regions=[Region(a, b, f) for a, b, f in fields["regions"]],
             no_text=[(a, b) for a, b in fields["no_text"]],
+            furniture=[(a, b) for a, b in fields["furniture"]],
             warnings=fields["warnings"],
             page_count=fields["page_count"],
         )
@@ -88,6 +89,7 @@ def store(path: Path, result: Extraction) -> None:
             "mode": result.mode,
             "regions": [[r.start, r.end, r.fields] for r in result.regions],
             "no_text": result.no_text,
+            "furniture": result.furniture,
             "warnings": result.warnings,
             "page_count": result.page_count,
         },

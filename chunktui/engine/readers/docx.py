@@ -1,7 +1,9 @@
 """DOCX: the body's paragraphs and tables in order (python-docx), as markdown.
 
 Heading styles ("Heading 1".."Heading 6", "Title") become `#` headings, list paragraphs `-`
-items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; footnotes
+items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; other paragraphs
+are body text, with a backslash before a leading `#`, `-`, `1.`, `>` or `|` that markdown would read
+as structure (`\\# not a heading`), so only heading styles give header paths; footnotes
 and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`), numbered from
 1 in the order the body refers to them (not by their `w:id`: LibreOffice's first footnote is 2,
 comments count from 0), and the body holds a mark where each is referred to (`[^N]`, `[^cN]`). Each
@@ -17,7 +19,7 @@ import zipfile
 from itertools import count, pairwise
 
 from ..core.errors import DocumentError
-from . import Extraction, Region, library_version, pipe_table
+from . import Extraction, Region, escape_structure, library_version, pipe_table
 
 MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)
 MAX_RATIO = 200  # and no member may expand more than this many times
@@ -139,7 +141,7 @@ def _paragraph(p, marks: dict[tuple[str, str], int]) -> str:
         return f"1. {text}"
     if "List" in style or numbered:
         return f"- {text}"
-    return text
+    return escape_structure(text)  # "# not a heading" in a Normal paragraph stays body text
 
 
 def _inline(p, marks: dict[tuple[str, str], int]) -> str:

@@ -3,16 +3,19 @@
 Main content leaves out navigation, banners, footers and scripts as trafilatura judges them;
 `--html whole` converts every element of the body instead, with these rules: scripts, styles
 and templates are dropped, h1-h6 become `#` headings, lists `-`/`1.` items, tables pipe tables,
-pre blocks fences, links `[text](url)`. Each chunk gets the anchor of the heading above it
-(the heading's id, else its text as a slug) and the element path of the blocks it starts and
-ends in (`body > div#content > div.section > p`).
+pre blocks fences, links `[text](url)`; other text is body text, with a backslash before a
+leading `#`, `-`, `1.`, `>` or `|` that markdown would read as structure (trafilatura escapes
+the first four in main mode).
+Each chunk gets the anchor of the heading above it (the heading's id, else its text as a slug)
+and the element path of the blocks it starts and ends in (`body > div#content > div.section > p`).
 
 Each block of the text (a paragraph, an item, a table) is matched to the element it came from
 by its first words, walking the page and the text in step. Trafilatura leaves out or flattens
 the headings of many manuals (DocBook's, Texinfo's and gtk-doc's in /usr/share/doc): in main
 mode, a block matched to an h1-h6 element becomes a `#` heading, and a heading element left out
 between two matched blocks is put back before the second, unless it sits in navigation, a
-header, a footer or an aside, or shares no container below the body with that block.
+header (not an article's own, which holds its title), a footer or an aside, or shares no container
+below the body with that block.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from itertools import pairwise
 from typing import Any
 
 from ..core.errors import DocumentError
-from . import Extraction, Region, library_version, pipe_table
+from . import Extraction, Region, escape_structure, library_version, pipe_table
 
 # Any page past these is refused: they bound the whole-page conversion's time and memory (its time
 # grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
@@ -98,6 +101,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
     fatal = [e for e in parser.error_log if e.level_name == "FATAL"]
     if fatal:  # libxml2 stops there (elements nested past 2,048 deep): the rest would be lost silently
         raise DocumentError(path, f"not readable as HTML past line {fatal[0].line} ({fatal[0].message.split(',')[0]})")
+    _mark_note_references(root)
     count, nesting = _size(root)
     if count > MAX_ELEMENTS:
         raise DocumentError(path, f"{count:,} elements, over the limit of {MAX_ELEMENTS:,}")
@@ -137,9 +141,58 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
-        units = _restore_headings(_match(_units(_tidy(text)), blocks), blocks)
+        units = _settle_escapes(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
     text, regions = _assemble(units, root)
     return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+
+
+_NOTE_TEXT = re.compile(r"\[?([\w*†‡§]{1,6})\]?")  # what a footnote reference shows: 1, [2], a, *
+_NOTE_MARK = re.compile(r"\[\^[^\]\s]+\]")
+
+
+def _mark_note_references(root) -> None:
+    """Footnote references in headings (`<sup><a href="#fn1">1</a></sup>`, pandoc's
+    `<a href="#fn1" role="doc-noteref"><sup>1</sup></a>`, Wikipedia's `<sup><a>[1]</a></sup>`)
+    become the text `[^1]`, as DOCX marks are: the heading keeps its mark, and header paths and
+    labels, which leave such marks out, name it `Intro`, not `Intro1`."""
+    for heading in root.iter("h1", "h2", "h3", "h4", "h5", "h6"):
+        for el in list(heading.iter("sup", "a")):
+            if heading not in el.iterancestors():  # inside a reference already replaced
+                continue
+            outer = el.getparent()
+            if outer.tag == "a" and _note_reference(outer):
+                el = outer  # the link around the <sup>: the mark replaces both
+            mark = _note_reference(el)
+            if mark:
+                _replace_with_text(el, f"[^{mark}]")
+
+
+def _note_reference(el) -> str | None:
+    """The mark a footnote reference shows (`1` of `<sup><a href="#fn1">[1]</a></sup>`), or None
+    if `el` is none: a reference is a <sup> holding a link within the page, or such a link that
+    is marked as a note reference or holds a <sup>, and its text is a short mark."""
+    shown = _NOTE_TEXT.fullmatch(el.text_content().strip())
+    if shown is None:
+        return None
+    if el.tag == "sup":
+        found = any((a.get("href") or "").startswith("#") for a in el.iter("a"))
+    else:
+        classes = (el.get("class") or "") + " " + (el.get("role") or "")
+        found = (el.get("href") or "").startswith("#") and (
+            el.find(".//sup") is not None or "noteref" in classes or "footnote" in classes
+        )
+    return shown.group(1) if found else None
+
+
+def _replace_with_text(el, text: str) -> None:
+    """Take `el` out of the tree, leaving `text` (and the text after it) where it stood."""
+    parent, before = el.getparent(), el.getprevious()
+    text += el.tail or ""
+    if before is not None:
+        before.tail = (before.tail or "") + text
+    else:
+        parent.text = (parent.text or "") + text
+    parent.remove(el)
 
 
 def _size(root) -> tuple[int, int]:
@@ -181,7 +234,7 @@ _BLOCK_TAGS = (_BLOCK - {"body", "html", "hr"}) | {
     "th",
     "caption",
 }
-_ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back
+_ASIDE = frozenset({"nav", "header", "footer", "aside"})  # a heading in these is never put back (see _in_aside)
 _KEY_WORDS = 8  # a block is matched to an element by this many first words
 _KEY_CHARS = 400  # read from its first this many characters
 _LOOKAHEAD = 2_000  # a block matches an element at most this far past the last match (not a far repeat)
@@ -310,6 +363,20 @@ def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
     return out
 
 
+_ESCAPED_NOTE_MARK = re.compile(r"\\\[\^([^\]\s\\]+)\\\]")
+
+
+def _settle_escapes(units: list[_Unit]) -> list[_Unit]:
+    """Trafilatura escapes the brackets of a heading's note mark (`Intro\\[^1\\]`): they are put
+    back. (It escapes a paragraph's leading "#", "-", "1." and ">" itself; a paragraph's one line
+    starting with "|" is left as it wrote it: without a delimiter row it is no table, and one-row
+    layout tables come out so.)"""
+    for unit in units:
+        if _HEADING.match(unit.text):
+            unit.text = _ESCAPED_NOTE_MARK.sub(r"[^\1]", unit.text)
+    return units
+
+
 def _level(el) -> int:
     """1-6 for a heading element, else 0 (None too)."""
     tag = el.tag if el is not None and isinstance(el.tag, str) else ""
@@ -317,7 +384,13 @@ def _level(el) -> int:
 
 
 def _in_aside(el) -> bool:
-    return any(a.tag in _ASIDE for a in el.iterancestors() if isinstance(a.tag, str))
+    """Whether the element sits in navigation, a header, a footer or an aside; an article's (or the
+    main content's) own header, which holds its title, is not the page's."""
+    above = [a.tag for a in el.iterancestors() if isinstance(a.tag, str)]
+    for k, tag in enumerate(above):
+        if tag in _ASIDE and not (tag == "header" and {"article", "main"} & set(above[k + 1 :])):
+            return True
+    return False
 
 
 def _shares_container(a, b) -> bool:
@@ -404,7 +477,7 @@ def _steps(el, paths: dict) -> tuple[str, ...]:
 
 
 def _words(text: str) -> str:
-    return " ".join(re.sub(r"[\[\]()*_`#]", " ", text).split()).casefold()
+    return " ".join(re.sub(r"[\[\]()*_`#]", " ", _NOTE_MARK.sub("", text)).split()).casefold()
 
 
 def _slug(title: str) -> str:
@@ -446,6 +519,8 @@ class _Converter:
         if text:
             if self.prefix:
                 self.items.add(len(self.out))
+            else:  # body text: a leading "#", "-", "1." or ">" is not markdown structure here
+                text = escape_structure(text)
             self.add(self.prefix + text, self.open[-1] if self.open else None)
 
     def visit(self, el, depth: int) -> None:

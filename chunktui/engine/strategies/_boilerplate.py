@@ -18,6 +18,7 @@ _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_NOTE_MARK = re.compile(r"[ \t]*\[\^[^\]\s]+\]")  # a markdown footnote reference: [^1], [^c2], [^note]
 _TOC_TITLE = re.compile(
     r"^(?:table of contents|contents|toc|on this page|in this (?:guide|document|article))\s*:?$", re.I
 )
@@ -30,6 +31,14 @@ _LICENSE = re.compile(
 _NAV_SEP = re.compile(r"\s*(?:\||·|•|›|»|«|‹|→|←|\s>\s|\s/\s)\s*")
 _NAV_WORDS = {"previous", "prev", "next", "home", "up", "back", "top", "index", "contents", "toc"}
 _CRUMB_ROOTS = {"home", "docs", "documentation", "index", "start", "main"}
+
+
+def heading_title(title: str) -> str:
+    """A heading's title as header paths and labels name it: without the footnote and comment
+    marks it carries (`Intro[^1]` is `Intro`; the text keeps the mark)."""
+    if "[^" not in title:
+        return title
+    return _NOTE_MARK.sub("", title).strip() or title
 
 
 @dataclass
@@ -71,7 +80,7 @@ def parse_blocks(doc: Document) -> list[Block]:
             and lines[para].strip()
         )
         if setext and para is not None:
-            add(para, i, "heading", 1 if line.strip()[0] == "=" else 2, lines[para].strip())
+            add(para, i, "heading", 1 if line.strip()[0] == "=" else 2, heading_title(lines[para].strip()))
             para = None
         elif fence or heading or not line.strip():
             if para is not None:
@@ -85,7 +94,7 @@ def parse_blocks(doc: Document) -> list[Block]:
                 add(i, min(j, n - 1), "code")
                 i = j
             elif heading:
-                add(i, i, "heading", len(heading.group(1)), heading.group(2))
+                add(i, i, "heading", len(heading.group(1)), heading_title(heading.group(2)))
         elif para is None:
             para = i
         i += 1

@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from itertools import chain
 
 from . import Order, Param, Proposal, Strategy, register
+from ._boilerplate import heading_title
 from ..core.derived import derived
 from ..core.model import SpanTable
 
@@ -63,7 +64,7 @@ class MarkdownScan:
     def __init__(self, starts: list[int], line_count: int, front_matter: int):
         self.starts, self.line_count = starts, line_count
         self.front_matter = front_matter  # lines of YAML front matter at the top (0 if none)
-        self.heads: list[tuple[int, int, str]] = []  # (offset of the line, level, title)
+        self.heads: list[tuple[int, int, str]] = []  # (offset of the line, level, title without note marks)
         self.fence_spans: list[tuple[int, int]] = []  # (offset of the opening line, offset past the closing one)
 
     @cached_property
@@ -130,13 +131,13 @@ def _scan(doc) -> MarkdownScan:
         elif hashes:  # most titles: after a space, no closing "#"s
             title = t if after[:1] == " " and (t := after.strip())[-1:] != "#" else _atx_title(after)
             if title is not None:
-                heads.append((m.start() + (m is not first), len(hashes), title))
+                heads.append((m.start() + (m is not first), len(hashes), heading_title(title)))
                 special = m.end() + 1
         elif (s := m.start() + (m is not first)) > 0 and special != s:
             p = text.rfind("\n", 0, s - 1) + 1
             prev = text[p : s - 2] if s - 2 >= p and text[s - 2] == "\r" else text[p : s - 1]
             if prev.strip() and not _NOT_SETEXT_TEXT.match(prev) and not prev.startswith(("    ", "\t")):
-                heads.append((p, 1 if underline[0] == "=" else 2, prev.strip()))
+                heads.append((p, 1 if underline[0] == "=" else 2, heading_title(prev.strip())))
                 special = m.end() + 1
     if fence is not None:
         fences.append((fence[0], len(text)))
