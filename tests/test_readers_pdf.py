@@ -290,3 +290,32 @@ def test_setext_underlines_and_fences_in_page_text_are_escaped(tmp_path):
     path = tmp_path / "rules.pdf"
     path.write_bytes(_pdf([["Totals", "======", "~~~", "# not a heading", "-----", "end"]]))
     assert load_document(path).text == "Totals\n\\======\n\\~~~\n\\# not a heading\n\\-----\nend\n"
+
+
+def test_a_pdf_printed_by_chromium_skia_reads_its_outline_pages_and_table():
+    """Skia/PDF is the writer behind Chrome's "Save as PDF" and Google Docs' PDF download (the
+    latter stamps `Skia/PDF m1xx Google Docs Renderer`): its text comes in drawing runs, not lines,
+    and its outline is made from the page's h1-h3 (see fixtures/docs/README.md)."""
+    doc = load_document(DOCS / "skia-notes.pdf")
+    assert doc.extraction.page_count == 2
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings == [
+        "# Team onboarding notes",
+        "## Accounts",
+        "## Building the project",
+        "### Running the tests",
+        "### Common problems",
+        "## Who to ask",
+    ]
+    assert "Build and CI Ana #build" in doc.text  # a table row: its `#` is mid-line, not a heading
+    cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    paths = {tuple(c.metadata["header_path"]) for c in cs.chunks}
+    assert ("Team onboarding notes", "Building the project", "Running the tests") in paths
+    for c in cs.chunks:
+        assert doc.text[c.start : c.end] == c.text
+        first, last = c.metadata["page_start"], c.metadata["page_end"]
+        assert c.text.strip() in page_text(doc, first, last)
+    last = [c for c in cs.chunks if "When in doubt" in c.text]
+    assert [(c.metadata["page_start"], tuple(c.metadata["header_path"])) for c in last] == [
+        (2, ("Team onboarding notes", "Who to ask"))
+    ]
