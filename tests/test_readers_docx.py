@@ -243,3 +243,12 @@ def test_a_heading_style_from_word_for_mac_gives_the_header_path():
     assert last.text.endswith("Normal paragraph\n") and last.metadata["header_path"] == ["Heading Paragraph"]
     assert last.metadata["paragraph_end"] == 2
     assert_exact(doc, cs)
+
+
+def test_footnotes_written_by_word_follow_the_body_numbered_as_referred_to():
+    """Word 2010 (mammoth.js's test file, see fixtures/docs/README.md): two footnotes referred to
+    in one sentence, stored with Word's separator notes (w:id -1 and 0) before them."""
+    doc = load_document(DOCS / "word-footnotes.docx")
+    assert doc.text == "Ouch[^1].[^2]\n\n> [footnote 1] A tachyon walks into a bar.\n\n> [footnote 2] Fin.\n"
+    cs = chunk_document(doc, "markdown", {"max_char": 30, "min_char": 0, "chunk_overlap": 0})
+    assert_exact(doc, cs)
