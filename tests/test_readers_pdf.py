@@ -390,3 +390,32 @@ def test_a_two_column_section_exported_by_libreoffice_reads_column_by_column():
     assert flowing.index("above the two columns.") < places[0] and flowing.index("below the columns.") > places[-1]
     cs = chunk_document(doc, "markdown", {"max_char": 300, "min_char": 0, "chunk_overlap": 0})
     assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {("River park: the plan in two columns",)}
+
+
+def test_a_pdf_printed_by_chromium_skia_reads_its_outline_pages_and_table():
+    """Skia/PDF is the writer behind Chrome's "Save as PDF" and Google Docs' PDF download (the
+    latter stamps `Skia/PDF m1xx Google Docs Renderer`): its text comes in drawing runs, not lines,
+    and its outline is made from the page's h1-h3 (see fixtures/docs/README.md)."""
+    doc = load_document(DOCS / "skia-notes.pdf")
+    assert doc.extraction.page_count == 2
+    headings = [line for line in doc.text.splitlines() if line.startswith("#")]
+    assert headings == [
+        "# Team onboarding notes",
+        "## Accounts",
+        "## Building the project",
+        "### Running the tests",
+        "### Common problems",
+        "## Who to ask",
+    ]
+    assert "Build and CI Ana #build" in doc.text  # a table row: its `#` is mid-line, not a heading
+    cs = chunk_document(doc, "markdown", {"max_char": 400, "min_char": 0, "chunk_overlap": 0})
+    paths = {tuple(c.metadata["header_path"]) for c in cs.chunks}
+    assert ("Team onboarding notes", "Building the project", "Running the tests") in paths
+    for c in cs.chunks:
+        assert doc.text[c.start : c.end] == c.text
+        first, last = c.metadata["page_start"], c.metadata["page_end"]
+        assert c.text.strip() in page_text(doc, first, last)
+    last = [c for c in cs.chunks if "When in doubt" in c.text]
+    assert [(c.metadata["page_start"], tuple(c.metadata["header_path"])) for c in last] == [
+        (2, ("Team onboarding notes", "Who to ask"))
+    ]

@@ -14,8 +14,9 @@ by its first words, walking the page and the text in step. Trafilatura leaves ou
 the headings of many manuals (DocBook's, Texinfo's and gtk-doc's in /usr/share/doc): in main
 mode, a block matched to an h1-h6 element becomes a `#` heading, and a heading element left out
 between two matched blocks is put back before the second, unless it sits in navigation, a
-header (not an article's own, which holds its title), a footer or an aside, or shares no container
-below the body with that block.
+header (not an article's own, which holds its title), a footer or an aside, shares no container
+below the body with that block, or lies outside the element holding nine tenths of the kept text
+in a part of the page none of whose text was kept (a news page's sidebar of headlines).
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ _BLOCK = {
     "fieldset",
 }
 _HEADING = re.compile(r"^(#{1,6}) +(.*)$")
+_PART = 200  # characters: what makes the part of a page a heading heads (see _in_dropped_part)
 
 
 def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
@@ -344,11 +346,24 @@ def _restore_headings(units: list[_Unit], blocks: list) -> list[_Unit]:
     """Headings trafilatura flattened into paragraphs or left out, put back (see the docstring)."""
     out: list[_Unit] = []
     last = -1
+    kept = _kept_and_above(units)
+    main = _main_container(units)
+    sizes: dict[Any, int] = {}  # text characters under each element, made on first need
+
+    def dropped(h) -> bool:
+        """Outside the part of the page that holds most of the kept text, in a part none of whose
+        text was kept: a news page's sidebar of headlines, a search form."""
+        if main is None or main in h.iterancestors():
+            return False
+        if not sizes:
+            sizes.update(_text_sizes(h.getroottree().getroot()))
+        return _in_dropped_part(h, kept, sizes)
+
     for unit in units:
         if unit.index is not None:
             for h in blocks[last + 1 : unit.index]:
                 title = " ".join(h.text_content().replace("¶", " ").split())
-                if _level(h) and title and _shares_container(h, unit.element) and not _in_aside(h):
+                if _level(h) and title and _shares_container(h, unit.element) and not _in_aside(h) and not dropped(h):
                     restored = _Unit(f"{'#' * _level(h)} {title}", "\n\n")
                     restored.element = h
                     out.append(restored)
@@ -375,6 +390,58 @@ def _settle_escapes(units: list[_Unit]) -> list[_Unit]:
         if _HEADING.match(unit.text):
             unit.text = _ESCAPED_NOTE_MARK.sub(r"[^\1]", unit.text)
     return units
+
+
+def _main_container(units: list[_Unit]) -> Any:
+    """The deepest element that holds nine tenths of the text trafilatura kept: the article of a
+    news page, the body (or its one content div) of a manual."""
+    kept: dict[Any, int] = {}
+    total = 0
+    for unit in units:
+        if unit.index is None:
+            continue
+        total += len(unit.text)
+        for el in (unit.element, *unit.element.iterancestors()):
+            kept[el] = kept.get(el, 0) + len(unit.text)
+    chain = [el for el, n in kept.items() if n * 10 >= total * 9]  # nested: one line of ancestors
+    return max(chain, key=lambda el: sum(1 for _ in el.iterancestors()), default=None)
+
+
+def _kept_and_above(units: list[_Unit]) -> set:
+    """The elements trafilatura kept text of, and every element above them."""
+    out: set = set()
+    for unit in units:
+        if unit.index is not None and unit.element not in out:
+            out.add(unit.element)
+            for el in unit.element.iterancestors():
+                if el in out:
+                    break
+                out.add(el)
+    return out
+
+
+def _text_sizes(root) -> dict[Any, int]:
+    """The characters of text under each element (its tail left out), in one pass from the leaves."""
+    sizes: dict[Any, int] = {}
+    for el in reversed(list(root.iter())):
+        n = len(el.text or "") if isinstance(el.tag, str) else 0
+        for child in el:
+            n += sizes.get(child, 0) + len(child.tail or "")
+        sizes[el] = n
+    return sizes
+
+
+def _in_dropped_part(h, kept: set, sizes: dict) -> bool:
+    """Whether the heading heads a part of the page none of whose text was kept: the first element
+    above it holding `_PART` characters beyond the heading's own holds none of the kept text,
+    where a manual's section heading reaches its section, whose text was kept, first."""
+    own = sizes.get(h, 0)
+    for el in h.iterancestors():
+        if el in kept:
+            return False
+        if sizes.get(el, 0) - own >= _PART:
+            return True
+    return False
 
 
 def _level(el) -> int:
