@@ -326,3 +326,8 @@ def test_footnotes_written_by_word_follow_the_body_numbered_as_referred_to():
     assert doc.text == "Ouch[^1].[^2]\n\n> [footnote 1] A tachyon walks into a bar.\n\n> [footnote 2] Fin.\n"
     cs = chunk_document(doc, "markdown", {"max_char": 30, "min_char": 0, "chunk_overlap": 0})
     assert_exact(doc, cs)
+    last = cs.chunks[-1]  # the second note: it names itself, and the body's one paragraph it follows
+    assert last.text == "> [footnote 2] Fin.\n"
+    assert (last.metadata["note_start"], last.metadata["note_end"]) == ("footnote 2", "footnote 2")
+    assert last.metadata["paragraph_start"] == last.metadata["paragraph_end"] == 1
+    assert "note_start" not in cs.chunks[0].metadata and cs.chunks[0].metadata["note_end"] == "footnote 1"

@@ -8,7 +8,9 @@ and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`
 1 in the order the body refers to them (not by their `w:id`: LibreOffice's first footnote is 2,
 comments count from 0), and the body holds a mark where each is referred to (`[^N]`, `[^cN]`). Each
 chunk gets the range of body blocks it touches (`paragraph_start`/`paragraph_end`, 1-based,
-counting the body's paragraphs and tables in order; a table is one block).
+counting the body's paragraphs and tables in order; a table is one block); a chunk that starts or
+ends in a note block names it too (`note_start`/`note_end`, e.g. "footnote 2"), and a note block
+counts as the body's last block in the paragraph range, which it follows.
 """
 
 from __future__ import annotations
@@ -42,9 +44,14 @@ def read_docx(path: str, data: bytes) -> Extraction:
         regions.append(Region(pos, pos + len(block), {"paragraph": number}))
         parts.append(block)
         pos += len(block)
-    notes = _notes(document, marks)
-    if notes:
-        parts.append(("\n\n" if parts else "") + "\n\n".join(notes))
+    last = regions[-1].fields["paragraph"] if regions else 0
+    for note in _notes(document, marks):  # each names the body's last block and itself
+        if parts:
+            parts.append("\n\n")
+            pos += 2
+        regions.append(Region(pos, pos + len(note), {"paragraph": last, "note": note[3 : note.index("]")]}))
+        parts.append(note)
+        pos += len(note)
     text = "".join(parts)
     text = text + "\n" if text else ""
     for here, after in pairwise(regions):
