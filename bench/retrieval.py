@@ -73,8 +73,7 @@ def main() -> None:
         return evaluate()
 
     def forget():
-        bm25._documents.clear()
-        bm25._seen.clear()
+        bm25.forget()
 
     def evaluate_fts5():
         return evaluate_retrieval(cs, queries, tokens=embedded_tokens(cs.chunks), index=Fts5Index(cs.chunks))

@@ -131,8 +131,7 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     queries = auto_queries(text, 20)
     made = []
     monkeypatch.setattr(bm25, "DocumentTokens", lambda *a: made.append(1) or ORIGINAL(*a))
-    bm25._documents.clear()
-    bm25._seen.clear()
+    bm25.forget()
     chunkings = [
         chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"})
         for size, overlap in ((400, 0), (333, 50), (250, 20))
@@ -143,11 +142,33 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     for cs, report in zip(chunkings, reports):
         by_fts5 = evaluate_retrieval(cs, queries, index=bm25.Fts5Index(cs.chunks))
         assert [r.ranked for r in report.results] == [r.ranked for r in by_fts5.results]
-    bm25._documents.clear()
-    bm25._tokenizers.clear()
-    fresh = evaluate_retrieval(chunkings[-1], queries)
+    bm25.forget()
+    fresh = evaluate_retrieval(chunkings[-1], queries, index=BM25Index(chunkings[-1].chunks, text))
     assert [r.ranked for r in fresh.results] == [r.ranked for r in reports[-1].results]
     assert len(made) == 2
+
+
+def test_a_long_lived_process_keeps_a_bounded_vocabulary(monkeypatch):
+    """The app opens file after file: each tokenized document taught the tokenizer its tokens
+    for good (about 220 bytes each). Past the bound, the next new document starts a tokenizer
+    anew; an index made before keeps the old one and still ranks as FTS5 does."""
+    monkeypatch.setattr(bm25, "_TOKENS_KEPT", 400, raising=False)
+    bm25.forget()
+    words = [f"w{i:04d}" for i in range(1500)]
+    texts = [" ".join(words[k * 300 : (k + 1) * 300]) + ". cache rollback harbor." for k in range(5)]
+    kept = []
+    for text in texts:
+        chunks = [
+            SimpleNamespace(start=s, end=min(s + 200, len(text)), embed_text="") for s in range(0, len(text), 200)
+        ]
+        for c in chunks:
+            c.text = c.embed_text = text[c.start : c.end]
+        kept.append((BM25Index(chunks, text), chunks, text))
+        assert bm25.tokenizer().learnt() <= 400 + 310
+    for index, chunks, text in kept:
+        question = f"{text.split()[7]} cache {text.split()[250]}"
+        assert list(index.search(question)) == fts5_ranking(chunks, question)
+    bm25.forget()
 
 
 ORIGINAL = bm25.DocumentTokens

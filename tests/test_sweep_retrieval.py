@@ -3,6 +3,7 @@
 import csv
 import io
 import json
+import multiprocessing
 
 from click.testing import CliRunner
 
@@ -18,6 +19,24 @@ GUIDE, GUIDE_Q = "sample_docs/guide.md", "sample_docs/queries/guide.jsonl"
 def run(*args):
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.stdout, result.stderr
+
+
+def test_workers_forked_from_a_process_that_kept_the_documents_tokens_rank_alike(monkeypatch):
+    """A process that evaluated a document twice keeps its tokens (`chunktui eval` run twice in one
+    process, as the CLI tests do). Forked workers inherited them but numbered terms with a new
+    tokenizer of their own, and ranked the guide's questions at random: recall 0.1667, not 0.9881."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    cs = chunk_document(doc, "recursive", {"size": 300, "overlap": 0})
+    expected = evaluate_retrieval(cs, queries, budget=300).means()
+    assert evaluate_retrieval(cs, queries, budget=300).means() == expected  # the second keeps the document's tokens
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)
+    monkeypatch.setattr(sweep_module, "_context", lambda: multiprocessing.get_context("fork"))
+    pooled = sweep(doc, ["recursive"], [300], [0, 60, 100, 120], workers=2, queries=queries, retrieve_tokens=300)
+    assert (pooled.cells[0].recall, pooled.cells[0].iou) == (
+        round(expected["recall@budget"], 4),
+        round(expected["iou@budget"], 4),
+    )
 
 
 def test_cells_hold_the_recall_and_iou_eval_measures_in_workers_and_in_process(monkeypatch):

@@ -37,6 +37,7 @@ from typing import Any
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"\w+")
 _DOCS_KEPT = 2  # tokenized documents kept: the one shown or swept, and the one before
+_TOKENS_KEPT = 250_000  # distinct tokens learnt (about 220 bytes each) before a new document starts a new tokenizer
 
 
 def query_words(question: str) -> list[str]:
@@ -137,6 +138,10 @@ class Fts5Tokenizer:
         for word, term in zip(words, terms, strict=True):
             ids[word] = known.setdefault(term, len(known))
 
+    def learnt(self) -> int:
+        """How many distinct tokens this tokenizer has learnt (and keeps)."""
+        return len(self._ids)
+
     def term_ids(self, text: str) -> list[int]:
         """The terms of `text`, in order."""
         return self.ids(self.pattern(text).findall(text))
@@ -162,16 +167,9 @@ class Fts5Tokenizer:
         return list(map(self._phrases.__getitem__, words))
 
 
-_tokenizers: dict[int, Fts5Tokenizer] = {}
-
-
 def tokenizer() -> Fts5Tokenizer:
-    """This process's tokenizer (a worker process forked from another makes its own connection)."""
-    pid = os.getpid()
-    if pid not in _tokenizers:
-        _tokenizers.clear()
-        _tokenizers[pid] = Fts5Tokenizer()
-    return _tokenizers[pid]
+    """This process's tokenizer, the one its kept documents were tokenized with."""
+    return _kept_state().tok
 
 
 class DocumentTokens:
@@ -219,24 +217,68 @@ class DocumentTokens:
         return before, a, b, after
 
 
-_documents: OrderedDict[str, DocumentTokens] = OrderedDict()
-_documents_lock = threading.Lock()
+class _Kept:
+    """What a process keeps from one ranking to the next: a tokenizer and the documents tokenized
+    with it. They are kept and dropped together, as a document's term ids mean something only to
+    the tokenizer that made them."""
+
+    def __init__(self) -> None:
+        self.tok = Fts5Tokenizer()
+        self.documents: OrderedDict[str, DocumentTokens] = OrderedDict()
+        self.seen: OrderedDict[str, None] = OrderedDict()  # documents ranked once, by an FTS5 table
+        self.lock = threading.Lock()
+
+    def document(self, text: str) -> DocumentTokens:
+        """The document's tokens, made once and kept for the next chunkings of the same text (a
+        caller arriving while another makes them waits for those rather than making them again)."""
+        with self.lock:
+            doc = self.documents.get(text)
+            if doc is None:
+                doc = self.documents[text] = DocumentTokens(text, self.tok)
+                while len(self.documents) > _DOCS_KEPT:
+                    self.documents.popitem(last=False)
+            self.documents.move_to_end(text)
+            return doc
+
+    def ranked_before(self, text: str) -> bool:
+        """Whether the document was ranked or tokenized before (and note that it is now)."""
+        with self.lock:
+            again = text in self.documents or text in self.seen
+            self.seen[text] = None
+            self.seen.move_to_end(text)
+            while len(self.seen) > _DOCS_KEPT:
+                self.seen.popitem(last=False)
+            return again
+
+
+_kept: _Kept | None = None
+_kept_lock = threading.Lock()
+
+
+def _kept_state(text: str | None = None) -> _Kept:
+    """This process's tokenizer and documents. Past `_TOKENS_KEPT` learnt tokens, a document not
+    kept starts afresh (the app opens file after file; indexes made before keep the old ones)."""
+    global _kept
+    with _kept_lock:
+        if _kept is None or (text is not None and text not in _kept.documents and _kept.tok.learnt() > _TOKENS_KEPT):
+            _kept = _Kept()
+        return _kept
+
+
+def forget() -> None:
+    """Drop the tokenizer and the documents kept. A forked child does so at once: the tokenizer's
+    SQLite connection is its parent's, and a new tokenizer numbers terms anew, so tokens kept
+    from the parent would be read with other terms (the sweep's workers then ranked at random)."""
+    global _kept, _kept_lock
+    _kept, _kept_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=forget)
 
 
 def document_tokens(text: str) -> DocumentTokens:
-    """The document's tokens, made once and kept for the next chunkings of the same text (a caller
-    arriving while another makes them waits for those rather than making them again)."""
-    with _documents_lock:
-        doc = _documents.get(text)
-        if doc is None:
-            doc = _documents[text] = DocumentTokens(text, tokenizer())
-            while len(_documents) > _DOCS_KEPT:
-                _documents.popitem(last=False)
-        _documents.move_to_end(text)
-        return doc
-
-
-_seen: OrderedDict[str, None] = OrderedDict()  # documents ranked once, by an FTS5 table
+    """The document's tokens, made once per process and kept (see `_Kept.document`)."""
+    return _kept_state(text).document(text)
 
 
 def bm25_index(chunks: Sequence[Any], text: str) -> BM25Index | Fts5Index:
@@ -245,13 +287,7 @@ def bm25_index(chunks: Sequence[Any], text: str) -> BM25Index | Fts5Index:
     table's insert, and a one-off `chunktui eval` would never get it back), `BM25Index` over the
     document's kept tokens from the second on (a sweep's next cell, the app's next re-chunk).
     Both give the same scores to the last bit."""
-    with _documents_lock:
-        again = text in _documents or text in _seen
-        _seen[text] = None
-        _seen.move_to_end(text)
-        while len(_seen) > _DOCS_KEPT:
-            _seen.popitem(last=False)
-    return BM25Index(chunks, text) if again else Fts5Index(chunks)
+    return BM25Index(chunks, text) if _kept_state(text).ranked_before(text) else Fts5Index(chunks)
 
 
 class Fts5Index:
@@ -296,8 +332,9 @@ class BM25Index:
     def __init__(self, chunks: Sequence[Any], text: str | None = None) -> None:
         self.keys = [(c.start, c.end) for c in chunks]
         self.in_order = all(map(le, self.keys, self.keys[1:]))
-        self.tok = tokenizer()
-        self.doc = document_tokens(text) if text is not None else None
+        kept = _kept_state(text)  # the tokenizer and the document's tokens made with it
+        self.tok = kept.tok
+        self.doc = kept.document(text) if text is not None else None
         self.n = n = len(chunks)
         # each chunk's tokens: terms before a..b (header, cut word), the document's tokens a..b, terms after
         self.parts: list[tuple[list[int], int, int, list[int]]] = list(map(self._parts, chunks))
