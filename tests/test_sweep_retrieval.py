@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
+from chunktui.engine.analysis import bm25
 from chunktui.engine.analysis import sweep as sweep_module
 from chunktui.engine.analysis.retrieval import auto_queries, evaluate_retrieval, load_queries
 from chunktui.engine.analysis.sweep import sweep
@@ -72,6 +73,24 @@ def test_cells_that_chunk_alike_are_evaluated_once(monkeypatch):
     result = sweep(doc, ["lines"], [20, 300, 400], [0], workers=1, queries=queries)
     assert calls == [result.cells[0].count, result.cells[1].count] and result.cells[1].count == result.cells[2].count
     assert (result.cells[1].recall, result.cells[1].iou) == (result.cells[2].recall, result.cells[2].iou)
+
+
+def test_a_sweep_with_questions_ranks_every_cell_over_the_documents_tokens(monkeypatch):
+    """Its first cell made an FTS5 table, what a one-off evaluation pays, and its second tokenized
+    the document all the same: the sweep tokenizes it first (1 MB: one FTS5 evaluation saved)."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    bm25.forget()
+    tables = []
+    monkeypatch.setattr(bm25, "Fts5Index", lambda chunks: tables.append(1) or FTS5_INDEX(chunks))
+    cells = sweep(doc, ["recursive"], [300, 900], [0], workers=1, queries=queries).cells
+    assert tables == [] and len(cells) == 2
+    for cell in cells:
+        means = evaluate_retrieval(chunk_document(doc, cell.strategy, cell.params()), queries, ks=(1,)).means()
+        assert (cell.recall, cell.iou) == (round(means["recall@budget"], 4), round(means["iou@budget"], 4))
+
+
+FTS5_INDEX = bm25.Fts5Index
 
 
 def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():
