@@ -148,6 +148,18 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     assert len(made) == 2
 
 
+def test_a_document_without_a_token_ranks_only_its_headers():
+    """A chunk of punctuation only has no token of the document; one with a context header has
+    the header's (the chunks' token ranges were looked up in an empty array: IndexError)."""
+    text = "... --- !!!"
+    chunks = [
+        SimpleNamespace(start=0, end=3, text=text[0:3], embed_text=text[0:3]),
+        SimpleNamespace(start=4, end=11, text=text[4:11], embed_text="notes.md " + text[4:11]),
+    ]
+    for question in ("notes", "notes md", "dots"):
+        assert list(BM25Index(chunks, text).search(question)) == fts5_ranking(chunks, question)
+
+
 def test_a_long_lived_process_keeps_a_bounded_vocabulary(monkeypatch):
     """The app opens file after file: each tokenized document taught the tokenizer its tokens
     for good (about 220 bytes each). Past the bound, the next new document starts a tokenizer

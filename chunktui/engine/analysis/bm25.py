@@ -382,7 +382,7 @@ class BM25Index:
         the document's tokens a..b and nothing else (a and b found for all chunks at once, in C);
         the others go through `_parts`."""
         np, doc = _numpy(), self.doc
-        if doc is None or not chunks:
+        if doc is None or not chunks or not len(doc.ids):  # no tokens: no a..b to find
             return list(map(self._parts, chunks))
         spans = np.array(self.keys, dtype=np.int64).reshape(len(chunks), 2)
         start, end = spans[:, 0], spans[:, 1]
