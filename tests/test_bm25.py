@@ -150,7 +150,8 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
 
 def test_a_document_without_a_token_ranks_only_its_headers():
     """A chunk of punctuation only has no token of the document; one with a context header has
-    the header's (the chunks' token ranges were looked up in an empty array: IndexError)."""
+    the header's (the chunks' token ranges were looked up in an empty array: IndexError). With no
+    header, no chunk has a token: the mean length was 0 and the index divided by it."""
     text = "... --- !!!"
     chunks = [
         SimpleNamespace(start=0, end=3, text=text[0:3], embed_text=text[0:3]),
@@ -158,6 +159,8 @@ def test_a_document_without_a_token_ranks_only_its_headers():
     ]
     for question in ("notes", "notes md", "dots"):
         assert list(BM25Index(chunks, text).search(question)) == fts5_ranking(chunks, question)
+    untitled = [SimpleNamespace(start=c.start, end=c.end, text=c.text, embed_text=c.text) for c in chunks]
+    assert list(BM25Index(untitled, text).search("notes")) == [] == fts5_ranking(untitled, "notes")  # was 0 / 0
 
 
 def test_a_long_lived_process_keeps_a_bounded_vocabulary(monkeypatch):

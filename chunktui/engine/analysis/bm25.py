@@ -355,7 +355,7 @@ class BM25Index:
         # each chunk's tokens: terms before a..b (header, cut word), the document's tokens a..b, terms after
         self.parts: list[tuple[list[int], int, int, list[int]]] = self._all_parts(chunks)
         lengths = [len(before) + b - a + len(after) for before, a, b, after in self.parts]
-        avgdl = sum(lengths) / n if n else 1.0
+        avgdl = sum(lengths) / n if n and any(lengths) else 1.0  # no token anywhere: nothing matches
         # FTS5's k1 * (1 - b + b * D / avgdl), in Python's doubles (numpy only adds and divides them)
         self.norm = np.array([K1 * (1 - B + B * d / avgdl) for d in lengths], dtype=np.float64)
         spans = [(a, b) if b > a else (0, 0) for _, a, b, _ in self.parts]  # the document's tokens a..b
