@@ -163,6 +163,17 @@ def test_a_document_without_a_token_ranks_only_its_headers():
     assert list(BM25Index(untitled, text).search("notes")) == [] == fts5_ranking(untitled, "notes")  # was 0 / 0
 
 
+def test_the_context_texts_kept_tokenized_are_bounded_by_their_size(monkeypatch):
+    """Context texts (code scopes, cues) are kept tokenized for the next chunking; they were
+    bounded by their number (100,000), not their size: 100,000 texts of 2 KB kept 200 MB."""
+    monkeypatch.setattr(bm25, "_TEXTS_KEPT", 5_000, raising=False)
+    tok = bm25.Fts5Tokenizer()
+    texts = [f"def handler_{i}(event):\n    return cache[{i}] " * 20 for i in range(40)]
+    for text in texts:
+        assert tok.text_ids(text) == tok.term_ids(text)
+        assert sum(len(t) + len(ids) for t, ids in tok._texts.items()) <= 5_000 + len(text) + len(tok.term_ids(text))
+
+
 def test_a_long_lived_process_keeps_a_bounded_vocabulary(monkeypatch):
     """The app opens file after file: each tokenized document taught the tokenizer its tokens
     for good (about 220 bytes each). Past the bound, the next new document starts a tokenizer

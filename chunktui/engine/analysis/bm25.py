@@ -41,6 +41,7 @@ _WORD = re.compile(r"\w+")
 _DOCS_KEPT = 2  # tokenized documents kept: the one shown or swept, and the one before
 _HEAD = 32  # ranked chunks turned into Python objects before the rest are
 _CELLS = 1_000_000  # phrases x chunks counted at once: the arrays' size (8 bytes a cell)
+_TEXTS_KEPT = 10_000_000  # characters + terms of the context texts kept tokenized (80 MB at most)
 _TOKENS_KEPT = 250_000  # distinct tokens learnt (about 220 bytes each) before a new document starts a new tokenizer
 
 
@@ -83,6 +84,7 @@ class Fts5Tokenizer:
         self._ids: dict[str, int] = {}  # token as written -> term id
         self._terms: dict[str, int] = {}  # term -> term id
         self._texts: dict[str, list[int]] = {}  # whole embedded texts tokenized (context texts)
+        self._texts_size = 0  # their characters and terms
         self._phrases: dict[str, tuple[int, ...]] = {}  # question word -> its phrase
 
     def _ask(self, rows: list[tuple[int, str]]) -> dict[int, list[str]]:
@@ -163,9 +165,12 @@ class Fts5Tokenizer:
         """`term_ids`, kept per text: the context texts of a chunking mostly come back in the next."""
         ids = self._texts.get(text)
         if ids is None:
-            if len(self._texts) > 100_000:
+            ids = self.term_ids(text)
+            if self._texts_size > _TEXTS_KEPT:
                 self._texts.clear()
-            ids = self._texts[text] = self.term_ids(text)
+                self._texts_size = 0
+            self._texts[text] = ids
+            self._texts_size += len(text) + len(ids)
         return ids
 
     def phrases(self, words: list[str]) -> list[tuple[int, ...]]:
