@@ -131,8 +131,7 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     queries = auto_queries(text, 20)
     made = []
     monkeypatch.setattr(bm25, "DocumentTokens", lambda *a: made.append(1) or ORIGINAL(*a))
-    bm25._documents.clear()
-    bm25._seen.clear()
+    bm25.forget()
     chunkings = [
         chunk_document(doc, "fixed", {"size": size, "overlap": overlap, "unit": "chars"})
         for size, overlap in ((400, 0), (333, 50), (250, 20))
@@ -143,11 +142,59 @@ def test_a_document_is_tokenized_once_for_every_chunking(monkeypatch):
     for cs, report in zip(chunkings, reports):
         by_fts5 = evaluate_retrieval(cs, queries, index=bm25.Fts5Index(cs.chunks))
         assert [r.ranked for r in report.results] == [r.ranked for r in by_fts5.results]
-    bm25._documents.clear()
-    bm25._tokenizers.clear()
-    fresh = evaluate_retrieval(chunkings[-1], queries)
+    bm25.forget()
+    fresh = evaluate_retrieval(chunkings[-1], queries, index=BM25Index(chunkings[-1].chunks, text))
     assert [r.ranked for r in fresh.results] == [r.ranked for r in reports[-1].results]
     assert len(made) == 2
+
+
+def test_a_document_without_a_token_ranks_only_its_headers():
+    """A chunk of punctuation only has no token of the document; one with a context header has
+    the header's (the chunks' token ranges were looked up in an empty array: IndexError). With no
+    header, no chunk has a token: the mean length was 0 and the index divided by it."""
+    text = "... --- !!!"
+    chunks = [
+        SimpleNamespace(start=0, end=3, text=text[0:3], embed_text=text[0:3]),
+        SimpleNamespace(start=4, end=11, text=text[4:11], embed_text="notes.md " + text[4:11]),
+    ]
+    for question in ("notes", "notes md", "dots"):
+        assert list(BM25Index(chunks, text).search(question)) == fts5_ranking(chunks, question)
+    untitled = [SimpleNamespace(start=c.start, end=c.end, text=c.text, embed_text=c.text) for c in chunks]
+    assert list(BM25Index(untitled, text).search("notes")) == [] == fts5_ranking(untitled, "notes")  # was 0 / 0
+
+
+def test_the_context_texts_kept_tokenized_are_bounded_by_their_size(monkeypatch):
+    """Context texts (code scopes, cues) are kept tokenized for the next chunking; they were
+    bounded by their number (100,000), not their size: 100,000 texts of 2 KB kept 200 MB."""
+    monkeypatch.setattr(bm25, "_TEXTS_KEPT", 5_000, raising=False)
+    tok = bm25.Fts5Tokenizer()
+    texts = [f"def handler_{i}(event):\n    return cache[{i}] " * 20 for i in range(40)]
+    for text in texts:
+        assert tok.text_ids(text) == tok.term_ids(text)
+        assert sum(len(t) + len(ids) for t, ids in tok._texts.items()) <= 5_000 + len(text) + len(tok.term_ids(text))
+
+
+def test_a_long_lived_process_keeps_a_bounded_vocabulary(monkeypatch):
+    """The app opens file after file: each tokenized document taught the tokenizer its tokens
+    for good (about 220 bytes each). Past the bound, the next new document starts a tokenizer
+    anew; an index made before keeps the old one and still ranks as FTS5 does."""
+    monkeypatch.setattr(bm25, "_TOKENS_KEPT", 400, raising=False)
+    bm25.forget()
+    words = [f"w{i:04d}" for i in range(1500)]
+    texts = [" ".join(words[k * 300 : (k + 1) * 300]) + ". cache rollback harbor." for k in range(5)]
+    kept = []
+    for text in texts:
+        chunks = [
+            SimpleNamespace(start=s, end=min(s + 200, len(text)), embed_text="") for s in range(0, len(text), 200)
+        ]
+        for c in chunks:
+            c.text = c.embed_text = text[c.start : c.end]
+        kept.append((BM25Index(chunks, text), chunks, text))
+        assert bm25.tokenizer().learnt() <= 400 + 310
+    for index, chunks, text in kept:
+        question = f"{text.split()[7]} cache {text.split()[250]}"
+        assert list(index.search(question)) == fts5_ranking(chunks, question)
+    bm25.forget()
 
 
 ORIGINAL = bm25.DocumentTokens

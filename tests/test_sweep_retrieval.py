@@ -3,11 +3,13 @@
 import csv
 import io
 import json
+import multiprocessing
 
 from click.testing import CliRunner
 
 from chunktui.cli.commands import cli
 from chunktui.engine import chunk_document, load_document
+from chunktui.engine.analysis import bm25
 from chunktui.engine.analysis import sweep as sweep_module
 from chunktui.engine.analysis.retrieval import auto_queries, evaluate_retrieval, load_queries
 from chunktui.engine.analysis.sweep import sweep
@@ -18,6 +20,24 @@ GUIDE, GUIDE_Q = "sample_docs/guide.md", "sample_docs/queries/guide.jsonl"
 def run(*args):
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.stdout, result.stderr
+
+
+def test_workers_forked_from_a_process_that_kept_the_documents_tokens_rank_alike(monkeypatch):
+    """A process that evaluated a document twice keeps its tokens (`chunktui eval` run twice in one
+    process, as the CLI tests do). Forked workers inherited them but numbered terms with a new
+    tokenizer of their own, and ranked the guide's questions at random: recall 0.1667, not 0.9881."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    cs = chunk_document(doc, "recursive", {"size": 300, "overlap": 0})
+    expected = evaluate_retrieval(cs, queries, budget=300).means()
+    assert evaluate_retrieval(cs, queries, budget=300).means() == expected  # the second keeps the document's tokens
+    monkeypatch.setattr(sweep_module, "SMALL_WORK", 0)
+    monkeypatch.setattr(sweep_module, "_context", lambda: multiprocessing.get_context("fork"))
+    pooled = sweep(doc, ["recursive"], [300], [0, 60, 100, 120], workers=2, queries=queries, retrieve_tokens=300)
+    assert (pooled.cells[0].recall, pooled.cells[0].iou) == (
+        round(expected["recall@budget"], 4),
+        round(expected["iou@budget"], 4),
+    )
 
 
 def test_cells_hold_the_recall_and_iou_eval_measures_in_workers_and_in_process(monkeypatch):
@@ -53,6 +73,24 @@ def test_cells_that_chunk_alike_are_evaluated_once(monkeypatch):
     result = sweep(doc, ["lines"], [20, 300, 400], [0], workers=1, queries=queries)
     assert calls == [result.cells[0].count, result.cells[1].count] and result.cells[1].count == result.cells[2].count
     assert (result.cells[1].recall, result.cells[1].iou) == (result.cells[2].recall, result.cells[2].iou)
+
+
+def test_a_sweep_with_questions_ranks_every_cell_over_the_documents_tokens(monkeypatch):
+    """Its first cell made an FTS5 table, what a one-off evaluation pays, and its second tokenized
+    the document all the same: the sweep tokenizes it first (1 MB: one FTS5 evaluation saved)."""
+    doc = load_document(GUIDE)
+    queries = load_queries(GUIDE_Q, doc.text)
+    bm25.forget()
+    tables = []
+    monkeypatch.setattr(bm25, "Fts5Index", lambda chunks: tables.append(1) or FTS5_INDEX(chunks))
+    cells = sweep(doc, ["recursive"], [300, 900], [0], workers=1, queries=queries).cells
+    assert tables == [] and len(cells) == 2
+    for cell in cells:
+        means = evaluate_retrieval(chunk_document(doc, cell.strategy, cell.params()), queries, ks=(1,)).means()
+        assert (cell.recall, cell.iou) == (round(means["recall@budget"], 4), round(means["iou@budget"], 4))
+
+
+FTS5_INDEX = bm25.Fts5Index
 
 
 def test_cli_ranks_by_recall_and_adds_the_columns_to_every_format():

@@ -6,7 +6,9 @@ stems the whole text again (about 45 ms per MB) and then runs `bm25()` over ever
 word of a question; a re-chunk costs less than that. Here the document is tokenized once and kept:
 a chunk that is a span of it takes its tokens as a slice of the document's (only a word cut by its
 edges, a context header or a context text is tokenized again), and a question's terms are counted
-per chunk from their occurrences in the document.
+per chunk from their occurrences in the document. The counting, the sums and the sort are numpy's:
+all the questions' terms are counted in one pass (in Python, one term at a time, the counting and
+the sums took three quarters of an evaluation, 2-3x a re-chunk on their own).
 
 Why the same scores: the tokenizer is SQLite's own, asked rather than imitated. Which characters
 start a token, which only continue one (diacritics), and the term each distinct token stems to are
@@ -26,17 +28,30 @@ import re
 import sqlite3
 import threading
 from array import array
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left
 from collections import Counter, OrderedDict, defaultdict
-from collections.abc import Iterator, Sequence
-from itertools import accumulate, compress, groupby, repeat
+from collections.abc import Iterable, Iterator, Sequence
+from itertools import accumulate, groupby
 from math import log
-from operator import add, itemgetter, le, mul, sub
+from operator import itemgetter, le
 from typing import Any
 
 K1, B = 1.2, 0.75
 _WORD = re.compile(r"\w+")
 _DOCS_KEPT = 2  # tokenized documents kept: the one shown or swept, and the one before
+_HEAD = 32  # ranked chunks turned into Python objects before the rest are
+_CELLS = 1_000_000  # phrases x chunks counted at once: the arrays' size (8 bytes a cell)
+_TEXTS_KEPT = 10_000_000  # characters + terms of the context texts kept tokenized (80 MB at most)
+_TOKENS_KEPT = 250_000  # distinct tokens learnt (about 220 bytes each) before a new document starts a new tokenizer
+
+
+def _numpy() -> Any:
+    """numpy, imported when a document is first tokenized or ranked in Python rather than when
+    this module is (`chunktui eval` ranks with an FTS5 table and never needs it; the import
+    costs about 0.1 s)."""
+    import numpy
+
+    return numpy
 
 
 def query_words(question: str) -> list[str]:
@@ -69,6 +84,7 @@ class Fts5Tokenizer:
         self._ids: dict[str, int] = {}  # token as written -> term id
         self._terms: dict[str, int] = {}  # term -> term id
         self._texts: dict[str, list[int]] = {}  # whole embedded texts tokenized (context texts)
+        self._texts_size = 0  # their characters and terms
         self._phrases: dict[str, tuple[int, ...]] = {}  # question word -> its phrase
 
     def _ask(self, rows: list[tuple[int, str]]) -> dict[int, list[str]]:
@@ -137,6 +153,10 @@ class Fts5Tokenizer:
         for word, term in zip(words, terms, strict=True):
             ids[word] = known.setdefault(term, len(known))
 
+    def learnt(self) -> int:
+        """How many distinct tokens this tokenizer has learnt (and keeps)."""
+        return len(self._ids)
+
     def term_ids(self, text: str) -> list[int]:
         """The terms of `text`, in order."""
         return self.ids(self.pattern(text).findall(text))
@@ -145,9 +165,12 @@ class Fts5Tokenizer:
         """`term_ids`, kept per text: the context texts of a chunking mostly come back in the next."""
         ids = self._texts.get(text)
         if ids is None:
-            if len(self._texts) > 100_000:
+            ids = self.term_ids(text)
+            if self._texts_size > _TEXTS_KEPT:
                 self._texts.clear()
-            ids = self._texts[text] = self.term_ids(text)
+                self._texts_size = 0
+            self._texts[text] = ids
+            self._texts_size += len(text) + len(ids)
         return ids
 
     def phrases(self, words: list[str]) -> list[tuple[int, ...]]:
@@ -162,47 +185,42 @@ class Fts5Tokenizer:
         return list(map(self._phrases.__getitem__, words))
 
 
-_tokenizers: dict[int, Fts5Tokenizer] = {}
-
-
 def tokenizer() -> Fts5Tokenizer:
-    """This process's tokenizer (a worker process forked from another makes its own connection)."""
-    pid = os.getpid()
-    if pid not in _tokenizers:
-        _tokenizers.clear()
-        _tokenizers[pid] = Fts5Tokenizer()
-    return _tokenizers[pid]
+    """This process's tokenizer, the one its kept documents were tokenized with."""
+    return _kept_state().tok
 
 
 class DocumentTokens:
     """A document's tokens: where each starts and ends, its term id, and where each term occurs."""
 
     def __init__(self, text: str, tok: Fts5Tokenizer) -> None:
+        np = _numpy()
         self.text = text
         pieces = tok.splitter(text).split(text)  # separators and tokens by turns: every offset by a running sum
         offsets = list(accumulate(map(len, pieces)))
         # arrays, not lists: 8 bytes a token rather than about 40 (a 1 MB document has some 120,000)
         self.starts = array("q", offsets[:-1:2])
         self.ends = array("q", offsets[1::2])
+        self.start_array, self.end_array = (
+            np.frombuffer(self.starts, dtype=np.int64),
+            np.frombuffer(self.ends, dtype=np.int64),
+        )
         ids = tok.ids(pieces[1::2])
-        self.ids = array("q", ids)
+        self.ids = np.array(ids, dtype=np.int64)
         # term * size + position for every token, sorted: each term's positions in a run, found by
         # bisection (integers sort in C, faster than ordering the positions by a key)
         self._size = size = len(ids) + 1
-        self._keys = array("q", sorted(map(add, map(mul, ids, repeat(size)), range(len(ids)))))
-        self._where: dict[int, list[int]] = {}  # the positions of the terms asked for
+        self._keys = np.sort(self.ids * size + np.arange(len(ids), dtype=np.int64))
 
-    def where(self, term: int) -> list[int] | None:
-        """The token positions of a term, sorted (a list: bisection and indexing are faster on one)."""
-        found = self._where.get(term)
-        if found is None:
-            base = term * self._size
-            lo = bisect_left(self._keys, base)
-            hi = bisect_left(self._keys, base + self._size, lo)
-            if lo == hi:
-                return None
-            found = self._where[term] = list(map(sub, self._keys[lo:hi], repeat(base)))  # asked-for terms only
-        return found
+    def positions(self, terms: Sequence[int]) -> tuple[Any, Any]:
+        """Every occurrence of the terms as (which of `terms`, token position), in the order of
+        `terms` and by position within each."""
+        np = _numpy()
+        base = np.asarray(terms, dtype=np.int64) * self._size
+        lo = np.searchsorted(self._keys, base)
+        found = np.searchsorted(self._keys, base + self._size) - lo
+        which = np.repeat(np.arange(len(base)), found)
+        return which, self._keys[_ranges(np, lo, found)] - base[which]
 
     def cover(self, start: int, end: int, tok: Fts5Tokenizer) -> tuple[list[int], int, int, list[int]]:
         """The tokens of text[start:end] as (terms before, a, b, terms after): the document's tokens
@@ -219,24 +237,68 @@ class DocumentTokens:
         return before, a, b, after
 
 
-_documents: OrderedDict[str, DocumentTokens] = OrderedDict()
-_documents_lock = threading.Lock()
+class _Kept:
+    """What a process keeps from one ranking to the next: a tokenizer and the documents tokenized
+    with it. They are kept and dropped together, as a document's term ids mean something only to
+    the tokenizer that made them."""
+
+    def __init__(self) -> None:
+        self.tok = Fts5Tokenizer()
+        self.documents: OrderedDict[str, DocumentTokens] = OrderedDict()
+        self.seen: OrderedDict[str, None] = OrderedDict()  # documents ranked once, by an FTS5 table
+        self.lock = threading.Lock()
+
+    def document(self, text: str) -> DocumentTokens:
+        """The document's tokens, made once and kept for the next chunkings of the same text (a
+        caller arriving while another makes them waits for those rather than making them again)."""
+        with self.lock:
+            doc = self.documents.get(text)
+            if doc is None:
+                doc = self.documents[text] = DocumentTokens(text, self.tok)
+                while len(self.documents) > _DOCS_KEPT:
+                    self.documents.popitem(last=False)
+            self.documents.move_to_end(text)
+            return doc
+
+    def ranked_before(self, text: str) -> bool:
+        """Whether the document was ranked or tokenized before (and note that it is now)."""
+        with self.lock:
+            again = text in self.documents or text in self.seen
+            self.seen[text] = None
+            self.seen.move_to_end(text)
+            while len(self.seen) > _DOCS_KEPT:
+                self.seen.popitem(last=False)
+            return again
+
+
+_kept: _Kept | None = None
+_kept_lock = threading.Lock()
+
+
+def _kept_state(text: str | None = None) -> _Kept:
+    """This process's tokenizer and documents. Past `_TOKENS_KEPT` learnt tokens, a document not
+    kept starts afresh (the app opens file after file; indexes made before keep the old ones)."""
+    global _kept
+    with _kept_lock:
+        if _kept is None or (text is not None and text not in _kept.documents and _kept.tok.learnt() > _TOKENS_KEPT):
+            _kept = _Kept()
+        return _kept
+
+
+def forget() -> None:
+    """Drop the tokenizer and the documents kept. A forked child does so at once: the tokenizer's
+    SQLite connection is its parent's, and a new tokenizer numbers terms anew, so tokens kept
+    from the parent would be read with other terms (the sweep's workers then ranked at random)."""
+    global _kept, _kept_lock
+    _kept, _kept_lock = None, threading.Lock()
+
+
+os.register_at_fork(after_in_child=forget)
 
 
 def document_tokens(text: str) -> DocumentTokens:
-    """The document's tokens, made once and kept for the next chunkings of the same text (a caller
-    arriving while another makes them waits for those rather than making them again)."""
-    with _documents_lock:
-        doc = _documents.get(text)
-        if doc is None:
-            doc = _documents[text] = DocumentTokens(text, tokenizer())
-            while len(_documents) > _DOCS_KEPT:
-                _documents.popitem(last=False)
-        _documents.move_to_end(text)
-        return doc
-
-
-_seen: OrderedDict[str, None] = OrderedDict()  # documents ranked once, by an FTS5 table
+    """The document's tokens, made once per process and kept (see `_Kept.document`)."""
+    return _kept_state(text).document(text)
 
 
 def bm25_index(chunks: Sequence[Any], text: str) -> BM25Index | Fts5Index:
@@ -245,13 +307,7 @@ def bm25_index(chunks: Sequence[Any], text: str) -> BM25Index | Fts5Index:
     table's insert, and a one-off `chunktui eval` would never get it back), `BM25Index` over the
     document's kept tokens from the second on (a sweep's next cell, the app's next re-chunk).
     Both give the same scores to the last bit."""
-    with _documents_lock:
-        again = text in _documents or text in _seen
-        _seen[text] = None
-        _seen.move_to_end(text)
-        while len(_seen) > _DOCS_KEPT:
-            _seen.popitem(last=False)
-    return BM25Index(chunks, text) if again else Fts5Index(chunks)
+    return BM25Index(chunks, text) if _kept_state(text).ranked_before(text) else Fts5Index(chunks)
 
 
 class Fts5Index:
@@ -294,24 +350,55 @@ class BM25Index:
     chunking of it; other chunks, and every chunk without `text`, are tokenized whole."""
 
     def __init__(self, chunks: Sequence[Any], text: str | None = None) -> None:
+        np = _numpy()
         self.keys = [(c.start, c.end) for c in chunks]
         self.in_order = all(map(le, self.keys, self.keys[1:]))
-        self.tok = tokenizer()
-        self.doc = document_tokens(text) if text is not None else None
+        kept = _kept_state(text)  # the tokenizer and the document's tokens made with it
+        self.tok = kept.tok
+        self.doc = kept.document(text) if text is not None else None
         self.n = n = len(chunks)
         # each chunk's tokens: terms before a..b (header, cut word), the document's tokens a..b, terms after
-        self.parts: list[tuple[list[int], int, int, list[int]]] = list(map(self._parts, chunks))
+        self.parts: list[tuple[list[int], int, int, list[int]]] = self._all_parts(chunks)
         lengths = [len(before) + b - a + len(after) for before, a, b, after in self.parts]
-        avgdl = sum(lengths) / n if n else 1.0
-        self.norm = [K1 * (1 - B + B * d / avgdl) for d in lengths]  # FTS5's k1 * (1 - b + b * D / avgdl)
-        self.regions = _Regions(self.parts)
-        self.plain = {i for i, (before, a, b, after) in enumerate(self.parts) if b > a and not before and not after}
+        avgdl = sum(lengths) / n if n and any(lengths) else 1.0  # no token anywhere: nothing matches
+        # FTS5's k1 * (1 - b + b * D / avgdl), in Python's doubles (numpy only adds and divides them)
+        self.norm = np.array([K1 * (1 - B + B * d / avgdl) for d in lengths], dtype=np.float64)
+        spans = [(a, b) if b > a else (0, 0) for _, a, b, _ in self.parts]  # the document's tokens a..b
+        self.a = np.array([a for a, _ in spans], dtype=np.int64)
+        self.b = np.array([b for _, b in spans], dtype=np.int64)
+        self.plain = np.array([b > a and not before and not after for before, a, b, after in self.parts], dtype=bool)
+        # the document's tokens cut at every a and b: those from points[k - 1] to points[k] are
+        # place k, and the chunks holding them are holders[first[k]:first[k + 1]]
+        self.points = np.unique(np.concatenate((self.a, self.b)))
+        at_a, at_b = np.searchsorted(self.points, self.a), np.searchsorted(self.points, self.b)
+        chunk_of = np.repeat(np.arange(n), at_b - at_a)  # chunk i holds places at_a[i] + 1 .. at_b[i]
+        place = _ranges(np, at_a + 1, at_b - at_a)
+        self.holders = chunk_of[np.argsort(place, kind="stable")]
+        self.first = np.concatenate(([0], np.cumsum(np.bincount(place, minlength=len(self.points) + 1))))
         self.extra: dict[int, list[tuple[int, int]]] = defaultdict(list)  # term -> (chunk, count) outside a..b
         for i, (before, _, _, after) in enumerate(self.parts):
             if before or after:
                 for term, f in Counter(before + after).items():
                     self.extra[term].append((i, f))
-        self._contributions: dict[tuple[int, ...], dict[int, float]] = {}
+        self._rows: dict[tuple[int, ...], Any] = {}  # phrase -> its term of every chunk's score, or None
+
+    def _all_parts(self, chunks: Sequence[Any]) -> list[tuple[list[int], int, int, list[int]]]:
+        """Every chunk's parts: a chunk that embeds its own span and cuts no word at its edges is
+        the document's tokens a..b and nothing else (a and b found for all chunks at once, in C);
+        the others go through `_parts`."""
+        np, doc = _numpy(), self.doc
+        if doc is None or not chunks or not len(doc.ids):  # no tokens: no a..b to find
+            return list(map(self._parts, chunks))
+        spans = np.array(self.keys, dtype=np.int64).reshape(len(chunks), 2)
+        start, end = spans[:, 0], spans[:, 1]
+        a, b = np.searchsorted(doc.start_array, start), np.searchsorted(doc.start_array, end)
+        cut_before = (a > 0) & (doc.end_array[np.maximum(a - 1, 0)] > start)
+        cut_after = (b > a) & (doc.end_array[np.maximum(b - 1, 0)] > end)
+        whole = (~(cut_before | cut_after)).tolist()
+        return [
+            ([], a_i, b_i, []) if clean and c.embed_text == c.text else self._parts(c)
+            for c, clean, a_i, b_i in zip(chunks, whole, a.tolist(), b.tolist(), strict=True)
+        ]
 
     def _parts(self, chunk: Any) -> tuple[list[int], int, int, list[int]]:
         embedded, own = chunk.embed_text, chunk.text
@@ -333,124 +420,107 @@ class BM25Index:
 
     # -- counting ------------------------------------------------------------------------------
 
-    def _postings(self, phrase: tuple[int, ...]) -> dict[int, int]:
-        """How often the phrase occurs in each chunk holding it."""
+    def _learn(self, phrases: list[tuple[int, ...]]) -> None:
+        """The rows of the phrases not met before: one-term phrases together, in batches of
+        bounded size (their counts are a phrases x chunks array), longer ones one by one."""
+        new = [p for p in dict.fromkeys(phrases) if p not in self._rows]
+        singles = [p for p in new if len(p) == 1]
+        step = max(1, _CELLS // (self.n + 1))
+        for k in range(0, len(singles), step):
+            batch = singles[k : k + step]
+            self._store(batch, self._term_counts([p[0] for p in batch]))
+        for phrase in new:
+            if not phrase:
+                self._rows[phrase] = None  # a word of no token (`_`): nothing holds it
+            elif len(phrase) > 1:
+                self._store([phrase], self._phrase_counts(phrase)[None, :])
+
+    def _term_counts(self, terms: list[int]) -> Any:
+        """How often each term occurs in each chunk (terms x chunks): each occurrence in the
+        document's tokens counts once for every chunk holding its place (overlapping chunks share
+        places); then the terms outside a..b."""
+        np = _numpy()
+        n = self.n
+        if self.doc is not None and n:
+            which, at = self.doc.positions(terms)
+            place = np.searchsorted(self.points, at, side="right")
+            first, many = self.first[place], self.first[place + 1] - self.first[place]
+            chunk = self.holders[_ranges(np, first, many)]
+            counts = np.bincount(np.repeat(which, many) * n + chunk, minlength=len(terms) * n)
+        else:
+            counts = np.zeros(len(terms) * n, dtype=np.int64)
+        for r, term in enumerate(terms):
+            for i, f in self.extra.get(term, ()):
+                counts[r * n + i] += f
+        return counts.reshape(len(terms), n)
+
+    def _phrase_counts(self, phrase: tuple[int, ...]) -> Any:
+        """How often a phrase of several terms occurs in each chunk: in the document's tokens of a
+        chunk that has no others, else in its terms read whole."""
+        np = _numpy()
+        counts = np.zeros(self.n, dtype=np.int64)
         doc = self.doc
-        where = doc.where(phrase[0]) if doc is not None else None
-        if len(phrase) == 1:
-            counts = self.regions.count(where) if where is not None else {}
-            for i, f in self.extra.get(phrase[0], ()):
-                counts[i] = counts.get(i, 0) + f
-            return counts
-        counts = {}
-        if doc is not None and where is not None:  # in the document's tokens of a chunk that has no others
-            n, rest, ids = len(phrase), array("q", phrase[1:]), doc.ids
-            for o in where:
-                if ids[o + 1 : o + n] == rest:
-                    for i in self.regions.holders(o):
-                        if i in self.plain and o + n <= self.parts[i][2]:
-                            counts[i] = counts.get(i, 0) + 1
-        for i in range(self.n):  # the others, read whole
-            if i not in self.plain:
-                f = _occurrences(self._whole(i), phrase)
-                if f:
-                    counts[i] = f
+        if doc is not None:
+            starts = doc.positions(phrase[:1])[1]
+            starts = starts[starts + len(phrase) <= len(doc.ids)]
+            for k, term in enumerate(phrase[1:], 1):
+                starts = starts[doc.ids[starts + k] == term]
+            # the plain chunks whose tokens a..b hold o..o+len-1: a <= o <= b - len
+            inside = np.searchsorted(starts, self.b - len(phrase) + 1) - np.searchsorted(starts, self.a)
+            counts = np.where(self.plain, np.maximum(inside, 0), 0)
+        for i in np.flatnonzero(~self.plain).tolist():
+            counts[i] = _occurrences(self._whole(i), phrase)
         return counts
 
-    def _contribution(self, phrase: tuple[int, ...]) -> dict[int, float]:
-        """Each chunk's term of the score for one phrase, FTS5's expression with its doubles."""
-        out = self._contributions.get(phrase)
-        if out is None:
-            counts = self._postings(phrase) if phrase else {}
-            hits = len(counts)
-            idf = log((self.n - hits + 0.5) / (hits + 0.5))
-            if idf <= 0.0:
-                idf = 1e-6
-            norm = self.norm
-            out = self._contributions[phrase] = {i: idf * ((f * (K1 + 1.0)) / (f + norm[i])) for i, f in counts.items()}
-        return out
+    def _store(self, phrases: Sequence[tuple[int, ...]], counts: Any) -> None:
+        """Each phrase's term of the score of the chunks holding it, as (those chunks, their
+        terms): FTS5's expression with its doubles, idf (Python's log) * (f * (k1 + 1)) / (f + norm).
+        Kept sparse: a phrase x chunk array of doubles costs more to allocate than to fill."""
+        np = _numpy()
+        cell = np.flatnonzero(counts)  # row by row: each phrase's chunks in a run, in order
+        phrase_of, chunk = np.divmod(cell, self.n)
+        hits = np.bincount(phrase_of, minlength=len(phrases)).tolist()
+        idf = [log((self.n - h + 0.5) / (h + 0.5)) for h in hits]
+        idf = [x if x > 0.0 else 1e-6 for x in idf]
+        f = counts.ravel()[cell]
+        terms = np.array(idf)[phrase_of] * ((f * (K1 + 1.0)) / (f + self.norm[chunk]))
+        end = 0
+        for phrase, h in zip(phrases, hits, strict=True):
+            self._rows[phrase] = (chunk[end : end + h], terms[end : end + h]) if h else None
+            end += h
 
     def search(self, question: str) -> Iterator[tuple[int, float]]:
-        """Every chunk holding a phrase of the question, best first."""
-        scores: dict[int, float] = {}
-        get = scores.get
-        for phrase in self.tok.phrases(query_words(question)):
-            terms = self._contribution(phrase)
-            if not scores:
-                scores.update(terms)
-                continue
-            for i, value in terms.items():
-                scores[i] = get(i, 0.0) + value
-        if not self.in_order:
-            keys = self.keys
-            yield from sorted(scores.items(), key=lambda hit: (-hit[1], keys[hit[0]]))
-            return
-        # equal scores in document order: by position, then by score with a stable sort
-        yield from sorted(sorted(scores.items()), key=itemgetter(1), reverse=True)
+        """Every chunk holding a phrase of the question, best first: each phrase's terms added in
+        the question's order (FTS5's sum), and the chunks holding any (a score above 0) sorted."""
+        np = _numpy()
+        phrases = self.tok.phrases(query_words(question))
+        self._learn(phrases)
+        scores = np.zeros(self.n, dtype=np.float64)  # 0.0 + x is x: the first phrase's terms as they are
+        for phrase in phrases:
+            row = self._rows[phrase]
+            if row is not None:
+                scores[row[0]] += row[1]  # each chunk once a phrase: in order, as FTS5 sums
+        held = np.flatnonzero(scores)
+        if self.in_order:  # equal scores in document order: a stable sort of the chunks in order
+            order = held[np.argsort(-scores[held], kind="stable")]
+        else:
+            starts, ends = (np.array([k[j] for k in self.keys], dtype=np.int64)[held] for j in (0, 1))
+            order = held[np.lexsort((ends, starts, -scores[held]))]
+        for part in (order[:_HEAD], order[_HEAD:]):  # a caller mostly reads the head only
+            yield from zip(part.tolist(), scores[part].tolist())
+
+    def prepare(self, questions: Iterable[str]) -> None:
+        """Make the rows of all these questions' phrases at once (a batch costs about what one
+        question's does), before they are searched one by one."""
+        self._learn([p for q in questions for p in self.tok.phrases(query_words(q))])
 
     def close(self) -> None:
         """Nothing to release (the FTS5 index had a connection); kept for the retrievers' protocol."""
 
 
-class _Regions:
-    """The document's tokens cut at every chunk's a and b, each run between two cuts a region,
-    found by bisection in `bounds` (each region's first and past-last token, in order): a token at
-    t lies in the region of `code_at[bisect_right(bounds, t)]`. A region's code is the chunk's
-    position where one chunk holds it (and holds no other region so coded), else -2 - m with
-    `shared[m]` the chunks holding it (overlaps); -1 between regions."""
-
-    def __init__(self, parts: Sequence[tuple[list[int], int, int, list[int]]]) -> None:
-        opening, closing = defaultdict(list), defaultdict(list)
-        for i, (_, a, b, _) in enumerate(parts):
-            if b > a:
-                opening[a].append(i)
-                closing[b].append(i)
-        self.shared: list[tuple[int, ...]] = []
-        self.bounds: list[int] = []
-        self.codes: list[int] = []
-        coded: set[int] = set()
-        points = sorted(opening.keys() | closing.keys())
-        active: dict[int, None] = {}
-        for p, q in zip(points, points[1:]):
-            for i in closing.get(p, ()):
-                del active[i]
-            active.update(dict.fromkeys(opening.get(p, ())))
-            if not active:
-                continue
-            if len(active) == 1 and next(iter(active)) not in coded:
-                code = next(iter(active))
-                coded.add(code)
-            else:
-                code = -2 - len(self.shared)
-                self.shared.append(tuple(active))
-            self.bounds += (p, q)
-            self.codes.append(code)
-        self.code_at = [-1] * (len(self.bounds) + 1)
-        self.code_at[1::2] = self.codes
-
-    def holders(self, t: int) -> tuple[int, ...]:
-        """The chunks holding the document's token t."""
-        code = self.code_at[bisect_right(self.bounds, t)]
-        return (code,) if code >= 0 else () if code == -1 else self.shared[-2 - code]
-
-    def count(self, where: list[int]) -> dict[int, int]:
-        """How many of the token positions `where` (sorted) each chunk holds, for those holding
-        any: each position bisected into the bounds when they are few, else every bound bisected
-        into the positions (both in C: a common word occurs thousands of times, a chunking has a
-        few thousand bounds); then the shared regions' counts go to each of their chunks."""
-        counts: dict[int, int]
-        if len(where) < len(self.bounds):
-            counts = Counter(map(self.code_at.__getitem__, map(bisect_right, repeat(self.bounds), where)))
-        else:
-            cut = list(map(bisect_left, repeat(where), self.bounds))
-            inside = list(map(sub, cut[1::2], cut[::2]))
-            counts = dict(compress(zip(self.codes, inside), inside))
-        for code in [code for code in counts if code < 0]:
-            f = counts.pop(code)
-            if code != -1:
-                for i in self.shared[-2 - code]:
-                    counts[i] = counts.get(i, 0) + f
-        return counts
+def _ranges(np: Any, starts: Any, lengths: Any) -> Any:
+    """The runs starts[j], starts[j] + 1, ..., starts[j] + lengths[j] - 1 one after the other."""
+    return np.arange(int(lengths.sum())) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
 
 
 def _occurrences(words: list[int], phrase: tuple[int, ...]) -> int:

@@ -400,6 +400,8 @@ def evaluate_retrieval(
     index = index or bm25_index(chunks, chunkset.document.text)
     tokens = tokens if tokens is not None else embedded_tokens(chunks)
     report = RetrievalReport(ks, budget)
+    if isinstance(index, BM25Index):
+        index.prepare(q.question for q in queries)
     try:
         for q in queries:
             ranked = _ranked(index.search(q.question), tokens, max(ks), budget)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from ..readers.documents import Document
 from ..core.errors import Cancelled, ChunktuiError, ParamError
 from .quality import DEFAULT_BUDGET, DEFAULT_MIN_TOKENS, FLAG_NAMES, Structure, assess, scan_structure
+from .bm25 import document_tokens
 from .retrieval import TOKEN_BUDGET, chunks_key, evaluate_retrieval
 from ..run import chunk_document
 from ..strategies import get_strategy, parse_int
@@ -241,6 +242,7 @@ def _init_worker(
     retrieve_tokens,
     context_header,
     extraction=None,
+    keep_tokens=False,
 ):
     """The document again in the worker; a PDF, HTML or DOCX one with its extraction, whose pages
     and gaps (a page without a text layer) every chunking there needs as much as the text."""
@@ -252,10 +254,24 @@ def _init_worker(
         doc = ExtractedDocument(
             text=text, path=path, kind=kind, language=language, sha256=sha256, extraction=extraction
         )
-    _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header)
+    _set_worker(doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header, keep_tokens)
 
 
-def _set_worker(doc, tokenizer, budget, min_tokens, queries=None, retrieve_tokens=TOKEN_BUDGET, context_header="none"):
+def _set_worker(
+    doc,
+    tokenizer,
+    budget,
+    min_tokens,
+    queries=None,
+    retrieve_tokens=TOKEN_BUDGET,
+    context_header="none",
+    keep_tokens=False,
+):
+    """The worker's settings. `keep_tokens`: tokenize the document for ranking now, when this
+    process will rank two chunkings or more: the first would otherwise be an FTS5 table (what a
+    one-off evaluation pays) and the second tokenize the document all the same."""
+    if keep_tokens:
+        document_tokens(doc.text)
     _worker.update(
         doc=doc,
         tokenizer=tokenizer,
@@ -371,6 +387,7 @@ def sweep(
                 retrieve_tokens,
                 context_header,
                 getattr(doc, "extraction", None),
+                bool(queries) and total >= 2 * min(workers, total),
             ),
         )
         cancelled = False
@@ -392,9 +409,17 @@ def sweep(
             pool.shutdown(wait=not cancelled, cancel_futures=True)
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
+        # in-process: the caller's Document, its line index and scans
         _set_worker(
-            doc, tokenizer, budget, min_tokens, queries, retrieve_tokens, context_header
-        )  # in-process: the caller's Document, its line index and scans
+            doc,
+            tokenizer,
+            budget,
+            min_tokens,
+            queries,
+            retrieve_tokens,
+            context_header,
+            bool(queries) and len(todo) >= 2,
+        )
         try:
             for i in todo:
                 check()
