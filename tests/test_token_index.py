@@ -410,3 +410,60 @@ def test_a_thread_asking_while_another_builds_the_same_index_waits_for_it(monkey
     assert got["re-chunk"] is got["background"] is cached_index(text, name)
     spans = [(0, 3000), (len(text) - 5000, len(text))]
     assert got["re-chunk"].count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
+# runs the cuts must not fall inside: a word, a number, an indent, punctuation, letters of other
+# scripts with no space, CRLF and blank lines, a lone "/" after line feeds (o200k_base)
+BOUNDARY_HOSTILE = (
+    "Paragraph one, ok.\r\n\r\n"
+    + "x" * 700
+    + "\n"
+    + "7" * 500
+    + " \n"
+    + " " * 300
+    + "indented(after, spaces);\n"
+    + "-=" * 200
+    + "\n\n\n/\n/path\n"
+    + "日本語のテキスト" * 60
+    + "。\n"
+    + "naïve café's Ünïcödé 🎉👍🏽\u00a0\u3000 end\t\t\n"
+)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_blocks_encoded_one_by_one_give_the_whole_texts_tokens(name):
+    """The whole-document encode runs in blocks on threads: cut anywhere an anchor allows, the
+    blocks' tokens one after the other are the whole text's."""
+    text = BOUNDARY_HOSTILE * 3
+    encode = get_encoding(name).encode_ordinary
+    want = encode(text)
+    cut_somewhere = False
+    for parts in range(2, 40):
+        pieces = token_index.blocks(text, name, parts)
+        assert "".join(pieces) == text
+        cut_somewhere |= len(pieces) > 1
+        assert [t for piece in pieces for t in encode(piece)] == want, parts
+    assert cut_somewhere
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=40, deadline=None)
+@given(text=fragment_texts, parts=st.integers(min_value=2, max_value=12))
+def test_blocks_of_tricky_text_give_the_whole_texts_tokens(name, text, parts):
+    encode = get_encoding(name).encode_ordinary
+    assert [t for piece in token_index.blocks(text, name, parts) for t in encode(piece)] == encode(text)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeypatch, name):
+    text = real_text()[:60_000] + BOUNDARY_HOSTILE * 4 + "\ud83d\ude00 paired\n"
+    whole = TokenIndex(text, name, get_encoding(name))
+    monkeypatch.setattr(token_index, "_PARALLEL_FROM", 5_000)
+    monkeypatch.setattr(token_index, "cores", lambda: 4)
+    assert len(token_index.blocks(text, name)) == 4
+    split = TokenIndex(text, name, get_encoding(name))
+    assert split._ends == whole._ends and split._lead == whole._lead
+    spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 997)]
+    assert split.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+    lone = "words \ud800 more\n" * 2_000  # a block tiktoken cannot take: the whole text, once
+    assert TokenIndex(lone, name, get_encoding(name)).count(0, len(lone)) == direct(name, lone)
