@@ -467,3 +467,21 @@ def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeyp
     assert split.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
     lone = "words \ud800 more\n" * 2_000  # a block tiktoken cannot take: the whole text, once
     assert TokenIndex(lone, name, get_encoding(name)).count(0, len(lone)) == direct(name, lone)
+
+
+def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):
+    """A token-unit splitter counts every line it tries, most of them short: counted at once, their
+    heads and tails (word ends, indents, which recur) are encoded, not each line whole."""
+    monkeypatch.setattr(token_index, "DIRECT_BELOW", 96)  # the default, which count() still uses
+    name = "cl100k_base"
+    text = real_text()[:100_000]
+    index = TokenIndex(text, name, get_encoding(name))
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    lines = [(s, e) for s, e in zip(starts, starts[1:]) if 40 <= e - s < 96]
+    lines = list({text[s:e]: (s, e) for s, e in lines}.values())  # distinct lines
+    assert len(lines) > 300
+    encoded = []
+    whole = index._encode
+    monkeypatch.setattr(index, "_encode", lambda t: encoded.append(t) or whole(t))
+    assert index.count_spans(lines) == [direct(name, text[s:e]) for s, e in lines]
+    assert len(encoded) < len(lines) / 2, (len(encoded), len(lines))
