@@ -485,3 +485,26 @@ def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):
     monkeypatch.setattr(index, "_encode", lambda t: encoded.append(t) or whole(t))
     assert index.count_spans(lines) == [direct(name, text[s:e]) for s, e in lines]
     assert len(encoded) < len(lines) / 2, (len(encoded), len(lines))
+
+
+def test_the_lead_table_is_cached_per_machine_and_rebuilt_when_damaged(tmp_path, monkeypatch):
+    """Characters each token ends: built from the vocabulary once per machine, then read."""
+    from chunktui.engine.core import tokens
+
+    name, enc = "cl100k_base", get_encoding("cl100k_base")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(token_index, "_lead_tables", {})
+    built = token_index._lead_table(name, enc)
+    want = {rank: sum(not 0x80 <= b < 0xC0 for b in token) for token, rank in mergeable_ranks(enc).items()}
+    assert [ord(c) for c in built] == [want[rank] for rank in range(len(want))]
+    path = tokens.lead_cache_path(name)
+    assert path.is_file()
+    build = token_index._leads
+    monkeypatch.setattr(token_index, "_leads", lambda ranks: pytest.fail("built again"))
+    monkeypatch.setattr(token_index, "_lead_tables", {})  # the next process reads the file
+    assert token_index._lead_table(name, enc) == built
+    path.write_bytes(path.read_bytes()[:-10])
+    monkeypatch.setattr(token_index, "_leads", build)
+    monkeypatch.setattr(token_index, "_lead_tables", {})
+    assert token_index._lead_table(name, enc) == built  # a truncated file is built again
+    assert tokens._read_cache(path, tokens.LEAD_MAGIC, name) == built.encode("latin-1")

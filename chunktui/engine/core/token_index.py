@@ -194,15 +194,22 @@ _building: dict[tuple, threading.Event] = {}  # indexes being built, by cache ke
 
 def _lead_table(name: str, encoding) -> str:
     """Characters each token id ends (its bytes minus UTF-8 continuation bytes), as a
-    str.translate table: character k is chr(what token k ends)."""
+    str.translate table: character k is chr(what token k ends). Cached per machine with the
+    vocabulary's other tables (tokens.py)."""
     table = _lead_tables.get(name)
     if table is None:
-        ranks = mergeable_ranks(encoding)
-        lead = bytearray(max(ranks.values()) + 1)
-        for token, rank in ranks.items():
-            lead[rank] = len(token.translate(None, _CONTINUATION))
+        from .tokens import LEAD_MAGIC, cached_payload, lead_cache_path
+
+        lead = cached_payload(lead_cache_path(name), LEAD_MAGIC, name, partial(_leads, mergeable_ranks(encoding)))
         table = _lead_tables[name] = lead.decode("latin-1")
     return table
+
+
+def _leads(ranks: dict[bytes, int]) -> bytes:
+    lead = bytearray(max(ranks.values()) + 1)
+    for token, rank in ranks.items():
+        lead[rank] = len(token.translate(None, _CONTINUATION))
+    return bytes(lead)
 
 
 class TokenIndex:
