@@ -459,7 +459,7 @@ def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeyp
     text = real_text()[:60_000] + BOUNDARY_HOSTILE * 4 + "\ud83d\ude00 paired\n"
     whole = TokenIndex(text, name, get_encoding(name))
     monkeypatch.setattr(token_index, "_PARALLEL_FROM", 5_000)
-    monkeypatch.setattr(token_index, "cores", lambda: 4)
+    monkeypatch.setattr(token_index, "free_cores", lambda: 4)
     assert len(token_index.blocks(text, name)) == 4
     split = TokenIndex(text, name, get_encoding(name))
     assert split._ends == whole._ends and split._lead == whole._lead
@@ -508,3 +508,14 @@ def test_the_lead_table_is_cached_per_machine_and_rebuilt_when_damaged(tmp_path,
     monkeypatch.setattr(token_index, "_lead_tables", {})
     assert token_index._lead_table(name, enc) == built  # a truncated file is built again
     assert tokens._read_cache(path, tokens.LEAD_MAGIC, name) == built.encode("latin-1")
+
+
+@pytest.mark.parametrize(("load", "free"), [(0.0, 4), (1.4, 4), (1.6, 3), (2.5, 3), (3.6, 1), (9.0, 1)])
+def test_a_text_is_cut_into_blocks_for_the_cores_the_load_leaves_free(monkeypatch, load, free):
+    """A second thread pays only where a core is idle: on a busy machine the text stays whole."""
+    from chunktui.engine.core import cpus
+
+    monkeypatch.setattr(cpus, "cores", lambda: 4)
+    monkeypatch.setattr(cpus.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(token_index, "_PARALLEL_FROM", 2_000)
+    assert len(token_index.blocks(BOUNDARY_HOSTILE * 8, "cl100k_base")) == free

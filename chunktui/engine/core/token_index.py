@@ -57,7 +57,7 @@ from operator import add, is_, not_, rshift, sub
 
 from . import slices
 from .compat import core_bpe, mergeable_ranks
-from .cpus import cores
+from .cpus import free_cores
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
@@ -441,13 +441,13 @@ class TokenIndex:
 
 
 def blocks(text: str, name: str, parts: int | None = None) -> list[str]:
-    """The text cut into `parts` blocks (by default one per core, each at least _PARALLEL_FROM
-    characters) at anchors that hold in the whole text (see _SPLITS), so that its tokens are
+    """The text cut into `parts` blocks (by default one per free core, see cpus.free_cores, each
+    at least _PARALLEL_FROM characters) at anchors that hold in the whole text (see _SPLITS), so that its tokens are
     those of the blocks one after the other. A cut goes at the first anchor within _CUT_REACH
     characters after each 1/parts of the text; where there is none (a long run of one kind of
     character), the text is not cut there."""
     if parts is None:
-        parts = min(cores(), len(text) // _PARALLEL_FROM)
+        parts = min(free_cores(), len(text) // _PARALLEL_FROM)
     if parts < 2:
         return [text]
     first_after = split_finders(name)[1]
