@@ -20,10 +20,9 @@ def cores() -> int:
 def free_cores() -> int:
     """Cores that work split across threads may count on: the calling thread's, and those the
     1-minute load average leaves free, rounded (all of them where the system keeps no load
-    average). Work
-    on a second thread pays only where a core is idle: on this project's 2-core machine with two
-    other busy processes (load 3.5-4.3), a 6 MB encode in two blocks took 0.35 s more CPU than in
-    one, and longer in wall time too."""
+    average). Work on a second thread pays only where a core is idle: on this project's 2-core
+    machine with two other busy processes (load 3.5-4.3), a 6 MB document's whole chunking with its
+    encode in two blocks took 0.35 s more CPU than in one, and longer in wall time too."""
     try:
         load = os.getloadavg()[0]
     except OSError:

@@ -149,8 +149,8 @@ _match_end = re.Match.end
 _SPLITS = {name: re.compile(rf"{_PAIRS}|{nl}") for name, nl in _LINE_FEED.items()}
 _LAST_SPLITS = {name: re.compile(rf"(?s).*(?:{_PAIRS}|{nl})") for name, nl in _LINE_FEED.items()}
 _LOOKAHEAD_MARGIN = 64
-# A text of at least twice this many characters is encoded in blocks on threads, one per core (see
-# blocks): a block of 512 K characters takes about 0.1 s to encode, a thread a fraction of a ms to start
+# A text of at least twice this many characters is encoded in blocks on threads, one per free core
+# (see blocks): a block of 512 K characters takes about 0.1 s to encode, a thread under 1 ms to start
 _PARALLEL_FROM = 512 * 1024
 _CUT_REACH = 4096  # characters searched for an anchor to cut at, from each 1/parts of the text
 
@@ -206,6 +206,7 @@ def _lead_table(name: str, encoding) -> str:
 
 
 def _leads(ranks: dict[bytes, int]) -> bytes:
+    """What each token ends, a byte a token: the lead table's payload."""
     lead = bytearray(max(ranks.values()) + 1)
     for token, rank in ranks.items():
         lead[rank] = len(token.translate(None, _CONTINUATION))
@@ -251,7 +252,7 @@ class TokenIndex:
         buffer read with no Python int per token, to be mapped through a table by str.translate
         (the whole pass costs about 0.1x of the encoding less than a list would). Slices, not one
         str: decoding and joining a 100 MB log's 25 M tokens held the GIL, and froze the app,
-        for 320 ms. A long text is encoded in blocks, one per core, on threads (see blocks)."""
+        for 320 ms. A long text is encoded in blocks on threads, one per free core (see blocks)."""
         from .tokens import long_piece_encoder
 
         self._surrogates = False
@@ -442,10 +443,10 @@ class TokenIndex:
 
 def blocks(text: str, name: str, parts: int | None = None) -> list[str]:
     """The text cut into `parts` blocks (by default one per free core, see cpus.free_cores, each
-    at least _PARALLEL_FROM characters) at anchors that hold in the whole text (see _SPLITS), so that its tokens are
-    those of the blocks one after the other. A cut goes at the first anchor within _CUT_REACH
-    characters after each 1/parts of the text; where there is none (a long run of one kind of
-    character), the text is not cut there."""
+    at least _PARALLEL_FROM characters) at anchors that hold in the whole text (see _SPLITS), so
+    that its tokens are those of the blocks one after the other. A cut goes at the first anchor
+    within _CUT_REACH characters after each 1/parts of the text; where there is none (a long run of
+    one kind of character), the text is not cut there."""
     if parts is None:
         parts = min(free_cores(), len(text) // _PARALLEL_FROM)
     if parts < 2:
