@@ -1,9 +1,9 @@
 """The whole-document encode on one thread, and cut into blocks encoded on every core (issue 20).
 
-The token index encodes a document once, on one thread. The blocks here are cut at anchors (the
-token index's `split_finders`: positions where the text's pieces are those before followed by
-those after), one per core, and encoded on threads (tiktoken releases the GIL). Each round encodes
-the same text both ways, alternated, in wall time and CPU time, and checks that the tokens are the
+The blocks are the token index's own (`token_index.blocks`: cut at anchors, positions where the
+text's pieces are those before followed by those after), one per core, encoded on threads
+(tiktoken releases the GIL); the token index does the same for the cores the load leaves free.
+Each round encodes the same text both ways, alternated, in wall time and CPU time, and checks that the tokens are the
 same. The texts: bench/cli_process.py's 6 MB corpus and bench/app_big_log.py's generated
 service log (100 MB by default).
 
@@ -31,23 +31,11 @@ def timed(call) -> tuple[float, float, object]:
     return time.perf_counter() - wall, time.process_time() - cpu, result
 
 
-def blocks(text: str, parts: int) -> list[str]:
-    """The text cut at the first anchor after each 1/parts of it."""
-    from chunktui.engine.core.token_index import split_finders
-
-    first_after = split_finders("cl100k_base")[1]
-    cuts = [0]
-    for i in range(1, parts):
-        a = first_after(text, i * len(text) // parts, min(len(text), i * len(text) // parts + 4096))
-        if a is not None and a > cuts[-1]:
-            cuts.append(a)
-    cuts.append(len(text))
-    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
-
-
 def on_threads(encode, text: str, workers: int) -> bytes:
+    from chunktui.engine.core.token_index import blocks
+
     with ThreadPoolExecutor(workers) as pool:
-        return b"".join(pool.map(encode, blocks(text, workers), repeat(set())))
+        return b"".join(pool.map(encode, blocks(text, "cl100k_base", workers), repeat(set())))
 
 
 def compare(label: str, text: str, rounds: int, workers: int) -> None:

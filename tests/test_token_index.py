@@ -410,3 +410,112 @@ def test_a_thread_asking_while_another_builds_the_same_index_waits_for_it(monkey
     assert got["re-chunk"] is got["background"] is cached_index(text, name)
     spans = [(0, 3000), (len(text) - 5000, len(text))]
     assert got["re-chunk"].count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+
+
+# runs the cuts must not fall inside: a word, a number, an indent, punctuation, letters of other
+# scripts with no space, CRLF and blank lines, a lone "/" after line feeds (o200k_base)
+BOUNDARY_HOSTILE = (
+    "Paragraph one, ok.\r\n\r\n"
+    + "x" * 700
+    + "\n"
+    + "7" * 500
+    + " \n"
+    + " " * 300
+    + "indented(after, spaces);\n"
+    + "-=" * 200
+    + "\n\n\n/\n/path\n"
+    + "日本語のテキスト" * 60
+    + "。\n"
+    + "naïve café's Ünïcödé 🎉👍🏽\u00a0\u3000 end\t\t\n"
+)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_blocks_encoded_one_by_one_give_the_whole_texts_tokens(name):
+    """The whole-document encode runs in blocks on threads: cut anywhere an anchor allows, the
+    blocks' tokens one after the other are the whole text's."""
+    text = BOUNDARY_HOSTILE * 3
+    encode = get_encoding(name).encode_ordinary
+    want = encode(text)
+    cut_somewhere = False
+    for parts in range(2, 40, 3):
+        pieces = token_index.blocks(text, name, parts)
+        assert "".join(pieces) == text
+        cut_somewhere |= len(pieces) > 1
+        assert [t for piece in pieces for t in encode(piece)] == want, parts
+    assert cut_somewhere
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+@settings(max_examples=40, deadline=None)
+@given(text=fragment_texts, parts=st.integers(min_value=2, max_value=12))
+def test_blocks_of_tricky_text_give_the_whole_texts_tokens(name, text, parts):
+    encode = get_encoding(name).encode_ordinary
+    assert [t for piece in token_index.blocks(text, name, parts) for t in encode(piece)] == encode(text)
+
+
+@pytest.mark.parametrize("name", ENCODINGS)
+def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeypatch, name):
+    text = real_text()[:60_000] + BOUNDARY_HOSTILE * 4 + "\ud83d\ude00 paired\n"
+    whole = TokenIndex(text, name, get_encoding(name))
+    monkeypatch.setattr(token_index, "_PARALLEL_FROM", 5_000)
+    monkeypatch.setattr(token_index, "free_cores", lambda: 4)
+    assert len(token_index.blocks(text, name)) == 4
+    split = TokenIndex(text, name, get_encoding(name))
+    assert split._ends == whole._ends and split._lead == whole._lead
+    spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 997)]
+    assert split.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
+    lone = "words \ud800 more\n" * 2_000  # a block tiktoken cannot take: the whole text, once
+    assert TokenIndex(lone, name, get_encoding(name)).count(0, len(lone)) == direct(name, lone)
+
+
+def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):
+    """A token-unit splitter counts every line it tries, most of them short: counted at once, their
+    heads and tails (word ends, indents, which recur) are encoded, not each line whole."""
+    monkeypatch.setattr(token_index, "DIRECT_BELOW", 96)  # the default, which count() still uses
+    name = "cl100k_base"
+    text = real_text()[:100_000]
+    index = TokenIndex(text, name, get_encoding(name))
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    lines = [(s, e) for s, e in zip(starts, starts[1:]) if 40 <= e - s < 96]
+    lines = list({text[s:e]: (s, e) for s, e in lines}.values())  # distinct lines
+    assert len(lines) > 300
+    encoded = []
+    whole = index._encode
+    monkeypatch.setattr(index, "_encode", lambda t: encoded.append(t) or whole(t))
+    assert index.count_spans(lines) == [direct(name, text[s:e]) for s, e in lines]
+    assert len(encoded) < len(lines) / 2, (len(encoded), len(lines))
+
+
+def test_the_lead_table_is_cached_per_machine_and_rebuilt_when_damaged(tmp_path, monkeypatch):
+    """Characters each token ends: built from the vocabulary once per machine, then read."""
+    from chunktui.engine.core import tokens
+
+    name, enc = "cl100k_base", get_encoding("cl100k_base")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(token_index, "_lead_tables", {})
+    built = token_index._lead_table(name, enc)
+    want = {rank: sum(not 0x80 <= b < 0xC0 for b in token) for token, rank in mergeable_ranks(enc).items()}
+    assert [ord(c) for c in built] == [want[rank] for rank in range(len(want))]
+    path = tokens.lead_cache_path(name)
+    assert path.is_file()
+    build = token_index._leads
+    monkeypatch.setattr(token_index, "_leads", lambda ranks: pytest.fail("built again"))
+    monkeypatch.setattr(token_index, "_lead_tables", {})  # the next process reads the file
+    assert token_index._lead_table(name, enc) == built
+    path.write_bytes(path.read_bytes()[:-10])
+    monkeypatch.setattr(token_index, "_leads", build)
+    monkeypatch.setattr(token_index, "_lead_tables", {})
+    assert token_index._lead_table(name, enc) == built  # a truncated file is built again
+    assert tokens._read_cache(path, tokens.LEAD_MAGIC, name) == built.encode("latin-1")
+
+
+@pytest.mark.parametrize(("load", "free"), [(0.0, 4), (1.4, 4), (1.6, 3), (2.5, 3), (3.6, 1), (9.0, 1)])
+def test_a_text_is_cut_into_blocks_for_the_cores_the_load_leaves_free(monkeypatch, load, free):
+    """A second thread pays only where a core is idle: on a busy machine the text stays whole."""
+    from chunktui.engine.core import cpus
+
+    monkeypatch.setattr(cpus, "cores", lambda: 4)
+    monkeypatch.setattr(cpus.os, "getloadavg", lambda: (load, 0.0, 0.0))
+    monkeypatch.setattr(token_index, "_PARALLEL_FROM", 2_000)
+    assert len(token_index.blocks(BOUNDARY_HOSTILE * 8, "cl100k_base")) == free

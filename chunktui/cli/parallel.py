@@ -32,6 +32,7 @@ from chunktui import __version__
 from chunktui.formats.discover import INDEX_NAME
 from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, progress_bar, warn_line
 from chunktui.engine.core.errors import ChunktuiError
+from chunktui.engine.core.cpus import cores
 
 if TYPE_CHECKING:
     from multiprocessing.synchronize import Event as EventType
@@ -161,17 +162,6 @@ def corpus_dataset(root: Path, files: dict) -> str | bool:
         click.echo(f"chunktui: error: {exc}", err=True)
         return False
     return f"{folder_display(root)}{CORPUS_NAME} ({rows:,} chunks)"
-
-
-def cores() -> int:
-    """The cores this process may run on (its affinity), which a container or taskset may limit."""
-    count = getattr(os, "process_cpu_count", None)  # Python 3.13
-    if count is not None:
-        return count() or 1
-    try:
-        return len(os.sched_getaffinity(0)) or 1
-    except AttributeError:  # no affinity on macOS and Windows
-        return os.cpu_count() or 1
 
 
 def index_root(out_dirs) -> Path:

@@ -49,6 +49,7 @@ import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from array import array
 from functools import partial
 from itertools import accumulate, compress, count, repeat
@@ -56,6 +57,7 @@ from operator import add, is_, not_, rshift, sub
 
 from . import slices
 from .compat import core_bpe, mergeable_ranks
+from .cpus import free_cores
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
@@ -65,7 +67,10 @@ _FRAGMENT_MAX = 48
 # (700 new objects), or a 1 MB text's 2,000 matches set off collections that walk them all
 _MATCHES_HELD = 512
 _FRAGMENTS_KEPT = 100_000
-# a span shorter than this is encoded directly: the two anchor lookups would cost more
+# a span shorter than this is encoded directly by `count`: the two anchor lookups would cost more.
+# Not by `count_spans`, whose anchor search covers every span in one pass anyway: its short spans'
+# heads and tails recur and are counted in one batch (the 66,000 short spans among a 6 MB token
+# chunking's 90,000 took 0.83 s of CPU encoded one by one, 0.41 s in all with them in the batch)
 DIRECT_BELOW = 96
 
 _PUNCT = r"!-&(-/:-@\[-`{-~"  # ASCII punctuation but the apostrophe (which may open "'s")
@@ -144,6 +149,10 @@ _match_end = re.Match.end
 _SPLITS = {name: re.compile(rf"{_PAIRS}|{nl}") for name, nl in _LINE_FEED.items()}
 _LAST_SPLITS = {name: re.compile(rf"(?s).*(?:{_PAIRS}|{nl})") for name, nl in _LINE_FEED.items()}
 _LOOKAHEAD_MARGIN = 64
+# A text of at least twice this many characters is encoded in blocks on threads, one per free core
+# (see blocks): a block of 512 K characters takes about 0.1 s to encode, a thread under 1 ms to start
+_PARALLEL_FROM = 512 * 1024
+_CUT_REACH = 4096  # characters searched for an anchor to cut at, from each 1/parts of the text
 
 
 def split_finders(name: str):
@@ -185,15 +194,23 @@ _building: dict[tuple, threading.Event] = {}  # indexes being built, by cache ke
 
 def _lead_table(name: str, encoding) -> str:
     """Characters each token id ends (its bytes minus UTF-8 continuation bytes), as a
-    str.translate table: character k is chr(what token k ends)."""
+    str.translate table: character k is chr(what token k ends). Cached per machine with the
+    vocabulary's other tables (tokens.py)."""
     table = _lead_tables.get(name)
     if table is None:
-        ranks = mergeable_ranks(encoding)
-        lead = bytearray(max(ranks.values()) + 1)
-        for token, rank in ranks.items():
-            lead[rank] = len(token.translate(None, _CONTINUATION))
+        from .tokens import LEAD_MAGIC, cached_payload, lead_cache_path
+
+        lead = cached_payload(lead_cache_path(name), LEAD_MAGIC, name, partial(_leads, mergeable_ranks(encoding)))
         table = _lead_tables[name] = lead.decode("latin-1")
     return table
+
+
+def _leads(ranks: dict[bytes, int]) -> bytes:
+    """What each token ends, a byte a token: the lead table's payload."""
+    lead = bytearray(max(ranks.values()) + 1)
+    for token, rank in ranks.items():
+        lead[rank] = len(token.translate(None, _CONTINUATION))
+    return bytes(lead)
 
 
 class TokenIndex:
@@ -235,22 +252,24 @@ class TokenIndex:
         buffer read with no Python int per token, to be mapped through a table by str.translate
         (the whole pass costs about 0.1x of the encoding less than a list would). Slices, not one
         str: decoding and joining a 100 MB log's 25 M tokens held the GIL, and froze the app,
-        for 320 ms."""
+        for 320 ms. A long text is encoded in blocks on threads, one per free core (see blocks)."""
         from .tokens import long_piece_encoder
 
         self._surrogates = False
+        encode = partial(_encode_block, long_piece_encoder(self.name), core_bpe(self._encoding))
         try:
-            tokens = long_piece_encoder(self.name).encode(text)  # a text holding a huge piece
-            if tokens is None:
-                tokens = core_bpe(self._encoding).encode_to_tiktoken_buffer(text, set())
-            data = memoryview(tokens).cast("B")
+            buffers = _on_threads(encode, blocks(text, self.name))
         except UnicodeEncodeError:
             # surrogates: let tiktoken apply its own replacement, as `count` would
-            data = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
+            buffers = [memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")]
             self._surrogates = True
         step = _ENDS_SLICE * 32  # bytes: 512 k tokens of 4 bytes, about 5 ms of decoding
         # ids in the surrogate range are tokens too
-        return [bytes(data[i : i + step]).decode(_UTF32, "surrogatepass") for i in range(0, len(data), step)]
+        return [
+            bytes(data[i : i + step]).decode(_UTF32, "surrogatepass")
+            for data in buffers
+            for i in range(0, len(data), step)
+        ]
 
     def _encode_text(self, text: str) -> list[int]:
         try:
@@ -368,16 +387,16 @@ class TokenIndex:
         """Exact counts of many spans, each step one C-level pass over all of them (at 20,000
         spans a Python loop per span cost as much as the counting): every span's first and last
         anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
-        the document's tokens between the anchors; the rare span with no anchors, or too short
-        for them to pay, is counted on its own."""
+        the document's tokens between the anchors; the rare span with no anchors is counted on
+        its own. Short spans too (see DIRECT_BELOW)."""
         spans = list(spans)  # read twice below
         starts = [s for s, _ in spans]
         if not starts:
             return []
         ends = [e for _, e in spans]
         text = self.text
-        # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one,
-        # or too short for the lookups to pay, is counted whole
+        # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one is
+        # counted whole
         a1s: list[int] = []
         a2s: list[int] = []
         for i in range(0, len(starts), _MATCHES_HELD):
@@ -391,7 +410,7 @@ class TokenIndex:
             )
             a1s += map(_match_end, matches, repeat(1))
             a2s += map(_match_end, matches)
-        whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1 or e - s < DIRECT_BELOW]
+        whole = [i for i, s, e, a1, a2 in zip(count(), starts, ends, a1s, a2s) if a2 <= a1]
         for i in whole:  # their own fragments are counted below; none here
             a1s[i], a2s[i] = starts[i], ends[i]
         # over a whole chunking each pass below is sliced (slices.py): one C call over 117,000 spans
@@ -420,6 +439,48 @@ class TokenIndex:
                 add, own[step], map(sub, self._tokens_before_each(a2s[step]), self._tokens_before_each(a1s[step]))
             )
         return out
+
+
+def blocks(text: str, name: str, parts: int | None = None) -> list[str]:
+    """The text cut into `parts` blocks (by default one per free core, see cpus.free_cores, each
+    at least _PARALLEL_FROM characters) at anchors that hold in the whole text (see _SPLITS), so
+    that its tokens are those of the blocks one after the other. A cut goes at the first anchor
+    within _CUT_REACH characters after each 1/parts of the text; where there is none (a long run of
+    one kind of character), the text is not cut there."""
+    if parts is None:
+        parts = min(free_cores(), len(text) // _PARALLEL_FROM)
+    if parts < 2:
+        return [text]
+    first_after = split_finders(name)[1]
+    cuts = [0]
+    for i in range(1, parts):
+        at = i * len(text) // parts
+        a = first_after(text, at, min(len(text), at + _CUT_REACH))
+        if a is not None and cuts[-1] < a < len(text):
+            cuts.append(a)
+    cuts.append(len(text))
+    return [text[a:b] for a, b in zip(cuts, cuts[1:])]
+
+
+def _encode_block(long_pieces, bpe, text: str) -> memoryview:
+    """tiktoken's packed buffer of the block's tokens (a block holding a huge piece: the long
+    pieces' encoder's), as bytes."""
+    tokens = long_pieces.encode(text)
+    if tokens is None:
+        tokens = bpe.encode_to_tiktoken_buffer(text, set())
+    return memoryview(tokens).cast("B")
+
+
+def _on_threads(encode: Callable[[str], memoryview], texts: list[str]) -> list[memoryview]:
+    """Each block encoded on a thread (tiktoken releases the GIL while it encodes, so the blocks
+    are encoded on as many cores as are free), in order: the first on this thread, which encoded
+    faster than a new one here (0.46-0.55 s against 0.56-0.71 s for 3 MB of the bench's corpus, one
+    after the other; why was not found), the others on threads of their own."""
+    if len(texts) == 1:
+        return [encode(texts[0])]
+    with ThreadPoolExecutor(len(texts) - 1) as pool:
+        rest = pool.map(encode, texts[1:])
+        return [encode(texts[0]), *rest]
 
 
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
