@@ -101,10 +101,15 @@ def test_a_huge_run_alone_and_in_text_encodes_as_tiktoken_does(name, kind):
 
 @pytest.mark.parametrize("name", ENCODINGS)
 def test_the_token_index_of_a_text_with_huge_pieces_counts_exactly(name):
-    text = "Intro line.\n" + huge("dna") + " middle " + huge("equals") + "\n" + huge("cjk") + " end"
+    """Three runs each encoded in windows (CJK by its bytes: a third as many characters), and spans
+    from the text's start, across whole runs, between two runs' insides and to the text's end."""
+    dna, equals, cjk = (just_past_a_long_piece(kind) for kind in ("dna", "equals", "cjk"))
+    text = "Intro line.\n" + dna + " middle " + equals + "\n" + cjk + " end"
+    in_dna, in_equals = len("Intro line.\n") + 100_000, text.index(equals) + 30_000
+    in_cjk = text.index(cjk) + 20_000
     index = TokenIndex(text, name, get_encoding(name))
     assert index.total_tokens == len(direct(name, text))
-    spans = [(0, 300), (5, 200_000), (len(text) - 500_000, len(text)), (123_456, 345_678)]
+    spans = [(0, 300), (5, in_equals), (in_equals, len(text)), (in_dna, in_cjk)]
     assert index.count_spans(spans) == [len(direct(name, text[s:e])) for s, e in spans]
 
 
@@ -112,11 +117,12 @@ def test_the_token_index_of_a_text_with_huge_pieces_counts_exactly(name):
 def test_tiktoken_never_encodes_more_than_a_window_of_a_huge_piece_at_once(monkeypatch, name):
     """Not timed: the work is read from what tiktoken is asked. Before, the token index handed it
     the whole text (1 MB of DNA in one call, and BPE of one piece grows faster than its length);
-    now no call is longer than one window and a half, and the tokens are the same."""
+    now no call is longer than one window and a half, and the tokens are the same. A run just past
+    the size where pieces are windowed is the whole text the old index handed over at once."""
     fake = RecordingEncoding(get_encoding(name))
     monkeypatch.setattr(tokens, "get_encoding", lambda _name: fake)
     monkeypatch.setattr(long_pieces, "_encoders", {})
-    text = huge("dna", 1_000_000)
+    text = just_past_a_long_piece("dna")
     index = TokenIndex(text, name, fake)
     assert fake._core_bpe.longest <= long_pieces.WINDOW * 3 // 2
     assert index.total_tokens == len(direct(name, text))
