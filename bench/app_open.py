@@ -4,6 +4,12 @@ Scrolling is also timed on a 0.2 MB file of the same shape; the ratio shows whet
 view's per-page cost grows with the document (it should not: only visible lines render).
 
     .venv/bin/python -m bench.app_open [--mb 20] [--strategy lines]
+    .venv/bin/python -m bench.app_open --pdf /usr/share/doc/valgrind/valgrind_manual.pdf.gz
+
+With --pdf (a `.gz` is unpacked to a temporary file first), a PDF is opened as a user opens
+it, with an empty extraction cache (a temporary XDG_CACHE_HOME, so it is extracted afresh): the
+first screen (the app drawn, the reading progress in its status line), the extracted text shown,
+the first chunks, a size change (`]`) re-chunked, and reopening the file (from the disk cache).
 
 Prints the times; nothing is asserted (timings vary with the machine and its load).
 """
@@ -71,12 +77,57 @@ async def measure(path: Path, strategy: str | None, pages: int) -> float:
         return scrolled / pages
 
 
+async def measure_pdf(path: Path) -> dict[str, float]:
+    """Seconds from the app's start to each step of opening a PDF (see the module docstring)."""
+    started = time.perf_counter()
+    app = ChunktuiApp(path=path)
+    times: dict[str, float] = {}
+    async with app.run_test(size=(160, 48)) as pilot:
+        while app.doc is None and time.perf_counter() - started < 120:
+            if "first screen" not in times and app.reading is not None:
+                times["first screen"] = time.perf_counter() - started  # drawn, the read's progress shown
+            await pilot.pause(0.01)
+        times["text shown"] = time.perf_counter() - started
+        await app.wait_idle()
+        await pilot.pause()
+        times["first chunks"] = time.perf_counter() - started
+        before = app.chunkset
+        tune = time.perf_counter()
+        await pilot.press("]")
+        await app.wait_idle()
+        while app.chunkset is before and time.perf_counter() - tune < 60:
+            await pilot.pause(0.01)
+        times["size change re-chunked"] = time.perf_counter() - tune
+        pages, chunks = app.doc.extraction.page_count, len(app.chunkset.chunks)
+    print(f"{path.name}: {pages} pages, {len(app.doc.text):,} characters, {chunks:,} chunks ({app.chunkset.strategy})")
+    return times
+
+
+def main_pdf(source: Path) -> None:
+    import gzip
+    import os
+    import shutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")  # nothing extracted before
+        path = Path(tmp) / source.name.removesuffix(".gz")
+        with gzip.open(source) if source.suffix == ".gz" else open(source, "rb") as src, open(path, "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        for label in ("fresh", "reopened (disk cache)"):
+            times = asyncio.run(measure_pdf(path))
+            print(f"  {label}: " + ", ".join(f"{k} {v:.2f} s" for k, v in times.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=20.0)
     parser.add_argument("--strategy", default=None, help="default: the app's default for markdown")
     parser.add_argument("--pages", type=int, default=50)
+    parser.add_argument("--pdf", type=Path, default=None, help="time opening this PDF instead")
     args = parser.parse_args()
+    if args.pdf is not None:
+        main_pdf(args.pdf)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         per_page = {}
         for megabytes in (0.2, args.mb):
