@@ -519,3 +519,14 @@ def test_a_text_is_cut_into_blocks_for_the_cores_the_load_leaves_free(monkeypatc
     monkeypatch.setattr(cpus.os, "getloadavg", lambda: (load, 0.0, 0.0))
     monkeypatch.setattr(token_index, "_PARALLEL_FROM", 2_000)
     assert len(token_index.blocks(BOUNDARY_HOSTILE * 8, "cl100k_base")) == free
+
+
+def test_free_cores_counts_every_core_where_there_is_no_load_average(monkeypatch):
+    """Windows has no os.getloadavg: the encode's block count fell over with AttributeError."""
+    from chunktui.engine.core import cpus
+
+    monkeypatch.delattr(cpus.os, "getloadavg")
+    monkeypatch.setattr(cpus, "cores", lambda: 3)
+    assert cpus.free_cores() == 3
+    monkeypatch.setattr(cpus.os, "getloadavg", lambda: (2.2, 0.0, 0.0), raising=False)
+    assert cpus.free_cores() == 2  # the calling thread's core and the one the load leaves free

@@ -25,6 +25,6 @@ def free_cores() -> int:
     encode in two blocks took 0.35 s more CPU than in one, and longer in wall time too."""
     try:
         load = os.getloadavg()[0]
-    except OSError:
+    except (AttributeError, OSError):  # Windows has no load average
         return cores()
     return max(1, min(cores(), 1 + int(cores() - load + 0.5)))
