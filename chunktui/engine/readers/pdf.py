@@ -21,8 +21,9 @@ MAX_CHARS = 50_000_000  # extracted text beyond this is refused, not truncated
 PAGE_SEPARATOR = "\n\n"
 # The version of this reader's own rules, named in the extractor with PDFium's (the same library
 # and rules give the same text): 2 escapes text lines that markdown reads as headings or fences,
-# 3 finds running headers and footers.
-RULES = 3
+# 3 finds running headers and footers, 4 counts a running header moved to the end of the page
+# before to its own page (page_start/page_end change).
+RULES = 4
 _DROP = str.maketrans({"\ufffe": None, "\x02": None, "\x00": None, "\r": None})
 
 
@@ -97,11 +98,13 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
     for index, text in enumerate(pages):
         top, bottom = edges[index]
         lines = text.split("\n")
+        page_start = None
         if top and index and pages[index - 1].strip():
-            # the page's running header ends the page before (and counts to it), so no section or
-            # chunk opens with it
+            # the page's running header ends the page before's text, so no section or chunk opens
+            # with it, but counts to its own page: a chunk holding it names the page it is printed on
             head = "\n".join(_escaped(line) for line in lines[:top])
-            furniture.append((pos + 1, pos + 1 + len(head)))
+            page_start = pos + 1
+            furniture.append((page_start, page_start + len(head)))
             parts.append("\n" + head)
             pos += 1 + len(head)
             lines, top = lines[top:], 0
@@ -115,7 +118,7 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
         else:
             text = f"[page {index + 1}: no text layer]"
             no_text.append((pos, pos + len(text)))
-        regions.append(Region(pos, pos + len(text), {"page": index + 1}))
+        regions.append(Region(pos if page_start is None else page_start, pos + len(text), {"page": index + 1}))
         parts.append(text)
         pos += len(text)
     text = "".join(parts) + ("\n" if parts else "")
