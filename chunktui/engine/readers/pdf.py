@@ -22,8 +22,9 @@ PAGE_SEPARATOR = "\n\n"
 # The version of this reader's own rules, named in the extractor with PDFium's (the same library
 # and rules give the same text): 2 escapes text lines that markdown reads as headings or fences,
 # 3 finds running headers and footers, 4 counts a running header moved to the end of the page
-# before to its own page (page_start/page_end change).
-RULES = 4
+# before to its own page (page_start/page_end change), 5 matches outline titles to lines with
+# quotes and dashes plain.
+RULES = 5
 _DROP = str.maketrans({"\ufffe": None, "\x02": None, "\x00": None, "\r": None})
 
 
@@ -387,5 +388,12 @@ def _escaped(line: str) -> str:
     return _MARKUP.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line, count=1)
 
 
+# Typography an outline title and the line printing it may differ in: an outline entry is often
+# typed plain (`Nettle's RSA support`) while pdfTeX or an office tool prints curly quotes and dashes
+# (`Nettle’s RSA support`). A no-break space is whitespace to str.split already.
+_TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
 def _plain(line: str) -> str:
-    return " ".join(line.split()).casefold()
+    """The line as titles are compared: one space between words, quotes and dashes plain, case folded."""
+    return " ".join(line.translate(_TYPOGRAPHY).split()).casefold()
