@@ -1,7 +1,8 @@
 """PDF files read as their text layer: pages, outline headings, gaps for scans, one-line errors.
 
 Fixtures (tests/fixtures/docs/, made by make_fixtures.py): eight pages of Debian's libtasn1
-manual (pdfTeX, with its outline), the same pages encrypted (password s3cret), and a generated
+manual (pdfTeX, with its outline), the same pages encrypted (password s3cret; RC4-128 by pypdf,
+AES-256 by qpdf), two pages of Debian's nettle manual (pdfTeX, running headers), and a generated
 file with two-column pages, a page without a text layer and an outline entry, and a page of
 Debian's shared-mime-info spec (pdfTeX) whose example listings have lines starting with `#`, and
 LibreOffice's exports of a document with the chapter's name as running header and `Page N of M`
@@ -154,13 +155,16 @@ def test_two_columns_read_column_by_column():
     assert first_page[29:31] == ["Page 1 left column line 30.", "Page 1 right column line 1."]
 
 
-def test_encrypted_pdf_needs_its_password(tmp_path):
-    code, _, err = run("chunk", LOCKED, "-n")
-    assert_one_line_error(code, err, str(LOCKED), "encrypted PDF: give its password with --password")
-    code, _, err = run("chunk", LOCKED, "-n", "--password", "wrong")
+@pytest.mark.parametrize("locked", [LOCKED, DOCS / "libtasn1-aes256.pdf"], ids=["rc4-128", "aes-256"])
+def test_encrypted_pdf_needs_its_password(locked):
+    """RC4-128 (pypdf) and AES-256 (qpdf, the R6 handler of PDF 2.0): the same pages either way."""
+    code, _, err = run("chunk", locked, "-n")
+    assert_one_line_error(code, err, str(locked), "encrypted PDF: give its password with --password")
+    code, _, err = run("chunk", locked, "-n", "--password", "wrong")
     assert_one_line_error(code, err, "wrong password")
-    code, out, _ = run("chunk", LOCKED, "-n", "--password", "s3cret")
+    code, out, _ = run("chunk", locked, "-n", "--password", "s3cret")
     assert code == 0 and "would give" in out
+    assert load_document(locked, reader_options={"password": "s3cret"}).text == load_document(MANUAL).text
 
 
 def test_truncated_pdf_is_one_line_naming_the_file(tmp_path):
