@@ -209,3 +209,46 @@ def test_the_app_reads_its_questions_before_the_screen_takes_over(monkeypatch, t
     assert run(GUIDE, "--queries", GUIDE_Q)[0] == 0
     assert run(GUIDE, "--auto-queries", "7")[0] == 0
     assert [(kw["queries"], kw["auto_queries"]) for kw in started] == [(Path(GUIDE_Q), None), (None, 7)]
+
+
+PDF = "tests/fixtures/docs/libtasn1-8pages.pdf"
+
+
+def test_eval_on_a_pdf_measures_against_offsets_into_its_extracted_text(tmp_path):
+    """A PDF is evaluated on its extracted text (an export's source.md): references given by offsets
+    or found by content index that text, not the file's bytes, and so do the retrieved spans."""
+    doc = load_document(PDF)
+    sentence = "The SIZE constraints are allowed, but no check is done on them."
+    at = doc.text.index(sentence)
+    queries = tmp_path / "q.jsonl"
+    rows = [
+        {
+            "question": "are SIZE constraints checked",
+            "references": [{"start_index": at, "end_index": at + len(sentence)}],
+        },
+        {
+            "question": "which header file",
+            "references": [{"content": "The header file of this library is libtasn1.h."}],
+        },
+    ]
+    queries.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    code, out, err = run("eval", PDF, "--queries", str(queries), "-s", "markdown", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    spans = {c.id: (c.start, c.end) for c in chunk_document(doc, "markdown", {}).chunks}
+    assert data["chunks"] == len(spans) and data["synthetic"] is False
+    assert [q["references"][0]["content"] for q in data["queries"]] == [sentence, rows[1]["references"][0]["content"]]
+    for q in data["queries"]:
+        for ref in q["references"]:
+            assert doc.text[ref["start_index"] : ref["end_index"]] == ref["content"]
+        assert all(spans[r["id"]] == (r["start"], r["end"]) for r in q["retrieved"])
+        assert q["metrics"]["hit@10"] == 1.0
+    code, out, err = run("eval", PDF, "--auto-queries", "4", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["synthetic"] is True and len(data["queries"]) == 4
+    assert all(0 <= value <= 1 for value in data["means"].values())
+    for q in data["queries"]:
+        assert all(doc.text[r["start_index"] : r["end_index"]] == r["content"] for r in q["references"])
+    code, out, err = run("eval", PDF, "--auto-queries", "4")
+    assert code == 0 and out.startswith("libtasn1-8pages.pdf: prose") and "  recall " in out, err

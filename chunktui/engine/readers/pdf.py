@@ -21,8 +21,10 @@ MAX_CHARS = 50_000_000  # extracted text beyond this is refused, not truncated
 PAGE_SEPARATOR = "\n\n"
 # The version of this reader's own rules, named in the extractor with PDFium's (the same library
 # and rules give the same text): 2 escapes text lines that markdown reads as headings or fences,
-# 3 finds running headers and footers.
-RULES = 3
+# 3 finds running headers and footers, 4 counts a running header moved to the end of the page
+# before to its own page (page_start/page_end change), 5 matches outline titles to lines with
+# quotes and dashes plain.
+RULES = 5
 _DROP = str.maketrans({"\ufffe": None, "\x02": None, "\x00": None, "\r": None})
 
 
@@ -97,11 +99,13 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
     for index, text in enumerate(pages):
         top, bottom = edges[index]
         lines = text.split("\n")
+        page_start = None
         if top and index and pages[index - 1].strip():
-            # the page's running header ends the page before (and counts to it), so no section or
-            # chunk opens with it
+            # the page's running header ends the page before's text, so no section or chunk opens
+            # with it, but counts to its own page: a chunk holding it names the page it is printed on
             head = "\n".join(_escaped(line) for line in lines[:top])
-            furniture.append((pos + 1, pos + 1 + len(head)))
+            page_start = pos + 1
+            furniture.append((page_start, page_start + len(head)))
             parts.append("\n" + head)
             pos += 1 + len(head)
             lines, top = lines[top:], 0
@@ -115,7 +119,7 @@ def _extract(path: str, pdf, watch: Watch | None) -> Extraction:
         else:
             text = f"[page {index + 1}: no text layer]"
             no_text.append((pos, pos + len(text)))
-        regions.append(Region(pos, pos + len(text), {"page": index + 1}))
+        regions.append(Region(pos if page_start is None else page_start, pos + len(text), {"page": index + 1}))
         parts.append(text)
         pos += len(text)
     text = "".join(parts) + ("\n" if parts else "")
@@ -384,5 +388,12 @@ def _escaped(line: str) -> str:
     return _MARKUP.sub(lambda m: f"{m.group(1)}\\{m.group(2)}", line, count=1)
 
 
+# Typography an outline title and the line printing it may differ in: an outline entry is often
+# typed plain (`Nettle's RSA support`) while pdfTeX or an office tool prints curly quotes and dashes
+# (`Nettle’s RSA support`). A no-break space is whitespace to str.split already.
+_TYPOGRAPHY = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+
+
 def _plain(line: str) -> str:
-    return " ".join(line.split()).casefold()
+    """The line as titles are compared: one space between words, quotes and dashes plain, case folded."""
+    return " ".join(line.translate(_TYPOGRAPHY).split()).casefold()
