@@ -80,7 +80,10 @@ def load_questions(doc, queries_path, auto_n: int | None, seed: int):
     "queries_path",
     type=click.Path(path_type=Path),
     metavar="Q.jsonl|Q.csv",
-    help="Questions with references ({content, start_index, end_index}, character offsets into FILE).",
+    help=(
+        "Questions with references ({content, start_index, end_index}, character offsets into FILE, "
+        "or into the text extracted from a PDF, HTML or DOCX file)."
+    ),
 )
 @SYNTHETIC_QUERIES
 @click.option("--strategy", "-s", "strategy_name", metavar="NAME", help="Chunking strategy (default: auto).")
