@@ -1,12 +1,13 @@
 """Quality flags fire exactly where a chunking hurts retrieval, and the score follows them."""
 
+from bisect import bisect_right
 from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunktui.engine import Document, Span, build_chunkset, chunk_document
-from chunktui.engine.analysis.quality import FLAG_NAMES, assess, find_flags, scan_structure
+from chunktui.engine.analysis.quality import FLAG_NAMES, _cuts_inside, assess, find_flags, scan_structure
 
 
 def chunked(text, cuts, kind="prose", strategy="lines", params=None, metadata=None, spans=None, gaps=()):
@@ -366,3 +367,45 @@ def test_any_chunking_gets_well_formed_flags_and_a_bounded_score(raw):
     assert 0 <= q.score.score <= 100
     assert q.score.counts["gap"] + q.score.info_counts["gap"] == len(cs.gaps)
     assert q.score.counts["over_budget"] == sum(c.tokens > 200 for c in cs.chunks)
+
+
+def test_assessing_a_chunking_leaves_its_hashes_lines_and_byte_offsets_unmade():
+    """A sweep assesses every cell: the flags need no chunk's hash (equal texts say duplicate)
+    nor its lines (a heading's chunk end line is looked up alone), which cost 9 ms a cell at 1 MB."""
+    doc = Document.from_text(GUIDE_TEXT * 3, path="guide.md")
+    cs = chunk_document(doc, "recursive", {"size": 200, "overlap": 20})
+    flags = find_flags(cs)
+    for name in ("sha256", "start_byte", "end_line", "start_line"):
+        unmade = [c for c in cs.chunks if not hasattr_unread(c, name)]
+        assert len(unmade) == len(cs.chunks), name
+    dupes = [f.chunk_index for f in flags if f.name == "duplicate"]
+    assert dupes and all(cs.chunks[i].text in {c.text for c in cs.chunks[:i]} for i in dupes)
+    assert {f.name for f in flags} >= {"orphan_heading", "duplicate"}
+    cs.derive_all()
+    assert find_flags(cs) == flags
+
+
+def hasattr_unread(chunk, name):
+    """False while a derived field is unmade (its slot unset: read through, it would be made)."""
+    try:
+        object.__getattribute__(chunk, name)
+    except AttributeError:
+        return False
+    return True
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(0, 60), st.integers(0, 30)), max_size=8),
+    st.lists(st.integers(1, 90), max_size=20, unique=True),
+)
+def test_cuts_inside_ranges_judge_each_cut_by_the_last_range_starting_before_it(raw, cuts):
+    ranges = sorted((a, a + length) for a, length in raw)
+    cuts.sort()
+    starts = [a for a, _ in ranges]
+    expected = {}
+    for pos in cuts:
+        i = bisect_right(starts, pos) - 1
+        if i >= 0 and ranges[i][0] < pos < ranges[i][1]:
+            expected[pos] = ranges[i]
+    assert _cuts_inside(ranges, cuts) == expected

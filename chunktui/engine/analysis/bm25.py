@@ -40,7 +40,6 @@ K1, B = 1.2, 0.75
 _WORD = re.compile(r"\w+")
 _DOCS_KEPT = 2  # tokenized documents kept: the one shown or swept, and the one before
 _HEAD = 32  # ranked chunks turned into Python objects before the rest are
-_CELLS = 1_000_000  # phrases x chunks counted at once: the arrays' size (8 bytes a cell)
 _TEXTS_KEPT = 10_000_000  # characters + terms of the context texts kept tokenized (80 MB at most)
 _TOKENS_KEPT = 250_000  # distinct tokens learnt (about 220 bytes each) before a new document starts a new tokenizer
 
@@ -421,38 +420,42 @@ class BM25Index:
     # -- counting ------------------------------------------------------------------------------
 
     def _learn(self, phrases: list[tuple[int, ...]]) -> None:
-        """The rows of the phrases not met before: one-term phrases together, in batches of
-        bounded size (their counts are a phrases x chunks array), longer ones one by one."""
+        """The rows of the phrases not met before: one-term phrases all together, longer ones
+        one by one."""
         new = [p for p in dict.fromkeys(phrases) if p not in self._rows]
         singles = [p for p in new if len(p) == 1]
-        step = max(1, _CELLS // (self.n + 1))
-        for k in range(0, len(singles), step):
-            batch = singles[k : k + step]
-            self._store(batch, self._term_counts([p[0] for p in batch]))
+        if singles:
+            self._store(singles, *self._term_counts([p[0] for p in singles]))
+        np = _numpy()
         for phrase in new:
             if not phrase:
                 self._rows[phrase] = None  # a word of no token (`_`): nothing holds it
             elif len(phrase) > 1:
-                self._store([phrase], self._phrase_counts(phrase)[None, :])
+                counts = self._phrase_counts(phrase)
+                cell = np.flatnonzero(counts)
+                self._store([phrase], cell, counts[cell])
 
-    def _term_counts(self, terms: list[int]) -> Any:
-        """How often each term occurs in each chunk (terms x chunks): each occurrence in the
-        document's tokens counts once for every chunk holding its place (overlapping chunks share
-        places); then the terms outside a..b."""
+    def _term_counts(self, terms: list[int]) -> tuple[Any, Any]:
+        """How often each term occurs in each chunk holding it, as (cells, counts), a cell being
+        term row * chunks + chunk, ascending: each occurrence in the document's tokens counts
+        once for every chunk holding its place (overlapping chunks share places); then the terms
+        outside a..b. Sparse: a terms x chunks array of counts, mostly zeros, cost more to
+        allocate and scan than the occurrences to sort."""
         np = _numpy()
         n = self.n
+        keys = []
         if self.doc is not None and n:
             which, at = self.doc.positions(terms)
             place = np.searchsorted(self.points, at, side="right")
             first, many = self.first[place], self.first[place + 1] - self.first[place]
-            chunk = self.holders[_ranges(np, first, many)]
-            counts = np.bincount(np.repeat(which, many) * n + chunk, minlength=len(terms) * n)
-        else:
-            counts = np.zeros(len(terms) * n, dtype=np.int64)
-        for r, term in enumerate(terms):
-            for i, f in self.extra.get(term, ()):
-                counts[r * n + i] += f
-        return counts.reshape(len(terms), n)
+            keys.append(np.repeat(which, many) * n + self.holders[_ranges(np, first, many)])
+        extra = [(r * n + i, f) for r, term in enumerate(terms) for i, f in self.extra.get(term, ())]
+        if extra:
+            cells, times = zip(*extra)
+            keys.append(np.repeat(np.array(cells, dtype=np.int64), times))
+        if not keys:
+            return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        return np.unique(np.concatenate(keys), return_counts=True)
 
     def _phrase_counts(self, phrase: tuple[int, ...]) -> Any:
         """How often a phrase of several terms occurs in each chunk: in the document's tokens of a
@@ -472,17 +475,16 @@ class BM25Index:
             counts[i] = _occurrences(self._whole(i), phrase)
         return counts
 
-    def _store(self, phrases: Sequence[tuple[int, ...]], counts: Any) -> None:
+    def _store(self, phrases: Sequence[tuple[int, ...]], cell: Any, f: Any) -> None:
         """Each phrase's term of the score of the chunks holding it, as (those chunks, their
-        terms): FTS5's expression with its doubles, idf (Python's log) * (f * (k1 + 1)) / (f + norm).
+        terms), from the counts `f` of the ascending cells (phrase row * chunks + chunk) that hold
+        it: FTS5's expression with its doubles, idf (Python's log) * (f * (k1 + 1)) / (f + norm).
         Kept sparse: a phrase x chunk array of doubles costs more to allocate than to fill."""
         np = _numpy()
-        cell = np.flatnonzero(counts)  # row by row: each phrase's chunks in a run, in order
-        phrase_of, chunk = np.divmod(cell, self.n)
+        phrase_of, chunk = np.divmod(cell, self.n)  # row by row: each phrase's chunks in a run, in order
         hits = np.bincount(phrase_of, minlength=len(phrases)).tolist()
         idf = [log((self.n - h + 0.5) / (h + 0.5)) for h in hits]
         idf = [x if x > 0.0 else 1e-6 for x in idf]
-        f = counts.ravel()[cell]
         terms = np.array(idf)[phrase_of] * ((f * (K1 + 1.0)) / (f + self.norm[chunk]))
         end = 0
         for phrase, h in zip(phrases, hits, strict=True):

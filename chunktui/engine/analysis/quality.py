@@ -43,7 +43,7 @@ Score (0..100, higher is better; only "warning" flags count):
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 from ..readers.documents import Document
@@ -287,11 +287,19 @@ def _parsed_entities(doc: Document) -> list[tuple[int, int, str]] | None:
     return sorted((e.start, e.end, f"{e.kind} {e.name}") for e in defs if e.kind not in CONTAINER_ENTITIES)
 
 
-def _inside(ranges: list[tuple[int, int]], starts: list[int], pos: int) -> tuple[int, int] | None:
-    i = bisect_right(starts, pos) - 1
-    if i >= 0 and ranges[i][0] < pos < ranges[i][1]:
-        return ranges[i]
-    return None
+def _cuts_inside(ranges: list[tuple[int, int]], cuts: list[int]) -> dict[int, tuple[int, int]]:
+    """{cut: range} for the sorted `cuts` strictly inside a range of the sorted `ranges`, each
+    judged against the last range starting at or before it (a cut past a nested range's start
+    is judged by that range alone). Walks the ranges, not the cuts: a document has far fewer
+    fences, tables and list items than a small-size sweep cell has cuts."""
+    out: dict[int, tuple[int, int]] = {}
+    for i, r in enumerate(ranges):
+        a, b = r
+        if i + 1 < len(ranges):
+            b = min(b, ranges[i + 1][0])
+        for pos in cuts[bisect_right(cuts, a) : bisect_left(cuts, b)]:
+            out[pos] = r
+    return out
 
 
 # --- flags ----------------------------------------------------------------------------------
@@ -389,21 +397,20 @@ def find_flags(
     def add(name, idx, start, end, reason, severity="warning"):
         flags.append(Flag(name, idx, start, end, doc.line_of(min(start, max(0, n - 1))), reason, severity))
 
-    seen_sha: dict[str, int] = {}
+    # the first chunk of each text: equal texts are what equal hashes say, and comparing texts
+    # leaves every chunk's hash (and byte offsets, which share its encoding) unmade
+    first_of: dict[str, int] = {}
     for c in chunks:
-        size = _embedded_size(c)
         if c.embed_tokens > budget:
-            add("over_budget", c.index, c.start, c.end, f"{size}, over the budget of {budget}")
+            add("over_budget", c.index, c.start, c.end, f"{_embedded_size(c)}, over the budget of {budget}")
         if c.embed_tokens < min_tokens:
-            add("tiny", c.index, c.start, c.end, f"{size}, below the minimum of {min_tokens}")
-        first = seen_sha.setdefault(c.sha256, c.index)
+            add("tiny", c.index, c.start, c.end, f"{_embedded_size(c)}, below the minimum of {min_tokens}")
+        first = first_of.setdefault(c.text, c.index)
         if first != c.index:
             add("duplicate", c.index, c.start, c.end, f"same text as chunk-{first + 1:04d}")
 
     cuts = core_cuts(chunks, n)
-    fence_starts = [a for a, _ in st.fences]
-    table_starts = [a for a, _ in st.tables]
-    item_starts = [a for a, _ in st.items]
+    positions = sorted(cuts)
     entities = []
     split_marked = set()
     if doc.kind == "code":
@@ -412,9 +419,8 @@ def find_flags(
             if c.metadata.get("split_entity"):
                 split_marked.add(c.index)
                 add("split_entity", c.index, c.start, c.end, "the strategy marks this chunk as cutting an entity")
-    for pos in sorted(cuts):
+    for pos in positions:
         idx, side = cuts[pos]
-        where = _where(doc, pos, side)
         if _is_word(text[pos - 1]) and _is_word(text[pos]):
             a = pos
             while a > 0 and _is_word(text[a - 1]) and pos - a < 40:
@@ -422,24 +428,25 @@ def find_flags(
             b = pos
             while b < n and _is_word(text[b]) and b - pos < 40:
                 b += 1
-            add("mid_word", idx, pos, pos, f"{where} inside the word {text[a:pos]}|{text[pos:b]}")
+            add("mid_word", idx, pos, pos, f"{_where(doc, pos, side)} inside the word {text[a:pos]}|{text[pos:b]}")
         if doc.kind in SENTENCE_KINDS and not _after_sentence_end(text, pos):
             tail = text[max(0, pos - 30) : pos].rsplit("\n", 1)[-1]
-            add("mid_sentence", idx, pos, pos, f"{where} mid-sentence after …{tail.strip()[-24:]!r}")
-        for name, ranges, starts, what in (
-            ("in_code_block", st.fences, fence_starts, "fenced code block"),
-            ("in_table", st.tables, table_starts, "table"),
-            ("in_list_item", st.items, item_starts, "list item"),
-        ):
-            r = _inside(ranges, starts, pos)
-            if r:
-                add(
-                    name,
-                    idx,
-                    pos,
-                    pos,
-                    f"{where} inside the {what} of lines {doc.line_of(r[0])}-{doc.line_of(r[1] - 1)}",
-                )
+            add("mid_sentence", idx, pos, pos, f"{_where(doc, pos, side)} mid-sentence after …{tail.strip()[-24:]!r}")
+    # after the cuts' other flags: the final sort orders each position's flags by name
+    for name, ranges, what in (
+        ("in_code_block", st.fences, "fenced code block"),
+        ("in_table", st.tables, "table"),
+        ("in_list_item", st.items, "list item"),
+    ):
+        for pos, r in _cuts_inside(ranges, positions).items():
+            idx, side = cuts[pos]
+            add(
+                name,
+                idx,
+                pos,
+                pos,
+                f"{_where(doc, pos, side)} inside the {what} of lines {doc.line_of(r[0])}-{doc.line_of(r[1] - 1)}",
+            )
 
     if entities:
         _entity_cuts(cs, entities, split_marked, add)
@@ -531,13 +538,17 @@ def _orphan_headings(cs: ChunkSet, st: Structure, add) -> None:
         while stack and heads[stack[-1]].level >= h.level:
             section_end[stack.pop()] = h.start
         stack.append(i)
+    line_of = cs.document.line_of  # the chunks' own end lines would be made for all of them
     for c in cs.chunks:
         if c.end >= len(text):
             continue
         i = bisect_right(starts, c.end - 1) - 1
+        if i < 0 or heads[i].start < c.start:
+            continue
+        tail = line_of(c.end - 1) - ORPHAN_TAIL_LINES + 1
         while i >= 0 and heads[i].start >= c.start:
             h = heads[i]
-            if h.line < c.end_line - ORPHAN_TAIL_LINES + 1:
+            if h.line < tail:
                 break
             body = text[h.end : c.end]
             if c.end < section_end[i] and len("".join(body.split())) < ORPHAN_MIN_BODY:
