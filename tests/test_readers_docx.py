@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import docx
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -331,3 +332,80 @@ def test_footnotes_written_by_word_follow_the_body_numbered_as_referred_to():
     assert (last.metadata["note_start"], last.metadata["note_end"]) == ("footnote 2", "footnote 2")
     assert last.metadata["paragraph_start"] == last.metadata["paragraph_end"] == 1
     assert "note_start" not in cs.chunks[0].metadata and cs.chunks[0].metadata["note_end"] == "footnote 1"
+
+
+def _long_docx(path: Path, paragraphs: int) -> bytes:
+    """A DOCX from python-docx's default template (164 styles): paragraphs without a style (the
+    default paragraph style), headings, list items and a table of vertically merged cells, the
+    same few blocks copied `paragraphs` times."""
+    import copy
+
+    d = docx.Document()
+    blocks = [
+        d.add_heading("Section", 2)._p,
+        d.add_paragraph("Body text without a style, ")._p,
+        d.add_paragraph("an item", style="List Bullet")._p,
+    ]
+    table = d.add_table(rows=4, cols=2)
+    table.cell(0, 0).merge(table.cell(3, 0))
+    blocks.append(table._tbl)
+    body = d.element.body
+    for _ in range(paragraphs // len(blocks) - 1):
+        for block in blocks:
+            body.append(copy.deepcopy(block))
+    body.append(body.sectPr)  # the section's properties stay last
+    d.save(path)
+    return path.read_bytes()
+
+
+def test_reading_costs_no_style_scan_or_xpath_query_per_paragraph(tmp_path, monkeypatch):
+    """python-docx's `paragraph.style` scans all 164 styles of its template for each paragraph
+    without a style (8,000 paragraphs: 49 s), and its `w:p | w:tbl` XPath unions are merged in
+    time quadratic in the children: what a read asks of either must not grow with the document."""
+    from docx.oxml.styles import CT_Styles
+    from docx.oxml.xmlchemy import BaseOxmlElement
+
+    from chunktui.engine.readers.docx import read_docx
+
+    calls: list[str] = []
+    for owner, name in ((CT_Styles, "default_for"), (CT_Styles, "get_by_id"), (BaseOxmlElement, "xpath")):
+        original = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda self, *a, _o=original, _n=name: calls.append(_n) or _o(self, *a))
+    counts = []
+    for n in (8, 400):
+        data = _long_docx(tmp_path / f"{n}.docx", n)
+        calls.clear()
+        text = read_docx("long.docx", data).text
+        assert text.count("## Section") == n // 4 and text.count("- an item") == n // 4
+        counts.append(sorted(calls))
+    assert counts[0] == counts[1], (len(counts[0]), len(counts[1]))
+
+
+def test_a_long_read_reports_its_progress_and_stops_when_cancelled(tmp_path):
+    from chunktui.engine.core.errors import Cancelled
+    from chunktui.engine.readers import Watch
+    from chunktui.engine.readers.docx import read_docx
+
+    data = _long_docx(tmp_path / "long.docx", 2_000)
+    heard: list[float] = []
+    read_docx("long.docx", data, Watch(progress=heard.append))
+    assert len(heard) >= 3 and heard == sorted(heard) and 0 < heard[0] and heard[-1] < 1
+    asked = []
+    with pytest.raises(Cancelled):
+        read_docx("long.docx", data, Watch(is_cancelled=lambda: asked.append(1) or True))
+    assert asked == [1]  # stopped at the first report, not after the whole body
+
+
+def test_a_docx_with_more_xml_than_python_docx_parses_in_bounded_memory_is_refused(tmp_path, monkeypatch):
+    """The XML is parsed whole (about 11 bytes of memory a byte): its size is bounded, not just the
+    zip's. The limit is lowered here so that a small real file is over it."""
+    from chunktui.engine.readers import docx as reader
+
+    monkeypatch.setattr(reader, "MAX_XML", 20_000)
+    path = tmp_path / "guide.docx"
+    path.write_bytes(GUIDE.read_bytes())
+    with zipfile.ZipFile(path, "a") as z:  # other bytes than the file other tests read (and cache)
+        z.comment = b"a copy"
+    code, _, err = run("chunk", path, "-n")
+    assert code == 2 and err.count("\n") == 1
+    assert f"{path}: its XML expands to" in err and "over the limit of 20,000" in err

@@ -128,8 +128,8 @@ def check_opens(path, password: str | None = None) -> None:
 
 def extract(path: str, data: bytes, digest: str, options: dict | None = None, watch: Watch | None = None) -> Extraction:
     """The file's extraction, from the cache when this content was read with these options.
-    `watch` hears of the reader's progress and may stop it (a PDF reports page by page; the
-    other formats are read in one call and report only its end)."""
+    `watch` hears of the reader's progress and may stop it (a PDF reports page by page, a DOCX
+    every 500 body blocks; HTML is read in one call and reports only its end)."""
     options = dict(options or {})
     fmt = reader_for(path)
     key = (digest, fmt, options.get("html", "main") if fmt == "html" else "", options.get("password") or "")
@@ -161,7 +161,7 @@ def _read(path: str, data: bytes, fmt: str | None, options: dict, watch: Watch |
     if fmt == "docx":
         from .docx import read_docx
 
-        return read_docx(path, data)
+        return read_docx(path, data, watch)
     from .html import read_html
 
     return read_html(path, data, options.get("html", "main"))

@@ -19,22 +19,36 @@ import io
 import re
 import zipfile
 from itertools import count, pairwise
+from typing import Any, NamedTuple
 
 from ..core.errors import DocumentError
-from . import Extraction, Region, escape_structure, library_version, pipe_table
+from . import Extraction, Region, Watch, escape_structure, library_version, pipe_table
 
 MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)
 MAX_RATIO = 200  # and no member may expand more than this many times
+# python-docx parses the package's XML whole, at about 11 bytes of memory per byte of XML, and the
+# read then takes 0.23 s of CPU per MB of body (bench/READERS.md): past this much XML the file is
+# refused, so the largest DOCX read takes at most about 25 s and 1.2 GB here.
+MAX_XML = 100_000_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_P, _TBL, _TR, _TC, _R, _PPR = (f"{_W}{tag}" for tag in ("p", "tbl", "tr", "tc", "r", "pPr"))
+_HYPERLINK = f"{_W}hyperlink"
+_RID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+# a run's children that hold its text, as python-docx's `run.text` reads them
+_RUN_TEXT = tuple(f"{_W}{tag}" for tag in ("br", "cr", "noBreakHyphen", "ptab", "t", "tab"))
 
 
-def read_docx(path: str, data: bytes) -> Extraction:
+_REPORT_EVERY = 500  # body blocks between two reports to a Watch (a progress step, a chance to cancel)
+
+
+def read_docx(path: str, data: bytes, watch: Watch | None = None) -> Extraction:
+    """The document's text; `watch` hears the share of body blocks read and may stop the read."""
     document = _open(path, data)
     marks = _note_marks(document)
     parts: list[str] = []
     regions: list[Region] = []
     pos = 0
-    for number, block in enumerate(_blocks(document, marks), 1):
+    for number, block in enumerate(_blocks(document, marks, watch), 1):
         if not block:
             continue
         if parts:
@@ -98,6 +112,9 @@ def _check_zip(path: str, data: bytes) -> None:
     total = sum(i.file_size for i in infos)
     if total > MAX_UNPACKED:
         raise DocumentError(path, f"the zip expands to {total:,} bytes, over the limit of {MAX_UNPACKED:,}")
+    xml = sum(i.file_size for i in infos if i.filename.endswith((".xml", ".rels")))
+    if xml > MAX_XML:
+        raise DocumentError(path, f"its XML expands to {xml:,} bytes, over the limit of {MAX_XML:,}")
     worst = max((i.file_size / max(i.compress_size, 1) for i in infos if i.file_size > 1_000_000), default=0)
     if worst > MAX_RATIO:
         raise DocumentError(path, f"a zip member expands {worst:,.0f} times, over the limit of {MAX_RATIO} (zip bomb?)")
@@ -121,70 +138,136 @@ def _note_marks(document) -> dict[tuple[str, str], int]:
     return numbers
 
 
-def _blocks(document, marks: dict[tuple[str, str], int]):
-    """Markdown of each body block (paragraph or table), in order; an empty paragraph gives ''."""
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
+def _blocks(document, marks: dict[tuple[str, str], int], watch: Watch | None = None):
+    """Markdown of each body block (paragraph or table), in order; an empty paragraph gives ''.
 
-    for item in document.iter_inner_content():
-        if isinstance(item, Paragraph):
-            yield _paragraph(item, marks)
-        elif isinstance(item, Table):
-            yield _table(item, marks)
+    Each step costs what its block holds, never what the document holds: styles are resolved once
+    for the document (python-docx's `paragraph.style` scans every style of the file for each
+    paragraph without one: 8,000 paragraphs and the default template's 164 styles took 49 s), and
+    children are walked with lxml's `iterchildren`, not python-docx's `w:p | w:tbl` XPath unions,
+    which libxml2 merges in time quadratic in the children (0.64 s for a body of 10,000 blocks)."""
+    styles = _Styles(document)
+    body = document.element.body
+    total = sum(1 for _ in body.iterchildren(_P, _TBL))
+    for number, el in enumerate(body.iterchildren(_P, _TBL), 1):
+        if watch is not None and number % _REPORT_EVERY == 0:
+            watch.report(number / (total + 1))
+        yield _paragraph(el, document.part, marks, styles) if el.tag == _P else _table(el, document.part, marks)
 
 
-def _paragraph(p, marks: dict[tuple[str, str], int]) -> str:
-    text = _inline(p, marks).strip()
+class _Style(NamedTuple):
+    """What a paragraph style makes of its paragraphs."""
+
+    heading: int  # 1-6 for "Heading 1".."Heading 6", 1 for "Title", else 0
+    item: str  # "1. " for a "List Number" style, "- " for another "List" style, else ""
+
+
+def _style_named(name: str) -> _Style:
+    m = re.fullmatch(r"Heading ([1-6])", name)
+    heading = int(m.group(1)) if m else 1 if name == "Title" else 0
+    return _Style(heading, "1. " if "List Number" in name else "- " if "List" in name else "")
+
+
+class _Styles:
+    """The document's paragraph styles and list numbering, each read once: a paragraph's style is
+    its `w:pStyle` looked up by id (the default paragraph style without one, or when the id names
+    no paragraph style, as python-docx resolves it); its numbering's format is looked up by
+    `w:numId` and `w:ilvl`."""
+
+    def __init__(self, document) -> None:
+        from docx.enum.style import WD_STYLE_TYPE
+        from docx.styles.style import StyleFactory
+
+        styles = document.styles  # python-docx gives a file without a styles part its default one
+        found = styles.default(WD_STYLE_TYPE.PARAGRAPH)
+        self.default = _style_named((found.name if found is not None else "") or "")
+        self.by_id: dict[str, _Style] = {}
+        for el in styles.element.style_lst:  # the first style of an id wins, as python-docx's lookup
+            if el.styleId and el.styleId not in self.by_id:
+                paragraph = el.type == WD_STYLE_TYPE.PARAGRAPH
+                self.by_id[el.styleId] = _style_named(StyleFactory(el).name or "") if paragraph else self.default
+
+    def of(self, p) -> _Style:
+        ppr = p.find(f"{_W}pPr")
+        found = ppr.find(f"{_W}pStyle") if ppr is not None else None
+        style_id = found.get(f"{_W}val") if found is not None else None
+        return self.by_id.get(style_id, self.default) if style_id else self.default
+
+
+def _paragraph(p, part, marks: dict[tuple[str, str], int], styles: _Styles) -> str:
+    text = _inline(p, part, marks).strip()
     if not text:
         return ""
-    style = (p.style.name if p.style is not None else "") or ""
-    m = re.fullmatch(r"Heading ([1-6])", style)
-    if m:
-        return f"{'#' * int(m.group(1))} {' '.join(text.split())}"
-    if style == "Title":
-        return f"# {' '.join(text.split())}"
-    numbered = p._p.pPr is not None and p._p.pPr.numPr is not None
-    if "List Number" in style:
+    style = styles.of(p)
+    if style.heading:
+        return f"{'#' * style.heading} {' '.join(text.split())}"
+    ppr = p.find(_PPR)
+    numbered = ppr is not None and ppr.find(f"{_W}numPr") is not None
+    if style.item == "1. ":
         return f"1. {text}"
-    if "List" in style or numbered:
+    if style.item or numbered:
         return f"- {text}"
     return escape_structure(text)  # "# not a heading" in a Normal paragraph stays body text
 
 
-def _inline(p, marks: dict[tuple[str, str], int]) -> str:
-    """The paragraph's text, links as markdown links, and the mark of each footnote or comment
-    referred to where the reference stands."""
-    from docx.text.hyperlink import Hyperlink
-
+def _inline(p, part, marks: dict[tuple[str, str], int]) -> str:
+    """The paragraph's text (its runs and hyperlinks, as python-docx reads them), links as
+    markdown links, and the mark of each footnote or comment referred to where the reference
+    stands."""
     out = []
-    for item in p.iter_inner_content():
-        if isinstance(item, Hyperlink):
-            out.append(f"[{item.text}]({item.address})" if item.address else item.text)
+    for item in p.iterchildren(_R, _HYPERLINK):
+        if item.tag == _HYPERLINK:
+            words = "".join(_run_text(r) for r in item.iterchildren(_R))
+            rel = item.get(_RID)
+            address = part.rels[rel].target_ref if rel else ""
+            out.append(f"[{words}]({address})" if address else words)
             continue
-        out.append(item.text)
-        for ref in item._r.iter(*_REFERENCES):
+        out.append(_run_text(item))
+        for ref in item.iter(*_REFERENCES):
             kind = _REFERENCES[ref.tag]
             out.append(_MARK[kind].format(marks[(kind, ref.get(f"{_W}id") or "")]))
     return "".join(out)
 
 
-def _table(table, marks: dict[tuple[str, str], int]) -> str:
+def _run_text(r) -> str:
+    """A run's text as python-docx's `run.text` gives it (a tab as `\\t`, a line break as `\\n`)."""
+    return "".join(str(e) for e in r.iterchildren(*_RUN_TEXT))
+
+
+def _table(tbl, part, marks: dict[tuple[str, str], int]) -> str:
     return pipe_table(
-        [[" ".join(_cell_text(cell, marks).split()).replace("|", "\\|") for cell in row.cells] for row in table.rows]
+        [[" ".join(_cell_text(tc, part, marks).split()).replace("|", "\\|") for tc in row] for row in _rows(tbl)]
     )
 
 
-def _cell_text(cell, marks: dict[tuple[str, str], int]) -> str:
+def _rows(tbl) -> list[list]:
+    """Each row's cells as python-docx's `row.cells` gives them: a cell spanning n grid columns
+    n times, a cell continuing a vertical merge as the merge's first cell. Each row is read once
+    (python-docx finds the cell above by XPath from the row's start, for every continued cell)."""
+    rows: list[list] = []
+    above: dict[int, Any] = {}  # grid column -> the cell (a w:tc) shown there in the row above
+    for tr in tbl.iterchildren(_TR):
+        cells, here = [], {}
+        offset = tr.grid_before
+        for tc in tr.iterchildren(_TC):
+            shown = above.get(offset, tc) if tc.vMerge == "continue" else tc
+            cells += [shown] * shown.grid_span
+            here[offset] = shown
+            offset += tc.grid_span
+        rows.append(cells)
+        above = here
+    return rows
+
+
+def _cell_text(tc, part, marks: dict[tuple[str, str], int]) -> str:
     """A cell's paragraphs (with their marks) and the cells of the tables inside it, in order
     (python-docx's `cell.text` leaves a nested table out, and Word puts tables in cells)."""
-    from docx.table import Table
-
     parts = []
-    for item in cell.iter_inner_content():
-        if isinstance(item, Table):
-            parts += [_cell_text(inner, marks) for row in item.rows for inner in row.cells]
+    for item in tc.iterchildren(_P, _TBL):
+        if item.tag == _TBL:
+            parts += [_cell_text(inner, part, marks) for row in _rows(item) for inner in row]
         else:
-            parts.append(_inline(item, marks))
+            parts.append(_inline(item, part, marks))
     return " ".join(parts)
 
 
