@@ -409,3 +409,40 @@ def test_a_docx_with_more_xml_than_python_docx_parses_in_bounded_memory_is_refus
     code, _, err = run("chunk", path, "-n")
     assert code == 2 and err.count("\n") == 1
     assert f"{path}: its XML expands to" in err and "over the limit of 20,000" in err
+
+
+def test_paragraphs_numbered_through_word_numbering_become_numbered_items(tmp_path):
+    """Word numbers a list through `w:numPr` and numbering.xml, with no "List Number" style: a
+    level whose format is a number (decimal here, lower roman by a level override) is `1.`, a
+    bullet level `-`, and `w:numId` 0 (numbering taken away) leaves a paragraph body text."""
+    from docx.oxml.parser import parse_xml
+
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    d = docx.Document()  # its numbering.xml: numId 9 is decimal, numId 1 a bullet
+    d.part.numbering_part.element.append(
+        parse_xml(
+            f'<w:num {ns} w:numId="42"><w:abstractNumId w:val="8"/><w:lvlOverride w:ilvl="1">'
+            '<w:lvl w:ilvl="1"><w:numFmt w:val="lowerRoman"/></w:lvl></w:lvlOverride></w:num>'
+        )
+    )
+    for words, num, level in (
+        ("Unpack the archive", "9", "0"),
+        ("Run the installer", "9", "0"),
+        ("Check the sums first", "42", "1"),
+        ("Keep the receipt", "42", "0"),
+        ("A paragraph whose numbering was taken away", "0", "0"),
+    ):
+        p = d.add_paragraph(words)
+        p._p.get_or_add_pPr().append(
+            parse_xml(f'<w:numPr {ns}><w:ilvl w:val="{level}"/><w:numId w:val="{num}"/></w:numPr>')
+        )
+    path = tmp_path / "steps.docx"
+    d.save(path)
+    assert load_document(path).text.splitlines() == [
+        "1. Unpack the archive",
+        "1. Run the installer",
+        "1. Check the sums first",
+        "- Keep the receipt",
+        "",
+        "A paragraph whose numbering was taken away",
+    ]

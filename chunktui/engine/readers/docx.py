@@ -1,7 +1,8 @@
 """DOCX: the body's paragraphs and tables in order (python-docx), as markdown.
 
 Heading styles ("Heading 1".."Heading 6", "Title") become `#` headings, list paragraphs `-`
-items (numbered list styles `1.`), tables pipe tables, hyperlinks `[text](url)`; other paragraphs
+items (`1.` for numbered list styles, and for Word numbering whose level's format is a number:
+decimal, roman, letter, ...), tables pipe tables, hyperlinks `[text](url)`; other paragraphs
 are body text, with a backslash before a leading `#`, `-`, `1.`, `>` or `|` that markdown would read
 as structure (`\\# not a heading`), so only heading styles give header paths; footnotes
 and comments follow the body as marked blocks (`> [footnote N]`, `> [comment N]`), numbered from
@@ -32,7 +33,7 @@ MAX_RATIO = 200  # and no member may expand more than this many times
 MAX_XML = 100_000_000
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _P, _TBL, _TR, _TC, _R, _PPR = (f"{_W}{tag}" for tag in ("p", "tbl", "tr", "tc", "r", "pPr"))
-_HYPERLINK = f"{_W}hyperlink"
+_HYPERLINK, _VAL = f"{_W}hyperlink", f"{_W}val"
 _RID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 # a run's children that hold its text, as python-docx's `run.text` reads them
 _RUN_TEXT = tuple(f"{_W}{tag}" for tag in ("br", "cr", "noBreakHyphen", "ptab", "t", "tab"))
@@ -186,12 +187,60 @@ class _Styles:
             if el.styleId and el.styleId not in self.by_id:
                 paragraph = el.type == WD_STYLE_TYPE.PARAGRAPH
                 self.by_id[el.styleId] = _style_named(StyleFactory(el).name or "") if paragraph else self.default
+        self.formats = _number_formats(document)
 
     def of(self, p) -> _Style:
-        ppr = p.find(f"{_W}pPr")
+        ppr = p.find(_PPR)
         found = ppr.find(f"{_W}pStyle") if ppr is not None else None
-        style_id = found.get(f"{_W}val") if found is not None else None
+        style_id = found.get(_VAL) if found is not None else None
         return self.by_id.get(style_id, self.default) if style_id else self.default
+
+    def item(self, p) -> str | None:
+        """The marker of a paragraph numbered through Word numbering (its own `w:numPr`): "1. " when
+        its level's format is a number (decimal, roman, letter, ...), "- " for a bullet or a
+        numbering the file does not define; None without one (`w:numId` 0 takes it away)."""
+        ppr = p.find(_PPR)
+        numpr = ppr.find(f"{_W}numPr") if ppr is not None else None
+        if numpr is None:
+            return None
+        num, level = numpr.find(f"{_W}numId"), numpr.find(f"{_W}ilvl")
+        num_id = num.get(_VAL) if num is not None else None
+        if num_id == "0":
+            return None
+        found = self.formats.get(num_id or "", {}).get((level.get(_VAL) if level is not None else None) or "0")
+        return "1. " if found and found not in ("bullet", "none") else "- "
+
+
+def _number_formats(document) -> dict[str, dict[str, str]]:
+    """Each numbering's format by level, `w:numId` -> `w:ilvl` -> `w:numFmt` ("decimal",
+    "lowerRoman", "bullet", ...), from its abstract numbering and its level overrides."""
+    from docx.opc.constants import RELATIONSHIP_TYPE as RT
+    from lxml import etree
+
+    part = next(
+        (r.target_part for r in document.part.rels.values() if r.reltype == RT.NUMBERING and not r.is_external), None
+    )
+    if part is None:
+        return {}
+    root = part.element if hasattr(part, "element") else etree.fromstring(part.blob)
+
+    def levels(holder) -> dict[str, str]:
+        found = {}
+        for lvl in holder.iterchildren(f"{_W}lvl"):
+            fmt = lvl.find(f"{_W}numFmt")
+            if fmt is not None:
+                found[lvl.get(f"{_W}ilvl") or "0"] = fmt.get(_VAL) or ""
+        return found
+
+    abstract = {a.get(f"{_W}abstractNumId"): levels(a) for a in root.iterchildren(f"{_W}abstractNum")}
+    formats = {}
+    for num in root.iterchildren(f"{_W}num"):
+        ref = num.find(f"{_W}abstractNumId")
+        own = dict(abstract.get(ref.get(_VAL) if ref is not None else None) or {})
+        for override in num.iterchildren(f"{_W}lvlOverride"):
+            own.update(levels(override))
+        formats[num.get(f"{_W}numId") or ""] = own
+    return formats
 
 
 def _paragraph(p, part, marks: dict[tuple[str, str], int], styles: _Styles) -> str:
@@ -201,12 +250,9 @@ def _paragraph(p, part, marks: dict[tuple[str, str], int], styles: _Styles) -> s
     style = styles.of(p)
     if style.heading:
         return f"{'#' * style.heading} {' '.join(text.split())}"
-    ppr = p.find(_PPR)
-    numbered = ppr is not None and ppr.find(f"{_W}numPr") is not None
-    if style.item == "1. ":
-        return f"1. {text}"
-    if style.item or numbered:
-        return f"- {text}"
+    item = styles.item(p) or style.item  # the paragraph's own numbering first, as Word shows it
+    if item:
+        return f"{item}{text}"
     return escape_structure(text)  # "# not a heading" in a Normal paragraph stays body text
 
 
