@@ -315,6 +315,17 @@ def same_extraction(doc, stored: dict | None) -> bool:
     return wanted is None or getattr(doc, "extraction", None) is not None and doc.text_sha256 == wanted
 
 
+def extraction_change(doc, stored: dict | None) -> str | None:
+    """How a re-read source's extraction differs from the one a store recorded ("was X, now Y",
+    naming the extractors), or None when it gives the recorded text. Asked of a file whose sha256
+    is unchanged, it tells a new extractor or new rules from a changed file."""
+    if same_extraction(doc, stored):
+        return None
+    was = (stored or {}).get("extractor") or "an unrecorded extractor"
+    now = getattr(doc, "extractor", "") or "no extractor (read as text)"
+    return f"was {was}, now {now}" if was != now else f"{now} both times, the text differs"
+
+
 # The start of a line that markdown reads as structure: an ATX heading, a list item (`-`, `*`, `+`,
 # `1.`, `1)`), a quote, a table row, a code fence, a setext underline or a thematic break.
 _STRUCTURE = re.compile(

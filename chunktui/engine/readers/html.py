@@ -29,6 +29,12 @@ from typing import Any
 from ..core.errors import DocumentError
 from . import Extraction, Region, escape_structure, library_version, pipe_table
 
+# The version of this reader's own rules, named in the extractor with trafilatura's or lxml's (the
+# same library and rules give the same text); bump it on any change of the text: 2 keeps a list's
+# items on consecutive lines (whole), 3 escapes body text that markdown reads as structure, 4 puts
+# back headings trafilatura left out (main), 5 marks footnote references in headings, 6 keeps an
+# article's own header's title and leaves trafilatura's escapes alone, 7 leaves out a sidebar's headings.
+RULES = 7
 # Any page past these is refused: they bound the whole-page conversion's time and memory (its time
 # grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
 # /usr/share/doc is 8.4 MB with 182,209 elements.
@@ -117,7 +123,8 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         raise DocumentError(path, f"{over}; read the whole page with --html whole")
     warnings = []
     text = None
-    extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
+    whole_page = f"chunktui html-whole (lxml {library_version('lxml').split()[-1]}), chunktui html rules {RULES}"
+    extractor = whole_page
     if mode == "main":
         import trafilatura
 
@@ -133,11 +140,11 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             with_metadata=False,
             fast=count > FALLBACK_MAX_ELEMENTS,
         )
-        extractor = library_version("trafilatura")
+        extractor = f"{library_version('trafilatura')}, chunktui html rules {RULES}"
         if not text or not text.strip():
             warnings.append("no main content found; read the whole page instead (as --html whole does)")
             text = None
-            extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
+            extractor = whole_page
             mode = "whole"
     if text is None:  # the whole page: its blocks know their elements
         units = _Converter().units(root)
