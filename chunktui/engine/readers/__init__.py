@@ -53,6 +53,9 @@ class Extraction:
     furniture: list[tuple[int, int]] = field(default_factory=list)  # PDF running headers and footers: ranges
     warnings: list[str] = field(default_factory=list)
     page_count: int = 0
+    # HTML main content: the letters and digits of the page's text, and of those the text kept
+    page_chars: int = 0
+    kept_chars: int = 0
 
 
 @dataclass(repr=False)
@@ -297,6 +300,9 @@ def extraction_fields(doc, file: str | None = None) -> dict:
         fields["mode"] = ex.mode
     if ex.page_count:
         fields["pages"] = ex.page_count
+    if ex.page_chars:
+        fields["page_chars"] = ex.page_chars
+        fields["kept_chars"] = ex.kept_chars
     return {"extraction": fields}
 
 

@@ -146,13 +146,37 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             text = None
             extractor = whole_page
             mode = "whole"
+    page_chars = kept_chars = 0
     if text is None:  # the whole page: its blocks know their elements
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
         units = _settle_escapes(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
     text, regions = _assemble(units, root)
-    return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+    if mode == "main":
+        page_chars = _word_chars(root.find("body") if root.find("body") is not None else root)
+        kept_chars = min(page_chars, sum(map(len, _WORD.findall(_LINK_URL.sub("]", text)))))
+        if kept_chars < page_chars:
+            warnings.append(
+                f"HTML main content: {kept_chars:,} of {page_chars:,} characters of the page's text kept; "
+                "--html whole reads all"
+            )
+    return Extraction(
+        text=text,
+        extractor=extractor,
+        mode=mode,
+        regions=regions,
+        warnings=warnings,
+        page_chars=page_chars,
+        kept_chars=kept_chars,
+    )
+
+
+def _word_chars(el) -> int:
+    """The letters and digits of an element's text (scripts and styles are out of the tree by
+    then): what main content's share of the page is measured in, since markdown's marks and a
+    link's URL are not the page's text, nor is its whitespace."""
+    return sum(len(word) for piece in el.itertext() for word in _WORD.findall(piece))
 
 
 _NOTE_TEXT = re.compile(r"\[?([\w*†‡§]{1,6})\]?")  # what a footnote reference shows: 1, [2], a, *
