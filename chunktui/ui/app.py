@@ -572,7 +572,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self._show_chunkset(None)
         self.questions_for(doc)
         if not self.demo:
-            self._set_banner("")
+            note = document_note(doc)
+            self._set_banner(note, warn=bool(note))
         if tokenizer:
             self.controls.set_tokenizer(tokenizer)
         name = strategy or self.initial_strategy or default_strategy(doc)
@@ -1281,3 +1282,14 @@ def review_note(path: Path, loaded) -> str:
     else:
         note = f"Reviewing {path.name}: {source} not found; showing the stored chunks over text rebuilt from them."
     return note
+
+
+def document_note(doc) -> str:
+    """The banner over a document just opened: what HTML main content left out of the page (the
+    status line holds it too, among the notes, but cut to its width), else nothing."""
+    ex = getattr(doc, "extraction", None)
+    if ex is None or ex.mode != "main" or ex.kept_chars >= ex.page_chars:
+        return ""
+    from chunktui.engine.readers.html import main_content_note
+
+    return main_content_note(ex.kept_chars, ex.page_chars)

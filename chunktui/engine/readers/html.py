@@ -157,10 +157,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         page_chars = _word_chars(root.find("body") if root.find("body") is not None else root)
         kept_chars = min(page_chars, sum(map(len, _WORD.findall(_LINK_URL.sub("]", text)))))
         if kept_chars < page_chars:
-            warnings.append(
-                f"HTML main content: {kept_chars:,} of {page_chars:,} characters of the page's text kept; "
-                "--html whole reads all"
-            )
+            warnings.append(main_content_note(kept_chars, page_chars))
     return Extraction(
         text=text,
         extractor=extractor,
@@ -169,6 +166,14 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         warnings=warnings,
         page_chars=page_chars,
         kept_chars=kept_chars,
+    )
+
+
+def main_content_note(kept_chars: int, page_chars: int) -> str:
+    """What main content left out, as the warnings and the app's banner say it."""
+    return (
+        f"HTML main content: {kept_chars:,} of {page_chars:,} characters of the page's text kept; "
+        "--html whole reads all"
     )
 
 
