@@ -6,6 +6,7 @@ The-Basics.html, Texinfo) and a saved news page with a cookie banner, navigation
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -409,3 +410,64 @@ def test_the_app_opens_a_main_content_page_under_a_banner_saying_what_was_left_o
     )
     assert document_note(load_document(page, reader_options={"html": "whole"})) == ""
     assert document_note(load_document(DOCS / "guide.docx")) == ""
+
+
+_WORDS = st.from_regex(r"[A-Za-z][a-z0-9]{0,6}([*_#`|<>\[\]+!-][a-z]{1,4})?", fullmatch=True)
+_PHRASE = st.lists(_WORDS, min_size=2, max_size=14).map(" ".join)
+
+
+@st.composite
+def _article_page(draw) -> str:
+    """A small news-like page: navigation and a footer around an article of headings (h1-h3),
+    paragraphs of words holding characters markdown escapes, lists and a table. Every block has
+    an id, so the element a chunk names is found again."""
+    from html import escape
+
+    blocks = [f"<h1 id='b0'>{escape(draw(_PHRASE))}</h1>"]
+    for i in range(1, draw(st.integers(3, 9))):
+        kind = draw(st.sampled_from(["p", "p", "h2", "h3", "ul", "ol", "table"]))
+        if kind in ("ul", "ol"):
+            items = draw(st.lists(_PHRASE, min_size=1, max_size=4))
+            inner = "".join(f"<li id='b{i}i{k}'>{escape(t)}</li>" for k, t in enumerate(items))
+            blocks.append(f"<{kind} id='b{i}'>{inner}</{kind}>")
+        elif kind == "table":
+            cells = draw(st.lists(st.tuples(_WORDS, _WORDS), min_size=2, max_size=4))
+            rows = "".join(f"<tr><td>{escape(a)}</td><td>{escape(b)}</td></tr>" for a, b in cells)
+            blocks.append(f"<table id='b{i}'>{rows}</table>")
+        else:
+            words = draw(_PHRASE) + " " + draw(_PHRASE) if kind == "p" else draw(_PHRASE)
+            blocks.append(f"<{kind} id='b{i}'>{escape(words)}</{kind}>")
+    nav = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/world'>World</a></li></ul></nav>"
+    footer = "<footer><p>Copyright 2026 Example News. All rights reserved.</p></footer>"
+    return f"<html><head><title>t</title></head><body>{nav}<article>{''.join(blocks)}</article>{footer}</body></html>"
+
+
+def _first_words(text: str, n: int) -> list[str]:
+    """The first words of markdown or element text: marks, escapes and link URLs aside."""
+    text = re.sub(r"\]\([^)]*\)", "]", text.replace("\\", ""))
+    return re.findall(r"[^\W_]+", text)[:n]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_article_page(), st.sampled_from(["markdown", "prose", "recursive"]))
+def test_main_content_holds_the_offset_contract_and_names_each_chunks_element(tmp_path_factory, page, strategy):
+    import lxml.html
+
+    path = tmp_path_factory.mktemp("m") / "page.html"
+    path.write_text(page, encoding="utf-8")
+    doc = load_document(path)
+    cs = chunk_document(doc, strategy, {"size": 80, "overlap": 10} if strategy == "recursive" else {})
+    raw = doc.text.encode("utf-8")
+    root = lxml.html.document_fromstring(page)
+    block_starts = {r.start for r in doc.extraction.regions}
+    for c in cs.chunks:
+        assert doc.text[c.start : c.end] == c.text
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
+        assert c.metadata["element_start"] and c.metadata["element_end"]
+        if c.start in block_starts:
+            last = c.metadata["element_start"].rsplit(" > ", 1)[-1]
+            if "#" not in last:
+                continue  # an element without an id: a table's cell, the body
+            element = root.get_element_by_id(last.split("#", 1)[1])
+            words = _first_words(c.text.split("\n", 1)[0], 3)  # of the block's first line
+            assert _first_words(element.text_content(), len(words)) == words, (c.text[:80], last)

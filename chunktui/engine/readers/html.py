@@ -151,7 +151,9 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
-        units = _settle_escapes(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
+        body = root.find("body")
+        units = _match(_units(_tidy(text)), blocks, body if body is not None else root)
+        units = _settle_escapes(_restore_headings(units, blocks))
     text, regions = _assemble(units, root)
     if mode == "main":
         page_chars = _word_chars(root.find("body") if root.find("body") is not None else root)
@@ -347,10 +349,11 @@ def _blocks(root) -> list:
     return list((body if body is not None else root).iter(*_BLOCK_TAGS))
 
 
-def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
+def _match(units: list[_Unit], blocks: list, body) -> list[_Unit]:
     """Give each unit the deepest element whose text starts as the unit does (a heading: the first
     heading element that does), walking forward; a unit that matches none (a code block's second
-    half) continues the element before it."""
+    half) continues the element before it, and one before any match (trafilatura's flat text of
+    a small page: "Home\nWorld\nTitle...") is only known to be in the body."""
     keys = [_element_key(b) for b in blocks]
     where: dict[tuple, list[int]] = {}  # a key -> the places of the elements with it, rising
     headings: dict[tuple, list[int]] = {}
@@ -358,7 +361,7 @@ def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
         where.setdefault(key, []).append(i)
         if _level(el):
             headings.setdefault(key, []).append(i)
-    cursor, previous = 0, None
+    cursor, previous = 0, body
     for unit in units:
         want = _key(unit.text)
         # a heading is matched to a heading element (not to its entry in a table of contents)
