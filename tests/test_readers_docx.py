@@ -446,3 +446,24 @@ def test_paragraphs_numbered_through_word_numbering_become_numbered_items(tmp_pa
         "",
         "A paragraph whose numbering was taken away",
     ]
+
+
+def test_a_long_vertical_merge_is_read_row_by_row(tmp_path):
+    """A column merged down a long table (a category beside its rows): python-docx finds each
+    continued cell's first cell by XPath, from the row above and recursively up the merge (500 rows:
+    12.8 s; 1,000: RecursionError, an internal error). Each row is read once now, the merged cell's
+    text in every row, as python-docx gives it."""
+    import copy
+
+    from chunktui.engine.readers.docx import read_docx
+
+    d = docx.Document()
+    table = d.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text, table.cell(1, 1).text = "Fruit", "apple", "pear"
+    table.cell(0, 0).merge(table.cell(1, 0))
+    continued = table._tbl.tr_lst[1]
+    for _ in range(1_198):
+        table._tbl.append(copy.deepcopy(continued))
+    d.save(tmp_path / "merged.docx")
+    rows = read_docx("merged.docx", (tmp_path / "merged.docx").read_bytes()).text.splitlines()
+    assert rows[0] == "| Fruit | apple |" and rows[2:] == ["| Fruit | pear |"] * 1_199
