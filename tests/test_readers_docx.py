@@ -467,3 +467,23 @@ def test_a_long_vertical_merge_is_read_row_by_row(tmp_path):
     d.save(tmp_path / "merged.docx")
     rows = read_docx("merged.docx", (tmp_path / "merged.docx").read_bytes()).text.splitlines()
     assert rows[0] == "| Fruit | apple |" and rows[2:] == ["| Fruit | pear |"] * 1_199
+
+
+def test_a_hyperlink_whose_relationship_is_missing_keeps_its_text(tmp_path):
+    """A damaged package: a link naming a relationship id the part does not have reads as its
+    words (as a link to a bookmark does), not as an internal error (KeyError)."""
+    from docx.oxml.parser import parse_xml
+
+    d = docx.Document()
+    p = d.add_paragraph("See ")
+    p._p.append(
+        parse_xml(
+            '<w:hyperlink xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+            'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId999">'
+            "<w:r><w:t>the release notes</w:t></w:r></w:hyperlink>"
+        )
+    )
+    d.save(tmp_path / "dangling.docx")
+    code, out, err = run("chunk", tmp_path / "dangling.docx", "-o", tmp_path / "out")
+    assert code == 0, err
+    assert (tmp_path / "out" / "source.md").read_text() == "See the release notes\n"

@@ -42,8 +42,6 @@ _HYPERLINK, _VAL = f"{_W}hyperlink", f"{_W}val"
 _RID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 # a run's children that hold its text, as python-docx's `run.text` reads them
 _RUN_TEXT = tuple(f"{_W}{tag}" for tag in ("br", "cr", "noBreakHyphen", "ptab", "t", "tab"))
-
-
 _REPORT_EVERY = 500  # body blocks between two reports to a Watch (a progress step, a chance to cancel)
 
 
@@ -274,8 +272,8 @@ def _inline(p, part, marks: dict[tuple[str, str], int]) -> str:
     for item in p.iterchildren(_R, _HYPERLINK):
         if item.tag == _HYPERLINK:
             words = "".join(_run_text(r) for r in item.iterchildren(_R))
-            rel = item.get(_RID)
-            address = part.rels[rel].target_ref if rel else ""
+            target = part.rels.get(item.get(_RID) or "")  # none: a link to a bookmark, or a dangling id
+            address = target.target_ref if target is not None else ""
             out.append(f"[{words}]({address})" if address else words)
             continue
         out.append(_run_text(item))
