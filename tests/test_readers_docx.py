@@ -487,3 +487,38 @@ def test_a_hyperlink_whose_relationship_is_missing_keeps_its_text(tmp_path):
     code, out, err = run("chunk", tmp_path / "dangling.docx", "-o", tmp_path / "out")
     assert code == 0, err
     assert (tmp_path / "out" / "source.md").read_text() == "See the release notes\n"
+
+
+def test_a_list_numbered_through_a_word_list_style_is_numbered(tmp_path):
+    """Word's list styles: the paragraph's numbering names an abstract numbering without levels
+    whose `w:numStyleLink` names a numbering style, whose own numbering holds the levels (here
+    upper-case letters)."""
+    from docx.oxml.parser import parse_xml
+
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    d = docx.Document()
+    numbering = d.part.numbering_part.element
+    first_num = numbering.find("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}num")
+    first_num.addprevious(
+        parse_xml(
+            f'<w:abstractNum {ns} w:abstractNumId="50"><w:styleLink w:val="StepsList"/>'
+            '<w:lvl w:ilvl="0"><w:numFmt w:val="upperLetter"/></w:lvl></w:abstractNum>'
+        )
+    )
+    first_num.addprevious(
+        parse_xml(f'<w:abstractNum {ns} w:abstractNumId="51"><w:numStyleLink w:val="StepsList"/></w:abstractNum>')
+    )
+    numbering.append(parse_xml(f'<w:num {ns} w:numId="60"><w:abstractNumId w:val="50"/></w:num>'))
+    numbering.append(parse_xml(f'<w:num {ns} w:numId="61"><w:abstractNumId w:val="51"/></w:num>'))
+    d.styles.element.append(
+        parse_xml(
+            f'<w:style {ns} w:type="numbering" w:styleId="StepsList"><w:name w:val="Steps List"/>'
+            '<w:pPr><w:numPr><w:numId w:val="60"/></w:numPr></w:pPr></w:style>'
+        )
+    )
+    for words in ("Open the lid", "Pour the water"):
+        d.add_paragraph(words)._p.get_or_add_pPr().append(
+            parse_xml(f'<w:numPr {ns}><w:ilvl w:val="0"/><w:numId w:val="61"/></w:numPr>')
+        )
+    d.save(tmp_path / "styled-steps.docx")
+    assert load_document(tmp_path / "styled-steps.docx").text == "1. Open the lid\n1. Pour the water\n"

@@ -28,8 +28,8 @@ from . import Extraction, Region, Watch, escape_structure, library_version, pipe
 # The version of this reader's own rules, named in the extractor with python-docx's (the same
 # library and rules give the same text); bump it on any change of the text: 2 numbers footnotes
 # and comments in the order the body refers to them, 3 escapes body text that markdown reads as
-# structure, 4 numbers lists numbered through Word numbering.
-RULES = 4
+# structure, 4 numbers lists numbered through Word numbering, 5 through Word's list styles too.
+RULES = 5
 MAX_UNPACKED = 200_000_000  # bytes the zip may expand to (a zip bomb is refused before it is read)
 MAX_RATIO = 200  # and no member may expand more than this many times
 # python-docx parses the package's XML whole, at about 11 bytes of memory per byte of XML, and the
@@ -241,14 +241,35 @@ def _number_formats(document) -> dict[str, dict[str, str]]:
         return found
 
     abstract = {a.get(f"{_W}abstractNumId"): levels(a) for a in root.iterchildren(f"{_W}abstractNum")}
+    uses = {num.get(f"{_W}numId") or "": _val(num.find(f"{_W}abstractNumId")) for num in root.iterchildren(f"{_W}num")}
+    # an abstract numbering that names a numbering style (Word's list styles) has its levels there
+    by_style = _numbering_styles(document)
+    for a in root.iterchildren(f"{_W}abstractNum"):
+        link = _val(a.find(f"{_W}numStyleLink"))
+        if link and not abstract.get(a.get(f"{_W}abstractNumId")):
+            abstract[a.get(f"{_W}abstractNumId")] = abstract.get(uses.get(by_style.get(link, "")), {})
     formats = {}
     for num in root.iterchildren(f"{_W}num"):
-        ref = num.find(f"{_W}abstractNumId")
-        own = dict(abstract.get(ref.get(_VAL) if ref is not None else None) or {})
+        own = dict(abstract.get(uses[num.get(f"{_W}numId") or ""]) or {})
         for override in num.iterchildren(f"{_W}lvlOverride"):
             own.update(levels(override))
         formats[num.get(f"{_W}numId") or ""] = own
     return formats
+
+
+def _val(el) -> str | None:
+    return el.get(_VAL) if el is not None else None
+
+
+def _numbering_styles(document) -> dict[str, str]:
+    """The numbering each style names in its own `w:numPr`, style id -> `w:numId`."""
+    found = {}
+    for style in document.styles.element.iterchildren(f"{_W}style"):
+        ppr = style.find(_PPR)
+        num = _val(ppr.find(f"{_W}numPr/{_W}numId")) if ppr is not None else None
+        if num and style.get(f"{_W}styleId"):
+            found[style.get(f"{_W}styleId")] = num
+    return found
 
 
 def _paragraph(p, part, marks: dict[tuple[str, str], int], styles: _Styles) -> str:
