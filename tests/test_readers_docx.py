@@ -11,6 +11,7 @@ import zipfile
 from pathlib import Path
 
 import docx
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -331,3 +332,193 @@ def test_footnotes_written_by_word_follow_the_body_numbered_as_referred_to():
     assert (last.metadata["note_start"], last.metadata["note_end"]) == ("footnote 2", "footnote 2")
     assert last.metadata["paragraph_start"] == last.metadata["paragraph_end"] == 1
     assert "note_start" not in cs.chunks[0].metadata and cs.chunks[0].metadata["note_end"] == "footnote 1"
+
+
+def _long_docx(path: Path, paragraphs: int) -> bytes:
+    """A DOCX from python-docx's default template (164 styles): paragraphs without a style (the
+    default paragraph style), headings, list items and a table of vertically merged cells, the
+    same few blocks copied `paragraphs` times."""
+    import copy
+
+    d = docx.Document()
+    blocks = [
+        d.add_heading("Section", 2)._p,
+        d.add_paragraph("Body text without a style, ")._p,
+        d.add_paragraph("an item", style="List Bullet")._p,
+    ]
+    table = d.add_table(rows=4, cols=2)
+    table.cell(0, 0).merge(table.cell(3, 0))
+    blocks.append(table._tbl)
+    body = d.element.body
+    for _ in range(paragraphs // len(blocks) - 1):
+        for block in blocks:
+            body.append(copy.deepcopy(block))
+    body.append(body.sectPr)  # the section's properties stay last
+    d.save(path)
+    return path.read_bytes()
+
+
+def test_reading_costs_no_style_scan_or_xpath_query_per_paragraph(tmp_path, monkeypatch):
+    """python-docx's `paragraph.style` scans all 164 styles of its template for each paragraph
+    without a style (8,000 paragraphs: 49 s), and its `w:p | w:tbl` XPath unions are merged in
+    time quadratic in the children: what a read asks of either must not grow with the document."""
+    from docx.oxml.styles import CT_Styles
+    from docx.oxml.xmlchemy import BaseOxmlElement
+
+    from chunktui.engine.readers.docx import read_docx
+
+    calls: list[str] = []
+    for owner, name in ((CT_Styles, "default_for"), (CT_Styles, "get_by_id"), (BaseOxmlElement, "xpath")):
+        original = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda self, *a, _o=original, _n=name: calls.append(_n) or _o(self, *a))
+    counts = []
+    for n in (8, 400):
+        data = _long_docx(tmp_path / f"{n}.docx", n)
+        calls.clear()
+        text = read_docx("long.docx", data).text
+        assert text.count("## Section") == n // 4 and text.count("- an item") == n // 4
+        counts.append(sorted(calls))
+    assert counts[0] == counts[1], (len(counts[0]), len(counts[1]))
+
+
+def test_a_long_read_reports_its_progress_and_stops_when_cancelled(tmp_path):
+    from chunktui.engine.core.errors import Cancelled
+    from chunktui.engine.readers import Watch
+    from chunktui.engine.readers.docx import read_docx
+
+    data = _long_docx(tmp_path / "long.docx", 2_000)
+    heard: list[float] = []
+    read_docx("long.docx", data, Watch(progress=heard.append))
+    assert len(heard) >= 3 and heard == sorted(heard) and 0 < heard[0] and heard[-1] < 1
+    asked = []
+    with pytest.raises(Cancelled):
+        read_docx("long.docx", data, Watch(is_cancelled=lambda: asked.append(1) or True))
+    assert asked == [1]  # stopped at the first report, not after the whole body
+
+
+def test_a_docx_with_more_xml_than_python_docx_parses_in_bounded_memory_is_refused(tmp_path, monkeypatch):
+    """The XML is parsed whole (about 11 bytes of memory a byte): its size is bounded, not just the
+    zip's. The limit is lowered here so that a small real file is over it."""
+    from chunktui.engine.readers import docx as reader
+
+    monkeypatch.setattr(reader, "MAX_XML", 20_000)
+    path = tmp_path / "guide.docx"
+    path.write_bytes(GUIDE.read_bytes())
+    with zipfile.ZipFile(path, "a") as z:  # other bytes than the file other tests read (and cache)
+        z.comment = b"a copy"
+    code, _, err = run("chunk", path, "-n")
+    assert code == 2 and err.count("\n") == 1
+    assert f"{path}: its XML expands to" in err and "over the limit of 20,000" in err
+
+
+def test_paragraphs_numbered_through_word_numbering_become_numbered_items(tmp_path):
+    """Word numbers a list through `w:numPr` and numbering.xml, with no "List Number" style: a
+    level whose format is a number (decimal here, lower roman by a level override) is `1.`, a
+    bullet level `-`, and `w:numId` 0 (numbering taken away) leaves a paragraph body text."""
+    from docx.oxml.parser import parse_xml
+
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    d = docx.Document()  # its numbering.xml: numId 9 is decimal, numId 1 a bullet
+    d.part.numbering_part.element.append(
+        parse_xml(
+            f'<w:num {ns} w:numId="42"><w:abstractNumId w:val="8"/><w:lvlOverride w:ilvl="1">'
+            '<w:lvl w:ilvl="1"><w:numFmt w:val="lowerRoman"/></w:lvl></w:lvlOverride></w:num>'
+        )
+    )
+    for words, num, level in (
+        ("Unpack the archive", "9", "0"),
+        ("Run the installer", "9", "0"),
+        ("Check the sums first", "42", "1"),
+        ("Keep the receipt", "42", "0"),
+        ("A paragraph whose numbering was taken away", "0", "0"),
+    ):
+        p = d.add_paragraph(words)
+        p._p.get_or_add_pPr().append(
+            parse_xml(f'<w:numPr {ns}><w:ilvl w:val="{level}"/><w:numId w:val="{num}"/></w:numPr>')
+        )
+    path = tmp_path / "steps.docx"
+    d.save(path)
+    assert load_document(path).text.splitlines() == [
+        "1. Unpack the archive",
+        "1. Run the installer",
+        "1. Check the sums first",
+        "- Keep the receipt",
+        "",
+        "A paragraph whose numbering was taken away",
+    ]
+
+
+def test_a_long_vertical_merge_is_read_row_by_row(tmp_path):
+    """A column merged down a long table (a category beside its rows): python-docx finds each
+    continued cell's first cell by XPath, from the row above and recursively up the merge (500 rows:
+    12.8 s; 1,000: RecursionError, an internal error). Each row is read once now, the merged cell's
+    text in every row, as python-docx gives it."""
+    import copy
+
+    from chunktui.engine.readers.docx import read_docx
+
+    d = docx.Document()
+    table = d.add_table(rows=2, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text, table.cell(1, 1).text = "Fruit", "apple", "pear"
+    table.cell(0, 0).merge(table.cell(1, 0))
+    continued = table._tbl.tr_lst[1]
+    for _ in range(1_198):
+        table._tbl.append(copy.deepcopy(continued))
+    d.save(tmp_path / "merged.docx")
+    rows = read_docx("merged.docx", (tmp_path / "merged.docx").read_bytes()).text.splitlines()
+    assert rows[0] == "| Fruit | apple |" and rows[2:] == ["| Fruit | pear |"] * 1_199
+
+
+def test_a_hyperlink_whose_relationship_is_missing_keeps_its_text(tmp_path):
+    """A damaged package: a link naming a relationship id the part does not have reads as its
+    words (as a link to a bookmark does), not as an internal error (KeyError)."""
+    from docx.oxml.parser import parse_xml
+
+    d = docx.Document()
+    p = d.add_paragraph("See ")
+    p._p.append(
+        parse_xml(
+            '<w:hyperlink xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+            'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId999">'
+            "<w:r><w:t>the release notes</w:t></w:r></w:hyperlink>"
+        )
+    )
+    d.save(tmp_path / "dangling.docx")
+    code, out, err = run("chunk", tmp_path / "dangling.docx", "-o", tmp_path / "out")
+    assert code == 0, err
+    assert (tmp_path / "out" / "source.md").read_text() == "See the release notes\n"
+
+
+def test_a_list_numbered_through_a_word_list_style_is_numbered(tmp_path):
+    """Word's list styles: the paragraph's numbering names an abstract numbering without levels
+    whose `w:numStyleLink` names a numbering style, whose own numbering holds the levels (here
+    upper-case letters)."""
+    from docx.oxml.parser import parse_xml
+
+    ns = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+    d = docx.Document()
+    numbering = d.part.numbering_part.element
+    first_num = numbering.find("{http://schemas.openxmlformats.org/wordprocessingml/2006/main}num")
+    first_num.addprevious(
+        parse_xml(
+            f'<w:abstractNum {ns} w:abstractNumId="50"><w:styleLink w:val="StepsList"/>'
+            '<w:lvl w:ilvl="0"><w:numFmt w:val="upperLetter"/></w:lvl></w:abstractNum>'
+        )
+    )
+    first_num.addprevious(
+        parse_xml(f'<w:abstractNum {ns} w:abstractNumId="51"><w:numStyleLink w:val="StepsList"/></w:abstractNum>')
+    )
+    numbering.append(parse_xml(f'<w:num {ns} w:numId="60"><w:abstractNumId w:val="50"/></w:num>'))
+    numbering.append(parse_xml(f'<w:num {ns} w:numId="61"><w:abstractNumId w:val="51"/></w:num>'))
+    d.styles.element.append(
+        parse_xml(
+            f'<w:style {ns} w:type="numbering" w:styleId="StepsList"><w:name w:val="Steps List"/>'
+            '<w:pPr><w:numPr><w:numId w:val="60"/></w:numPr></w:pPr></w:style>'
+        )
+    )
+    for words in ("Open the lid", "Pour the water"):
+        d.add_paragraph(words)._p.get_or_add_pPr().append(
+            parse_xml(f'<w:numPr {ns}><w:ilvl w:val="0"/><w:numId w:val="61"/></w:numPr>')
+        )
+    d.save(tmp_path / "styled-steps.docx")
+    assert load_document(tmp_path / "styled-steps.docx").text == "1. Open the lid\n1. Pour the water\n"

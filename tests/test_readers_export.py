@@ -8,12 +8,13 @@ import json
 import re
 from pathlib import Path
 
+import docx
 import pytest
 import yaml
 
 import chunktui
 from support.cli import run
-from chunktui.engine.core.errors import PasswordError
+from chunktui.engine.core.errors import DocumentError, PasswordError
 
 from chunktui.engine import chunk_document, load_document
 from chunktui.engine.readers import _cache
@@ -128,3 +129,46 @@ def test_inspect_cuts_a_whole_page_exports_texts_from_the_whole_page(tmp_path):
     (tmp_path / "out" / "chunks.json").unlink()
     code, out, _ = run("inspect", tmp_path / "out" / "manifest.json", "--chunk", "1", "--full")
     assert code == 0 and saved[0]["content"].splitlines()[0] in out
+
+
+def test_docx_and_html_extractors_name_their_rules_as_pdf_does():
+    """The same library with other rules gives another text: the extractor names both."""
+    from chunktui.engine.readers import docx as docx_reader
+    from chunktui.engine.readers import html as html_reader
+
+    assert load_document(DOCS / "guide.docx").extractor == (
+        f"python-docx {docx.__version__}, chunktui docx rules {docx_reader.RULES}"
+    )
+    main = load_document(DOCS / "news-article.html").extractor
+    whole = load_document(DOCS / "news-article.html", reader_options={"html": "whole"}).extractor
+    assert main.startswith("trafilatura ") and main.endswith(f", chunktui html rules {html_reader.RULES}")
+    assert whole.startswith("chunktui html-whole (lxml ") and whole.endswith(
+        f", chunktui html rules {html_reader.RULES}"
+    )
+
+
+def test_review_of_an_unchanged_file_extracted_differently_says_so(tmp_path):
+    """A store saved by another extractor (or other rules) over the same file: not "CHANGED", whose
+    sha256 is the same, but extracted differently, naming both extractors."""
+    doc = load_document(DOCS / "guide.docx")
+    export_chunkset(chunk_document(doc, "markdown", {}), tmp_path / "out", "yaml")
+    store, manifest = tmp_path / "out" / "chunks.yaml", tmp_path / "out" / "manifest.json"
+    data = yaml.safe_load(store.read_text())
+    data["source"]["extraction"].update(extractor="python-docx 1.1.0", text_sha256="0" * 64)
+    store.write_text(yaml.safe_dump(data, sort_keys=False))
+    change = f"was python-docx 1.1.0, now {doc.extractor}"
+    code, out, err = run("inspect", store)
+    assert code == 0, err
+    assert f"[found, the same file, extracted differently ({change})]" in out and "CHANGED" not in out
+    loaded = load_chunkset(store)
+    assert loaded.source_found and not loaded.source_matches and loaded.extracted_differently == change
+    from chunktui.ui.app import review_note
+
+    note = review_note(store, loaded)
+    assert f"is the same file, extracted differently ({change})" in note and "CHANGED" not in note
+    saved = json.loads(manifest.read_text())
+    saved["extraction"].update(extractor="python-docx 1.1.0", text_sha256="0" * 64)
+    manifest.write_text(json.dumps(saved))
+    (tmp_path / "out" / "chunks.yaml").unlink()
+    with pytest.raises(DocumentError, match=re.escape(f"extracted differently ({change})")):
+        load_saved(manifest)

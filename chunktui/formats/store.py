@@ -19,7 +19,7 @@ import chunktui
 from chunktui.engine.readers.documents import Document, load_document
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, PasswordError
 from chunktui.engine.core.model import CONTEXT_HEADERS, Chunk, ChunkSet, Gap, embedded_texts
-from chunktui.engine.readers import Watch, extraction_fields, same_extraction
+from chunktui.engine.readers import Watch, extraction_change, extraction_fields
 from chunktui.engine.strategies import saved_params
 from chunktui.engine.core.tokens import get_counter
 from chunktui.engine.run import document_headings
@@ -39,6 +39,8 @@ class LoadedChunkSet:
     source_found: bool
     source_matches: bool
     source_locked: str | None = None  # why an encrypted source could not be checked (no password given)
+    # the source file is unchanged (its sha256) but extracts to another text: "was X, now Y"
+    extracted_differently: str | None = None
 
 
 def store_data(cs: ChunkSet, base: Path) -> dict:
@@ -150,7 +152,7 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
     _refuse_duplicate_ids(records, path)
     source_path = _resolve_source(source["path"], path.parent)
     doc = None
-    locked = None
+    locked = differently = None
     found = source_path is not None
     if found:
         try:
@@ -169,12 +171,9 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
         except DocumentError:
             candidate = None
         # an extracted source must also give the same text again (another extractor version may not)
-        if (
-            candidate is not None
-            and candidate.sha256 == source["sha256"]
-            and same_extraction(candidate, source["extraction"])
-        ):
-            doc = candidate
+        if candidate is not None and candidate.sha256 == source["sha256"]:
+            differently = extraction_change(candidate, source["extraction"])
+            doc = candidate if differently is None else None
     matches = doc is not None
     if doc is None:
         doc = _rebuild_document(source, records, gaps, path)
@@ -193,7 +192,7 @@ def _reload(data: dict, path: Path, password: str | None = None, watch: Watch | 
         **run,
         gaps=[Gap(g["start_char"], g["end_char"], g["start_line"], g["end_line"], g["reason"]) for g in gaps],
     )
-    return LoadedChunkSet(cs, source_path, found, matches, locked)
+    return LoadedChunkSet(cs, source_path, found, matches, locked, differently)
 
 
 def load_saved(path, password: str | None = None) -> ChunkSet:
@@ -261,7 +260,14 @@ def _manifest_as_stored(data: dict, path: Path, password: str | None) -> dict:
             else f"its source {stored} is an encrypted PDF: give its password (--password, or "
             "password= to chunktui.load)",
         ) from None
-    if doc is None or doc.sha256 != data.get("source_sha256") or not same_extraction(doc, data.get("extraction")):
+    differently = extraction_change(doc, data.get("extraction")) if doc is not None else None
+    if doc is not None and doc.sha256 == data.get("source_sha256") and differently:
+        raise DocumentError(
+            path,
+            f"its source {stored} is the same file, extracted differently ({differently}); load the "
+            "chunks.yaml or chunks.json beside it, which hold the chunk texts",
+        )
+    if doc is None or doc.sha256 != data.get("source_sha256"):
         raise DocumentError(
             path,
             f"its source {stored} is missing or changed; load the chunks.yaml or "

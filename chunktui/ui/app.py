@@ -572,7 +572,8 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self._show_chunkset(None)
         self.questions_for(doc)
         if not self.demo:
-            self._set_banner("")
+            note = document_note(doc)
+            self._set_banner(note, warn=bool(note))
         if tokenizer:
             self.controls.set_tokenizer(tokenizer)
         name = strategy or self.initial_strategy or default_strategy(doc)
@@ -625,25 +626,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
         self.generation += 1
         self.done_generation = self.generation
         self._show_chunkset(cs)
-        source = loaded.source_path or "the source"
-        if loaded.source_matches:
-            note = (
-                f"Reviewing {path.name}: {len(cs.chunks)} chunks as saved by {cs.strategy}. "
-                f"{source} is unchanged: ctrl+t tunes from these parameters."
-            )
-        elif loaded.source_locked:
-            note = (
-                f"Reviewing {path.name}: {source} is not checked ({loaded.source_locked}); "
-                "showing the chunks exactly as stored."
-            )
-        elif loaded.source_found:
-            note = (
-                f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
-                "showing the chunks exactly as stored."
-            )
-        else:
-            note = f"Reviewing {path.name}: {source} not found; showing the stored chunks over text rebuilt from them."
-        self._set_banner(note, warn=not loaded.source_matches)
+        self._set_banner(review_note(path, loaded), warn=not loaded.source_matches)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """Note the activity for the GC pacing, and let a finished worker's arguments (the quality
@@ -1270,3 +1253,43 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 def run_app(path=None, profile=None, demo: bool = False, **options) -> None:
     """Entry point for the CLI: `chunktui FILE`, `chunktui` (file picker) and `chunktui demo`."""
     ChunktuiApp(path=path, profile=profile, demo=demo, **options).run()
+
+
+def review_note(path: Path, loaded) -> str:
+    """The banner of a review: whether the saved chunks' source is there and gives the same text
+    (a file unchanged but extracted differently, by a new extractor or new rules, says so)."""
+    source = loaded.source_path or "the source"
+    if loaded.source_matches:
+        note = (
+            f"Reviewing {path.name}: {len(loaded.chunkset.chunks)} chunks as saved by {loaded.chunkset.strategy}. "
+            f"{source} is unchanged: ctrl+t tunes from these parameters."
+        )
+    elif loaded.source_locked:
+        note = (
+            f"Reviewing {path.name}: {source} is not checked ({loaded.source_locked}); "
+            "showing the chunks exactly as stored."
+        )
+    elif loaded.extracted_differently:
+        note = (
+            f"Reviewing {path.name}: {source} is the same file, extracted differently "
+            f"({loaded.extracted_differently}); showing the chunks exactly as stored."
+        )
+    elif loaded.source_found:
+        note = (
+            f"Reviewing {path.name}: {source} CHANGED since these chunks were saved (sha256 differs); "
+            "showing the chunks exactly as stored."
+        )
+    else:
+        note = f"Reviewing {path.name}: {source} not found; showing the stored chunks over text rebuilt from them."
+    return note
+
+
+def document_note(doc) -> str:
+    """The banner over a document just opened: what HTML main content left out of the page (the
+    status line holds it too, among the notes, but cut to its width), else nothing."""
+    ex = getattr(doc, "extraction", None)
+    if ex is None or ex.mode != "main" or ex.kept_chars >= ex.page_chars:
+        return ""
+    from chunktui.engine.readers.html import main_content_note
+
+    return main_content_note(ex.kept_chars, ex.page_chars)

@@ -74,6 +74,8 @@ def load(path: Path) -> Extraction | None:
             furniture=[(a, b) for a, b in fields["furniture"]],
             warnings=fields["warnings"],
             page_count=fields["page_count"],
+            page_chars=fields["page_chars"],
+            kept_chars=fields["kept_chars"],
         )
     except (ValueError, KeyError, TypeError, OSError):
         return None
@@ -92,6 +94,8 @@ def store(path: Path, result: Extraction) -> None:
             "furniture": result.furniture,
             "warnings": result.warnings,
             "page_count": result.page_count,
+            "page_chars": result.page_chars,
+            "kept_chars": result.kept_chars,
         },
         ensure_ascii=False,
     ).encode("utf-8", "surrogatepass")

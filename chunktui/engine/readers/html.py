@@ -29,6 +29,12 @@ from typing import Any
 from ..core.errors import DocumentError
 from . import Extraction, Region, escape_structure, library_version, pipe_table
 
+# The version of this reader's own rules, named in the extractor with trafilatura's or lxml's (the
+# same library and rules give the same text); bump it on any change of the text: 2 keeps a list's
+# items on consecutive lines (whole), 3 escapes body text that markdown reads as structure, 4 puts
+# back headings trafilatura left out (main), 5 marks footnote references in headings, 6 keeps an
+# article's own header's title and leaves trafilatura's escapes alone, 7 leaves out a sidebar's headings.
+RULES = 7
 # Any page past these is refused: they bound the whole-page conversion's time and memory (its time
 # grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
 # /usr/share/doc is 8.4 MB with 182,209 elements.
@@ -117,7 +123,8 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         raise DocumentError(path, f"{over}; read the whole page with --html whole")
     warnings = []
     text = None
-    extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
+    whole_page = f"chunktui html-whole (lxml {library_version('lxml').split()[-1]}), chunktui html rules {RULES}"
+    extractor = whole_page
     if mode == "main":
         import trafilatura
 
@@ -133,19 +140,50 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             with_metadata=False,
             fast=count > FALLBACK_MAX_ELEMENTS,
         )
-        extractor = library_version("trafilatura")
+        extractor = f"{library_version('trafilatura')}, chunktui html rules {RULES}"
         if not text or not text.strip():
             warnings.append("no main content found; read the whole page instead (as --html whole does)")
             text = None
-            extractor = "chunktui html-whole (lxml " + library_version("lxml").split()[-1] + ")"
+            extractor = whole_page
             mode = "whole"
+    page_chars = kept_chars = 0
     if text is None:  # the whole page: its blocks know their elements
         units = _Converter().units(root)
     else:  # trafilatura's text: its blocks are matched to the page's elements
         blocks = _blocks(root)
-        units = _settle_escapes(_restore_headings(_match(_units(_tidy(text)), blocks), blocks))
+        body = root.find("body")
+        units = _match(_units(_tidy(text)), blocks, body if body is not None else root)
+        units = _settle_escapes(_restore_headings(units, blocks))
     text, regions = _assemble(units, root)
-    return Extraction(text=text, extractor=extractor, mode=mode, regions=regions, warnings=warnings)
+    if mode == "main":
+        page_chars = _word_chars(root.find("body") if root.find("body") is not None else root)
+        kept_chars = min(page_chars, sum(map(len, _WORD.findall(_LINK_URL.sub("]", text)))))
+        if kept_chars < page_chars:
+            warnings.append(main_content_note(kept_chars, page_chars))
+    return Extraction(
+        text=text,
+        extractor=extractor,
+        mode=mode,
+        regions=regions,
+        warnings=warnings,
+        page_chars=page_chars,
+        kept_chars=kept_chars,
+    )
+
+
+def main_content_note(kept_chars: int, page_chars: int) -> str:
+    """What main content left out, as the warnings and the app's banner say it."""
+    return (
+        f"HTML main content: {kept_chars:,} of {page_chars:,} characters of the page's text kept; "
+        "--html whole reads all"
+    )
+
+
+def _word_chars(el) -> int:
+    """The letters and digits of an element's text (scripts and styles are out of the tree by
+    then): what main content's share of the page is measured in, since markdown's marks and a
+    link's URL are not the page's text, nor is its whitespace."""
+    return sum(len(word) for piece in el.itertext() for word in _WORD.findall(piece))
 
 
 _NOTE_TEXT = re.compile(r"\[?([\w*†‡§]{1,6})\]?")  # what a footnote reference shows: 1, [2], a, *
@@ -311,10 +349,11 @@ def _blocks(root) -> list:
     return list((body if body is not None else root).iter(*_BLOCK_TAGS))
 
 
-def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
+def _match(units: list[_Unit], blocks: list, body) -> list[_Unit]:
     """Give each unit the deepest element whose text starts as the unit does (a heading: the first
     heading element that does), walking forward; a unit that matches none (a code block's second
-    half) continues the element before it."""
+    half) continues the element before it, and one before any match (trafilatura's flat text of
+    a small page: "Home\nWorld\nTitle...") is only known to be in the body."""
     keys = [_element_key(b) for b in blocks]
     where: dict[tuple, list[int]] = {}  # a key -> the places of the elements with it, rising
     headings: dict[tuple, list[int]] = {}
@@ -322,7 +361,7 @@ def _match(units: list[_Unit], blocks: list) -> list[_Unit]:
         where.setdefault(key, []).append(i)
         if _level(el):
             headings.setdefault(key, []).append(i)
-    cursor, previous = 0, None
+    cursor, previous = 0, body
     for unit in units:
         want = _key(unit.text)
         # a heading is matched to a heading element (not to its entry in a table of contents)
