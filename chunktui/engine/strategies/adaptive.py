@@ -23,7 +23,7 @@ from itertools import accumulate
 
 from . import Order, Param, Proposal, Strategy, register
 from ..core.derived import derived
-from .semantic import classify, max_lines, max_tokens_param, plan
+from .semantic import classify, max_lines, max_tokens_param, overlap_lines_param, plan
 
 FULL_LINE = 80  # characters: a line this long counts as completely filled
 MIN_FACTOR, MAX_FACTOR = 0.5, 2.0
@@ -100,16 +100,7 @@ register(
                 step=10,
                 aliases=("size",),
             ),
-            Param(
-                "overlap_lines",
-                "int",
-                20,
-                "Lines each chunk repeats from the end of the previous one.",
-                min=0,
-                max=1_000_000,
-                step=5,
-                aliases=("overlap",),
-            ),
+            overlap_lines_param(),
             max_tokens_param(),
         ),
         run=run,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from . import Order, Param, Proposal, Strategy, register
 from ..core.model import Span
-from .semantic import TokenCap, max_tokens_param
+from .semantic import TokenCap, max_tokens_param, overlap_lines_param
 
 
 def run(doc, params, ctx) -> Proposal:
@@ -50,16 +50,7 @@ register(
                 step=10,
                 aliases=("size",),
             ),
-            Param(
-                "overlap_lines",
-                "int",
-                20,
-                "Lines each chunk repeats from the end of the previous one.",
-                min=0,
-                max=1_000_000,
-                step=5,
-                aliases=("overlap",),
-            ),
+            overlap_lines_param(),
             max_tokens_param(),
         ),
         run=run,

@@ -417,6 +417,20 @@ def run(doc, params, ctx) -> Proposal:
     )
 
 
+def overlap_lines_param() -> Param:
+    """The overlap of the strategies sized in lines (lines, semantic, adaptive), declared once."""
+    return Param(
+        "overlap_lines",
+        "int",
+        20,
+        "Lines each chunk repeats from the end of the previous one.",
+        min=0,
+        max=1_000_000,
+        step=5,
+        aliases=("overlap",),
+    )
+
+
 def max_tokens_param() -> Param:
     """The token cap of the strategies sized in lines: 200 lines of a config file, an XML table or an
     API reference are 2,000-2,800 tokens, four times the default budget, so by default a chunk
@@ -454,16 +468,7 @@ register(
                 step=10,
                 aliases=("size",),
             ),
-            Param(
-                "overlap_lines",
-                "int",
-                20,
-                "Lines each chunk repeats from the end of the previous one.",
-                min=0,
-                max=1_000_000,
-                step=5,
-                aliases=("overlap",),
-            ),
+            overlap_lines_param(),
             max_tokens_param(),
         ),
         run=run,
