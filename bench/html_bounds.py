@@ -71,21 +71,9 @@ KINDS = {
 def _trafilatura(data: bytes, fast: bool) -> str:
     import trafilatura
 
-    return (
-        trafilatura.extract(
-            data.decode(),
-            output_format="markdown",
-            include_links=True,
-            include_tables=True,
-            include_formatting=True,
-            include_comments=False,
-            include_images=False,
-            deduplicate=False,
-            with_metadata=False,
-            fast=fast,
-        )
-        or ""
-    )
+    from chunktui.engine.readers.html import TRAFILATURA_OPTIONS
+
+    return trafilatura.extract(data.decode(), **TRAFILATURA_OPTIONS, fast=fast) or ""
 
 
 def _chunktui(data: bytes, mode: str) -> str:

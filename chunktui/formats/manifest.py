@@ -15,7 +15,7 @@ from pathlib import Path
 import chunktui
 from chunktui.engine.readers import EXTRACTED_TEXT_NAME, extraction_fields
 
-from .records import chunk_record, display_path, folder_display, printable_path, size_params, to_plain
+from .records import chunk_record, display_path, gap_record, folder_display, printable_path, size_params, to_plain
 
 MANIFEST_NAME = "manifest.json"
 
@@ -54,16 +54,7 @@ def build_manifest(cs, out_dir, fmt: str, files) -> dict:
         "tokenizer": cs.tokenizer,
         "context_header": cs.context_header,
         "chunktui_version": chunktui.__version__,
-        "gaps": [
-            {
-                "start_char": g.start,
-                "end_char": g.end,
-                "start_line": g.start_line,
-                "end_line": g.end_line,
-                "reason": g.reason,
-            }
-            for g in cs.gaps
-        ],
+        "gaps": [gap_record(g) for g in cs.gaps],
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
         **_raw_source_name(doc.path),

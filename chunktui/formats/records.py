@@ -53,6 +53,17 @@ def folder_display(path, base=None) -> str:
     return shown if shown.endswith("/") else shown + "/"
 
 
+def gap_record(gap) -> dict:
+    """The fields every format stores for a gap: its place and its reason."""
+    return {
+        "start_char": gap.start,
+        "end_char": gap.end,
+        "start_line": gap.start_line,
+        "end_line": gap.end_line,
+        "reason": gap.reason,
+    }
+
+
 def chunk_record(chunk) -> dict:
     """The fields every format stores for a chunk (no text): place, overlap, boundary, size, hash."""
     return {

@@ -25,7 +25,7 @@ from chunktui.engine.core.tokens import get_counter
 from chunktui.engine.run import document_headings
 
 from .manifest import MANIFEST_NAME
-from .records import chunk_record, printable_path, to_plain
+from .records import chunk_record, gap_record, printable_path, to_plain
 from .yamlio import dump_yaml, read_yaml
 
 STORE_NAME = "chunks.yaml"
@@ -74,17 +74,7 @@ def store_data(cs: ChunkSet, base: Path) -> dict:
         "context_header": cs.context_header,
         "warnings": list(cs.warnings),
         "notes": list(cs.notes),
-        "gaps": [
-            {
-                "start_char": g.start,
-                "end_char": g.end,
-                "start_line": g.start_line,
-                "end_line": g.end_line,
-                "reason": g.reason,
-                "newlines": doc.text.count("\n", g.start, g.end),
-            }
-            for g in cs.gaps
-        ],
+        "gaps": [{**gap_record(g), "newlines": doc.text.count("\n", g.start, g.end)} for g in cs.gaps],
         "chunks": chunks,
     }
 

@@ -53,6 +53,18 @@ MAIN_MAX_NESTING = 1_000_000  # element-ancestor pairs: the sum of every element
 # it tries when its own extraction looks short or unclean: jusText's pass over runs of short
 # paragraphs is quadratic (16,000 short list items: 75 s, against 3 s without the fallbacks).
 FALLBACK_MAX_ELEMENTS = 3_000
+# How main content is asked of trafilatura (bench/html_bounds.py times the same call): markdown with
+# links, tables and emphasis; no comments, images, metadata, or its deduplication across calls
+TRAFILATURA_OPTIONS: dict[str, Any] = {
+    "output_format": "markdown",
+    "include_links": True,
+    "include_tables": True,
+    "include_formatting": True,
+    "include_comments": False,
+    "include_images": False,
+    "deduplicate": False,
+    "with_metadata": False,
+}
 _SKIP = {"script", "style", "noscript", "template", "head", "iframe", "svg", "canvas", "button", "select"}
 _BLOCK = {
     "p",
@@ -129,16 +141,7 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
         import trafilatura
 
         text = trafilatura.extract(
-            lxml.html.tostring(root, encoding="unicode"),
-            output_format="markdown",
-            include_links=True,
-            include_tables=True,
-            include_formatting=True,
-            include_comments=False,
-            include_images=False,
-            deduplicate=False,
-            with_metadata=False,
-            fast=count > FALLBACK_MAX_ELEMENTS,
+            lxml.html.tostring(root, encoding="unicode"), **TRAFILATURA_OPTIONS, fast=count > FALLBACK_MAX_ELEMENTS
         )
         extractor = f"{library_version('trafilatura')}, chunktui html rules {RULES}"
         if not text or not text.strip():
