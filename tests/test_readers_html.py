@@ -471,3 +471,22 @@ def test_main_content_holds_the_offset_contract_and_names_each_chunks_element(tm
             element = root.get_element_by_id(last.split("#", 1)[1])
             words = _first_words(c.text.split("\n", 1)[0], 3)  # of the block's first line
             assert _first_words(element.text_content(), len(words)) == words, (c.text[:80], last)
+
+
+def test_a_permalinks_pilcrow_is_not_part_of_the_header_path(tmp_path):
+    """Sphinx and pandoc pages end each heading with a `¶` link to itself: Debian's python-policy.html
+    gave the header path `Abstract¶` (and the label `# Abstract[¶](#abstract)`). The page names no
+    encoding: libxml2 read its UTF-8 as Latin-1 (`Abstract\u00c2\u00b6`)."""
+    page = (
+        '<html><body><h1>Abstract<a class="headerlink" href="#abstract">\u00b6</a></h1><p>Caf\u00e9.</p></body></html>'
+    )
+    (tmp_path / "policy.html").write_bytes(page.encode("utf-8"))
+    doc = load_document(tmp_path / "policy.html", reader_options={"html": "whole"})
+    assert doc.text == "# Abstract\u00b6\n\nCaf\u00e9.\n"
+    linked = Document.from_text("# Abstract[\u00b6](#abstract)\n\nWords.\n", kind="markdown")
+    for d in (doc, linked):
+        for strategy in ("markdown", "prose"):
+            cs = chunk_document(d, strategy, {})
+            assert [c.metadata["header_path"] for c in cs.chunks] == [["Abstract"]], strategy
+    declared = '<html><head><meta charset="windows-1252"></head><body><p>caf\u00e9</p></body></html>'
+    assert read_html("cp.html", declared.encode("cp1252"), "whole").text == "caf\u00e9\n"

@@ -33,8 +33,9 @@ from . import Extraction, Region, escape_structure, library_version, pipe_table
 # same library and rules give the same text); bump it on any change of the text: 2 keeps a list's
 # items on consecutive lines (whole), 3 escapes body text that markdown reads as structure, 4 puts
 # back headings trafilatura left out (main), 5 marks footnote references in headings, 6 keeps an
-# article's own header's title and leaves trafilatura's escapes alone, 7 leaves out a sidebar's headings.
-RULES = 7
+# article's own header's title and leaves trafilatura's escapes alone, 7 leaves out a sidebar's headings,
+# 8 reads a page that names no encoding as UTF-8 when it is.
+RULES = 8
 # Any page past these is refused: they bound the whole-page conversion's time and memory (its time
 # grows with the bytes and the elements; bench/READERS.md has the figures). The largest page under
 # /usr/share/doc is 8.4 MB with 182,209 elements.
@@ -94,6 +95,8 @@ _BLOCK = {
     "fieldset",
 }
 _HEADING = re.compile(r"^(#{1,6}) +(.*)$")
+_DECLARED = re.compile(rb"<meta[^>]*charset|<\?xml[^>]*encoding", re.IGNORECASE)
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 _PART = 200  # characters: what makes the part of a page a heading heads (see _in_dropped_part)
 
 
@@ -114,7 +117,9 @@ def read_html(path: str, data: bytes, mode: str = "main") -> Extraction:
             f"{MAIN_MAX_BYTES:,}; read the whole page with --html whole",
         )
     try:
-        parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, huge_tree=True)
+        parser = lxml.html.HTMLParser(
+            remove_comments=True, remove_pis=True, huge_tree=True, encoding=_undeclared_utf8(data)
+        )
         root = lxml.html.document_fromstring(data, parser=parser)
     except (lxml.etree.ParserError, ValueError) as exc:
         raise DocumentError(path, f"not readable as HTML ({exc})") from None
@@ -236,6 +241,20 @@ def _replace_with_text(el, text: str) -> None:
     else:
         parent.text = (parent.text or "") + text
     parent.remove(el)
+
+
+def _undeclared_utf8(data: bytes) -> str | None:
+    """"utf-8" for a page that names no encoding (no byte-order mark, no meta charset, no XML
+    declaration) and is valid UTF-8; else None: the page's own declaration, or libxml2's default.
+    libxml2 may read such a page as Latin-1, where a browser sniffs UTF-8: a heading's permalink
+    `¶` came out as `Â¶`."""
+    if data.startswith(_BOMS) or _DECLARED.search(data, 0, 65_536):
+        return None
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return "utf-8"
 
 
 def _size(root) -> tuple[int, int]:

@@ -37,11 +37,14 @@ def heading_title(title: str) -> str:
     """A heading's title as header paths and labels name it: without the footnote and comment
     marks it carries (`Intro[^1]` is `Intro`), and a link or image as its words
     (`[Voice interfaces](http://dcurt.is/voice-interfaces)`, a blog's title, is `Voice
-    interfaces`); the text keeps them."""
+    interfaces`), without a permalink's pilcrow (`Abstract[¶](#abstract)` is `Abstract`); the
+    text keeps them."""
     if "[^" in title:
         title = _NOTE_MARK.sub("", title).strip() or title
     if "](" in title:
         title = _LINK.sub(r"\1", title).strip() or title
+    if title.endswith("\u00b6"):  # a permalink's pilcrow, as Sphinx and pandoc pages end headings
+        title = title.rstrip("\u00b6 ") or title
     return title
 
 
