@@ -244,7 +244,7 @@ def _replace_with_text(el, text: str) -> None:
 
 
 def _undeclared_utf8(data: bytes) -> str | None:
-    """"utf-8" for a page that names no encoding (no byte-order mark, no meta charset, no XML
+    """The encoding "utf-8" for a page that names none (no byte-order mark, no meta charset, no XML
     declaration) and is valid UTF-8; else None: the page's own declaration, or libxml2's default.
     libxml2 may read such a page as Latin-1, where a browser sniffs UTF-8: a heading's permalink
     `¶` came out as `Â¶`."""
