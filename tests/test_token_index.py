@@ -385,11 +385,11 @@ def test_a_thread_asking_while_another_builds_the_same_index_waits_for_it(monkey
     builds, building, release = [], threading.Event(), threading.Event()
 
     class HeldIndex(TokenIndex):
-        def __init__(self, *args):
+        def __init__(self, *args, **options):
             builds.append(threading.current_thread().name)
             building.set()
             release.wait(10)  # the first build lasts until the second thread has asked
-            super().__init__(*args)
+            super().__init__(*args, **options)
 
     monkeypatch.setattr(token_index, "TokenIndex", HeldIndex)
     got = {}
@@ -489,6 +489,85 @@ def test_blocks_are_encoded_on_threads_of_their_own_while_the_caller_waits():
     threads.clear()
     token_index._on_threads(on_which_thread, [text])
     assert threads == [threading.get_ident()]
+
+
+def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch):
+    """The command line starts the index ahead of the chunking; a count asked meanwhile finds each
+    span's anchors and own tokens while the document encodes, then waits for its tokens."""
+    name = "cl100k_base"
+    text = real_text()[:120_000] + " words"
+    counter = get_counter(name)
+    get_encoding(name)  # built before, as the run's first counts are
+    token_index.clear_cache()
+    order: list[str] = []
+    parted = threading.Event()
+    encode, span_parts = TokenIndex._token_ids, TokenIndex.span_parts
+
+    def encode_after_parts(self, whole):
+        parted.wait(10)
+        order.append("encode")
+        return encode(self, whole)
+
+    def parts_first(self, spans):
+        order.append("parts")
+        try:
+            return span_parts(self, spans)
+        finally:
+            parted.set()
+
+    monkeypatch.setattr(TokenIndex, "_token_ids", encode_after_parts)
+    monkeypatch.setattr(TokenIndex, "span_parts", parts_first)
+    counter.index_ahead(text)
+    for _ in range(1000):  # the thread registers the index it encodes
+        if token_index.pending_index(text, name) is not None:
+            break
+        threading.Event().wait(0.01)
+    spans = [(a, min(len(text), a + 3000)) for a in range(0, len(text), 2500)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert order == ["parts", "encode"]
+    assert cached_index(text, name) is not None
+
+
+def test_an_index_that_fails_ahead_is_built_by_the_caller_without_a_traceback(monkeypatch, capfd):
+    name = "cl100k_base"
+    text = real_text()[:100_000]
+    counter = get_counter(name)
+    token_index.clear_cache()
+    encode, failed = TokenIndex.encode, []
+
+    def fail_once(self):
+        if not failed:
+            failed.append(threading.get_ident())
+            raise MemoryError("the build ahead")
+        encode(self)
+
+    monkeypatch.setattr(TokenIndex, "encode", fail_once)
+    counter.index_ahead(text)
+    spans = [(a, min(len(text), a + 2000)) for a in range(0, len(text), 1800)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert failed and failed[0] != threading.get_ident()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("params", [{"size": 2048, "overlap": 128}, {"size": 512, "overlap": 50, "unit": "tokens"}])
+def test_a_chunking_with_its_index_built_ahead_is_the_chunking_without(monkeypatch, params):
+    """chunk_document(index_ahead=True), as the command line runs it: the same chunks and counts,
+    with the index encoded on a thread of its own; not for a strategy that samples the text."""
+    from chunktui.engine import chunk_document
+    from chunktui.engine.readers.documents import Document
+
+    doc = Document.from_text(real_text()[:150_000], "sample.md")
+    token_index.clear_cache()
+    want = [(c.start, c.end, c.tokens) for c in chunk_document(doc, "recursive", params).chunks]
+    token_index.clear_cache()
+    ahead = []
+    build_ahead = token_index.build_ahead
+    monkeypatch.setattr(token_index, "build_ahead", lambda *a: ahead.append(a[1]) or build_ahead(*a))
+    got = chunk_document(doc, "recursive", params, index_ahead=True)
+    assert ahead == ["cl100k_base"] and [(c.start, c.end, c.tokens) for c in got.chunks] == want
+    log = Document.from_text("2026-12-02 07:50:00 INFO started\n" * 5_000, "service.log")
+    chunk_document(log, "log", {}, index_ahead=True)
+    assert ahead == ["cl100k_base"]
 
 
 def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):

@@ -190,6 +190,7 @@ _cache: OrderedDict = OrderedDict()
 _CACHE_SIZE = 4
 _lock = threading.Lock()
 _building: dict[tuple, threading.Event] = {}  # indexes being built, by cache key
+_pending: dict[tuple, TokenIndex] = {}  # those of them that are encoding (see pending_index)
 
 
 def _lead_table(name: str, encoding) -> str:
@@ -216,7 +217,8 @@ def _leads(ranks: dict[bytes, int]) -> bytes:
 class TokenIndex:
     """One document encoded once; `count(s, e)` is exact for any span of it."""
 
-    def __init__(self, text: str, name: str, encoding):
+    def __init__(self, text: str, name: str, encoding, *, encode: bool = True):
+        """The index of `text`; with `encode=False` only what `span_parts` needs, until `encode()`."""
         if name not in _LINE_FEED:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
@@ -227,11 +229,17 @@ class TokenIndex:
         self._anchors_in = _ANCHOR_PATTERNS[name].match  # type: ignore[assignment]  # matches at every position
         self._fragments: dict[str, int] = {}
         self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
+        if encode:
+            self.encode()
+
+    def encode(self) -> None:
+        """The whole-document encode pass and the tables every count reads."""
+        text, name = self.text, self.name
         pieces = self._token_ids(text)
         self.total_tokens = sum(map(len, pieces))
         # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes), in
         # slices: one translate of a 10 MB text's tokens holds the GIL (and the app) for 80 ms
-        table = _lead_table(name, encoding)
+        table = _lead_table(name, self._encoding)
         self._lead = b"".join(piece.translate(table).encode("latin-1") for piece in pieces)
         del pieces
         self._ends = self._sum_ends(self._lead)
@@ -389,10 +397,15 @@ class TokenIndex:
         anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
         the document's tokens between the anchors; the rare span with no anchors is counted on
         its own. Short spans too (see DIRECT_BELOW)."""
+        return self.finish_spans(*self.span_parts(spans))
+
+    def span_parts(self, spans) -> tuple[list[int], list[int], list[int]]:
+        """What count_spans reads besides the document's tokens, which may still be encoding on
+        other threads (see build_ahead): each span's own tokens and its first and last anchor."""
         spans = list(spans)  # read twice below
         starts = [s for s, _ in spans]
         if not starts:
-            return []
+            return [], [], []
         ends = [e for _, e in spans]
         text = self.text
         # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one is
@@ -432,6 +445,11 @@ class TokenIndex:
         own = slices.mapped(add, slices.mapped(counts.__getitem__, heads), slices.mapped(counts.__getitem__, tails))
         for i in whole:
             own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
+        return own, a1s, a2s
+
+    def finish_spans(self, own: list[int], a1s: list[int], a2s: list[int]) -> list[int]:
+        """count_spans from span_parts of the same text: each span's own tokens plus the
+        document's between its anchors."""
         out: list[int] = []
         for i in range(0, len(own), slices.STEP):
             step = slice(i, i + slices.STEP)
@@ -537,18 +555,64 @@ def get_index(text: str, name: str, encoding) -> TokenIndex:
         if not mine:
             building.wait()  # then look again: built, or failed (and this thread tries itself)
             continue
-        try:
-            index = TokenIndex(text, name, encoding)
-            with _lock:
-                _cache[key] = index
-                while len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
-            return index
-        finally:
-            with _lock:
-                del _building[key]
-            building.set()
+        return _build(key, text, name, lambda: encoding, building)
     return index
+
+
+def is_building(text: str, name: str) -> bool:
+    """Whether a thread is building this text's index now (get_index would wait for it)."""
+    with _lock:
+        return (name, len(text), hash(text)) in _building
+
+
+def build_ahead(text: str, name: str) -> None:
+    """Start building the index of `text` on a thread of its own, unless it is built or being
+    built, for a caller that will count spans over most of the text: the encode releases the GIL,
+    so the caller works on (a strategy chunking in characters) while it runs, and its counts find
+    the index built or wait for it (get_index). A build that fails is left to the caller's own
+    get_index to try again and report."""
+    key = (name, len(text), hash(text))
+    with _lock:
+        if key in _building or key in _cache:
+            return
+        building = _building[key] = threading.Event()
+    from .tokens import get_encoding
+
+    def build() -> None:
+        try:
+            _build(key, text, name, partial(get_encoding, name), building)
+        except Exception:  # the caller's own get_index tries again and reports it
+            pass
+
+    threading.Thread(target=build, name="token index", daemon=True).start()
+
+
+def _build(key: tuple, text: str, name: str, encoding: Callable[[], object], building: threading.Event) -> TokenIndex:
+    """Build and keep the index under `key`, then wake the threads waiting on `building`. While it
+    encodes, other threads may read it as pending_index."""
+    try:
+        index = TokenIndex(text, name, encoding(), encode=False)
+        with _lock:
+            _pending[key] = index
+        index.encode()
+        with _lock:
+            _cache[key] = index
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        return index
+    finally:
+        with _lock:
+            del _building[key]
+            _pending.pop(key, None)
+        building.set()
+
+
+def pending_index(text: str, name: str) -> TokenIndex | None:
+    """The index of this text that a thread is encoding now, for its `span_parts` (then
+    get_index waits for the encode), or None."""
+    with _lock:
+        index = _pending.get((name, len(text), hash(text)))
+    return index if index is not None and (index.text is text or index.text == text) else None
 
 
 def clear_cache() -> None:

@@ -305,6 +305,10 @@ class Counter:
         """Sizes of text[s:e] for each (s, e); subclasses may reuse work across spans."""
         return [self.count(text[s:e]) for s, e in spans]
 
+    def index_ahead(self, text: str) -> None:
+        """Prepare, in the background, what counting spans over most of `text` will need (the
+        token counters start their index); nothing for the others."""
+
 
 class CharCounter(Counter):
     name = "chars"
@@ -354,6 +358,14 @@ class TiktokenCounter(Counter):
             return token_index.get_index(text, self.name, self.encoding)
         return token_index.TokenIndex(text, self.name, self.encoding)
 
+    def index_ahead(self, text: str) -> None:
+        """Start encoding a big text for its token index on a thread of its own
+        (token_index.build_ahead), for a caller that will count spans over most of it."""
+        if len(text) >= INDEX_MIN_CHARS:
+            from . import token_index
+
+            token_index.build_ahead(text, self.name)
+
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
 
@@ -366,7 +378,11 @@ class TiktokenCounter(Counter):
             from . import token_index
 
             index = token_index.cached_index(text, self.name)
-            if index is None and _worth_indexing(text, spans):
+            ahead = None if index is not None else token_index.pending_index(text, self.name)
+            if ahead is not None:  # encoding on other threads: what needs no tokens meanwhile
+                parts = ahead.span_parts(spans)
+                return token_index.get_index(text, self.name, self.encoding).finish_spans(*parts)
+            if index is None and (_worth_indexing(text, spans) or token_index.is_building(text, self.name)):
                 index = token_index.get_index(text, self.name, self.encoding)
             if index is not None:
                 return index.count_spans(spans)
