@@ -528,6 +528,41 @@ def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch
     assert cached_index(text, name) is not None
 
 
+def test_spans_asked_before_the_thread_has_its_encoder_are_still_counted_meanwhile(monkeypatch):
+    """The thread ahead first builds tiktoken's encoder (0.1-0.2 s); a count asked then (a token
+    chunking's first, right after finding the paragraphs) does not wait for the encode to start."""
+    from chunktui.engine.core import tokens
+
+    name = "cl100k_base"
+    text = real_text()[:120_000] + " more words"
+    counter = get_counter(name)
+    get_encoding(name)
+    token_index.clear_cache()
+    order: list[str] = []
+    parted = threading.Event()
+    encode, span_parts, encoding = TokenIndex._token_ids, TokenIndex.span_parts, tokens.get_encoding
+
+    def encoder_after_parts(which):
+        if threading.current_thread().name == "token index":
+            parted.wait(3)
+        return encoding(which)
+
+    def parts(self, spans):
+        order.append("parts")
+        return span_parts(self, spans)
+
+    monkeypatch.setattr(tokens, "get_encoding", encoder_after_parts)
+    monkeypatch.setattr(TokenIndex, "_token_ids", lambda self, whole: order.append("encode") or encode(self, whole))
+    monkeypatch.setattr(TokenIndex, "span_parts", lambda self, spans: (parts(self, spans), parted.set())[0])
+    counter.index_ahead(text)
+    assert token_index.pending_index(text, name) is None
+    spans = [(a, min(len(text), a + 3000)) for a in range(0, len(text), 2500)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert order == ["parts", "encode"]
+    index = cached_index(text, name)
+    assert index is not None and index._fragments  # what the count encoded meanwhile is kept
+
+
 def test_an_index_that_fails_ahead_is_built_by_the_caller_without_a_traceback(monkeypatch, capfd):
     name = "cl100k_base"
     text = real_text()[:100_000]

@@ -607,6 +607,18 @@ def _build(key: tuple, text: str, name: str, encoding: Callable[[], object], bui
         building.set()
 
 
+def counts_while_encoding(text: str, name: str, encoding, spans: list[tuple[int, int]]) -> list[int]:
+    """count_spans of the index a thread is building for this text: each span's anchors and own
+    tokens found while that thread encodes (on the index it encodes, or one made here if it has not
+    made it yet), then its tokens waited for."""
+    ahead = pending_index(text, name) or TokenIndex(text, name, encoding, encode=False)
+    parts = ahead.span_parts(spans)
+    index = get_index(text, name, encoding)
+    if index is not ahead and ahead._fragments:
+        index._remember(ahead._fragments)
+    return index.finish_spans(*parts)
+
+
 def pending_index(text: str, name: str) -> TokenIndex | None:
     """The index of this text that a thread is encoding now, for its `span_parts` (then
     get_index waits for the encode), or None."""

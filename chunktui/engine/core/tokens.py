@@ -378,11 +378,9 @@ class TiktokenCounter(Counter):
             from . import token_index
 
             index = token_index.cached_index(text, self.name)
-            ahead = None if index is not None else token_index.pending_index(text, self.name)
-            if ahead is not None:  # encoding on other threads: what needs no tokens meanwhile
-                parts = ahead.span_parts(spans)
-                return token_index.get_index(text, self.name, self.encoding).finish_spans(*parts)
-            if index is None and (_worth_indexing(text, spans) or token_index.is_building(text, self.name)):
+            if index is None and token_index.is_building(text, self.name):  # see index_ahead
+                return token_index.counts_while_encoding(text, self.name, self.encoding, spans)
+            if index is None and _worth_indexing(text, spans):
                 index = token_index.get_index(text, self.name, self.encoding)
             if index is not None:
                 return index.count_spans(spans)
