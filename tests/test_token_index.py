@@ -483,12 +483,34 @@ def test_blocks_are_encoded_on_threads_of_their_own_while_the_caller_waits():
 
     blocks = token_index.blocks(text, name, 3)
     assert len(blocks) == 3
-    buffers = token_index._on_threads(on_which_thread, blocks)
+    buffers = token_index._on_threads(on_which_thread, blocks, 2)
     assert b"".join(buffers) == bytes(memoryview(encode(text, set())).cast("B"))
     assert len(threads) == 3 and threading.get_ident() not in threads
     threads.clear()
-    token_index._on_threads(on_which_thread, [text])
+    list(token_index._on_threads(on_which_thread, [text], 1))
     assert threads == [threading.get_ident()]
+
+
+def test_each_block_is_given_as_soon_as_it_is_encoded_while_the_threads_encode_the_rest():
+    """The index builds the first blocks' tables (holding the GIL) while the threads encode the last
+    ones: a block's buffer is given before the blocks after it are encoded."""
+    name = "cl100k_base"
+    text = real_text()[:40_000]
+    encode = get_encoding(name)._core_bpe.encode_to_tiktoken_buffer
+    blocks = token_index.blocks(text, name, 4)
+    first_read = threading.Event()
+    waited = []
+
+    def last_after_first_read(block: str) -> memoryview:
+        if block is blocks[-1]:
+            waited.append(first_read.wait(5))
+        return memoryview(encode(block, set())).cast("B")
+
+    buffers = token_index._on_threads(last_after_first_read, blocks, 2)
+    got = [bytes(next(buffers))]
+    first_read.set()
+    got += map(bytes, buffers)
+    assert waited == [True] and b"".join(got) == bytes(memoryview(encode(text, set())).cast("B"))
 
 
 def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch):
@@ -501,7 +523,7 @@ def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch
     token_index.clear_cache()
     order: list[str] = []
     parted = threading.Event()
-    encode, span_parts = TokenIndex._token_ids, TokenIndex.span_parts
+    encode, span_parts = TokenIndex._buffers, TokenIndex.span_parts
 
     def encode_after_parts(self, whole):
         parted.wait(10)
@@ -515,7 +537,7 @@ def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch
         finally:
             parted.set()
 
-    monkeypatch.setattr(TokenIndex, "_token_ids", encode_after_parts)
+    monkeypatch.setattr(TokenIndex, "_buffers", encode_after_parts)
     monkeypatch.setattr(TokenIndex, "span_parts", parts_first)
     counter.index_ahead(text)
     for _ in range(1000):  # the thread registers the index it encodes
@@ -540,7 +562,7 @@ def test_spans_asked_before_the_thread_has_its_encoder_are_still_counted_meanwhi
     token_index.clear_cache()
     order: list[str] = []
     parted = threading.Event()
-    encode, span_parts, encoding = TokenIndex._token_ids, TokenIndex.span_parts, tokens.get_encoding
+    encode, span_parts, encoding = TokenIndex._buffers, TokenIndex.span_parts, tokens.get_encoding
 
     def encoder_after_parts(which):
         if threading.current_thread().name == "token index":
@@ -552,7 +574,7 @@ def test_spans_asked_before_the_thread_has_its_encoder_are_still_counted_meanwhi
         return span_parts(self, spans)
 
     monkeypatch.setattr(tokens, "get_encoding", encoder_after_parts)
-    monkeypatch.setattr(TokenIndex, "_token_ids", lambda self, whole: order.append("encode") or encode(self, whole))
+    monkeypatch.setattr(TokenIndex, "_buffers", lambda self, whole: order.append("encode") or encode(self, whole))
     monkeypatch.setattr(TokenIndex, "span_parts", lambda self, spans: (parts(self, spans), parted.set())[0])
     counter.index_ahead(text)
     assert token_index.pending_index(text, name) is None
