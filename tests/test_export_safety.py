@@ -255,3 +255,36 @@ def test_the_manifest_names_each_chunk_file_as_display_path_does(work, absolute)
     shown = [c["file"] for c in json.loads(result.manifest_path.read_text())["chunks"]]
     assert shown == [display_path(out / f"{c.id}.txt") for c in chunkset().chunks]
     assert shown[0] == (f"{out.as_posix()}/chunk-0001.txt" if absolute else "out/chunk-0001.txt")
+
+
+def test_a_jsonl_export_is_hashed_and_written_in_batches_not_a_line_at_a_time(work, monkeypatch):
+    """3,484 lines of the 6 MB bench corpus took 26-31 ms of CPU to hash and write one by one,
+    15-16 ms in batches of a megabyte; what is on disk is still what was hashed (the check passes)."""
+    import argparse
+
+    Path("argparse.py").write_text(Path(argparse.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    cs = chunk_document(load_document("argparse.py"), "recursive", {"size": 300, "overlap": 30})
+    writes: list[int] = []
+    real_open = open
+
+    class Counted:
+        def __init__(self, fh):
+            self.fh = fh
+
+        def write(self, data):
+            writes.append(len(data))
+            return self.fh.write(data)
+
+        def close(self):
+            self.fh.close()
+
+    def counted_open(path, mode="r", *args, **kwargs):
+        fh = real_open(path, mode, *args, **kwargs)
+        return Counted(fh) if mode == "wb" and Path(path).name == "chunks.jsonl" else fh
+
+    monkeypatch.setattr(export_mod, "open", counted_open, raising=False)
+    monkeypatch.setattr(export_mod.HashedFile, "BATCH", 16 * 1024, raising=False)
+    export_chunkset(cs, "out", "jsonl")
+    data = Path("out/chunks.jsonl").read_bytes()
+    assert data.count(b"\n") == len(cs.chunks) > 300
+    assert sum(writes) == len(data) and len(writes) <= len(data) // (16 * 1024) + 1

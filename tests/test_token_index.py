@@ -385,11 +385,11 @@ def test_a_thread_asking_while_another_builds_the_same_index_waits_for_it(monkey
     builds, building, release = [], threading.Event(), threading.Event()
 
     class HeldIndex(TokenIndex):
-        def __init__(self, *args):
+        def __init__(self, *args, **options):
             builds.append(threading.current_thread().name)
             building.set()
             release.wait(10)  # the first build lasts until the second thread has asked
-            super().__init__(*args)
+            super().__init__(*args, **options)
 
     monkeypatch.setattr(token_index, "TokenIndex", HeldIndex)
     got = {}
@@ -467,6 +467,164 @@ def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeyp
     assert split.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
     lone = "words \ud800 more\n" * 2_000  # a block tiktoken cannot take: the whole text, once
     assert TokenIndex(lone, name, get_encoding(name)).count(0, len(lone)) == direct(name, lone)
+
+
+def test_blocks_are_encoded_on_threads_of_their_own_while_the_caller_waits():
+    """Two blocks on two new threads encoded the 6 MB corpus's halves faster than the first on the
+    calling thread and the second on a new one; a lone block stays on the calling thread."""
+    name = "cl100k_base"
+    text = real_text()[:40_000]
+    threads = []
+    encode = get_encoding(name)._core_bpe.encode_to_tiktoken_buffer
+
+    def on_which_thread(block: str) -> memoryview:
+        threads.append(threading.get_ident())
+        return memoryview(encode(block, set())).cast("B")
+
+    blocks = token_index.blocks(text, name, 3)
+    assert len(blocks) == 3
+    buffers = token_index._on_threads(on_which_thread, blocks, 2)
+    assert b"".join(buffers) == bytes(memoryview(encode(text, set())).cast("B"))
+    assert len(threads) == 3 and threading.get_ident() not in threads
+    threads.clear()
+    list(token_index._on_threads(on_which_thread, [text], 1))
+    assert threads == [threading.get_ident()]
+
+
+def test_each_block_is_given_as_soon_as_it_is_encoded_while_the_threads_encode_the_rest():
+    """The index builds the first blocks' tables (holding the GIL) while the threads encode the last
+    ones: a block's buffer is given before the blocks after it are encoded."""
+    name = "cl100k_base"
+    text = real_text()[:40_000]
+    encode = get_encoding(name)._core_bpe.encode_to_tiktoken_buffer
+    blocks = token_index.blocks(text, name, 4)
+    first_read = threading.Event()
+    waited = []
+
+    def last_after_first_read(block: str) -> memoryview:
+        if block is blocks[-1]:
+            waited.append(first_read.wait(5))
+        return memoryview(encode(block, set())).cast("B")
+
+    buffers = token_index._on_threads(last_after_first_read, blocks, 2)
+    got = [bytes(next(buffers))]
+    first_read.set()
+    got += map(bytes, buffers)
+    assert waited == [True] and b"".join(got) == bytes(memoryview(encode(text, set())).cast("B"))
+
+
+def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch):
+    """The command line starts the index ahead of the chunking; a count asked meanwhile finds each
+    span's anchors and own tokens while the document encodes, then waits for its tokens."""
+    name = "cl100k_base"
+    text = real_text()[:120_000] + " words"
+    counter = get_counter(name)
+    get_encoding(name)  # built before, as the run's first counts are
+    token_index.clear_cache()
+    order: list[str] = []
+    parted = threading.Event()
+    encode, span_parts = TokenIndex._buffers, TokenIndex.span_parts
+
+    def encode_after_parts(self, whole):
+        parted.wait(10)
+        order.append("encode")
+        return encode(self, whole)
+
+    def parts_first(self, spans):
+        order.append("parts")
+        try:
+            return span_parts(self, spans)
+        finally:
+            parted.set()
+
+    monkeypatch.setattr(TokenIndex, "_buffers", encode_after_parts)
+    monkeypatch.setattr(TokenIndex, "span_parts", parts_first)
+    counter.index_ahead(text)
+    for _ in range(1000):  # the thread registers the index it encodes
+        if token_index.pending_index(text, name) is not None:
+            break
+        threading.Event().wait(0.01)
+    spans = [(a, min(len(text), a + 3000)) for a in range(0, len(text), 2500)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert order == ["parts", "encode"]
+    assert cached_index(text, name) is not None
+
+
+def test_spans_asked_before_the_thread_has_its_encoder_are_still_counted_meanwhile(monkeypatch):
+    """The thread ahead first builds tiktoken's encoder (0.1-0.2 s); a count asked then (a token
+    chunking's first, right after finding the paragraphs) does not wait for the encode to start."""
+    from chunktui.engine.core import tokens
+
+    name = "cl100k_base"
+    text = real_text()[:120_000] + " more words"
+    counter = get_counter(name)
+    get_encoding(name)
+    token_index.clear_cache()
+    order: list[str] = []
+    parted = threading.Event()
+    encode, span_parts, encoding = TokenIndex._buffers, TokenIndex.span_parts, tokens.get_encoding
+
+    def encoder_after_parts(which):
+        if threading.current_thread().name == "token index":
+            parted.wait(3)
+        return encoding(which)
+
+    def parts(self, spans):
+        order.append("parts")
+        return span_parts(self, spans)
+
+    monkeypatch.setattr(tokens, "get_encoding", encoder_after_parts)
+    monkeypatch.setattr(TokenIndex, "_buffers", lambda self, whole: order.append("encode") or encode(self, whole))
+    monkeypatch.setattr(TokenIndex, "span_parts", lambda self, spans: (parts(self, spans), parted.set())[0])
+    counter.index_ahead(text)
+    assert token_index.pending_index(text, name) is None
+    spans = [(a, min(len(text), a + 3000)) for a in range(0, len(text), 2500)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert order == ["parts", "encode"]
+    index = cached_index(text, name)
+    assert index is not None and index._fragments  # what the count encoded meanwhile is kept
+
+
+def test_an_index_that_fails_ahead_is_built_by_the_caller_without_a_traceback(monkeypatch, capfd):
+    name = "cl100k_base"
+    text = real_text()[:100_000]
+    counter = get_counter(name)
+    token_index.clear_cache()
+    encode, failed = TokenIndex.encode, []
+
+    def fail_once(self):
+        if not failed:
+            failed.append(threading.get_ident())
+            raise MemoryError("the build ahead")
+        encode(self)
+
+    monkeypatch.setattr(TokenIndex, "encode", fail_once)
+    counter.index_ahead(text)
+    spans = [(a, min(len(text), a + 2000)) for a in range(0, len(text), 1800)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert failed and failed[0] != threading.get_ident()
+    assert "Traceback" not in capfd.readouterr().err
+
+
+@pytest.mark.parametrize("params", [{"size": 2048, "overlap": 128}, {"size": 512, "overlap": 50, "unit": "tokens"}])
+def test_a_chunking_with_its_index_built_ahead_is_the_chunking_without(monkeypatch, params):
+    """chunk_document(index_ahead=True), as the command line runs it: the same chunks and counts,
+    with the index encoded on a thread of its own; not for a strategy that samples the text."""
+    from chunktui.engine import chunk_document
+    from chunktui.engine.readers.documents import Document
+
+    doc = Document.from_text(real_text()[:150_000], "sample.md")
+    token_index.clear_cache()
+    want = [(c.start, c.end, c.tokens) for c in chunk_document(doc, "recursive", params).chunks]
+    token_index.clear_cache()
+    ahead = []
+    build_ahead = token_index.build_ahead
+    monkeypatch.setattr(token_index, "build_ahead", lambda *a: ahead.append(a[1]) or build_ahead(*a))
+    got = chunk_document(doc, "recursive", params, index_ahead=True)
+    assert ahead == ["cl100k_base"] and [(c.start, c.end, c.tokens) for c in got.chunks] == want
+    log = Document.from_text("2026-12-02 07:50:00 INFO started\n" * 5_000, "service.log")
+    chunk_document(log, "log", {}, index_ahead=True)
+    assert ahead == ["cl100k_base"]
 
 
 def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):

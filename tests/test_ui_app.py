@@ -357,7 +357,11 @@ async def test_a_big_documents_token_index_is_built_once_in_the_background_and_r
     token_index.clear_cache()
     built = []
     index_class = token_index.TokenIndex
-    monkeypatch.setattr(token_index, "TokenIndex", lambda *args: built.append(len(args[0])) or index_class(*args))
+    monkeypatch.setattr(
+        token_index,
+        "TokenIndex",
+        lambda *args, **options: built.append(len(args[0])) or index_class(*args, **options),
+    )
     async with opened(path, strategy="log") as (app, pilot):
         assert len(app.doc.text) >= INDEX_MIN_CHARS
         assert built == [len(app.doc.text)]  # in the background, after the first chunks

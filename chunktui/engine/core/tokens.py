@@ -305,6 +305,10 @@ class Counter:
         """Sizes of text[s:e] for each (s, e); subclasses may reuse work across spans."""
         return [self.count(text[s:e]) for s, e in spans]
 
+    def index_ahead(self, text: str) -> None:
+        """Prepare, in the background, what counting spans over most of `text` will need (the
+        token counters start their index); nothing for the others."""
+
 
 class CharCounter(Counter):
     name = "chars"
@@ -354,6 +358,14 @@ class TiktokenCounter(Counter):
             return token_index.get_index(text, self.name, self.encoding)
         return token_index.TokenIndex(text, self.name, self.encoding)
 
+    def index_ahead(self, text: str) -> None:
+        """Start encoding a big text for its token index on a thread of its own
+        (token_index.build_ahead), for a caller that will count spans over most of it."""
+        if len(text) >= INDEX_MIN_CHARS:
+            from . import token_index
+
+            token_index.build_ahead(text, self.name)
+
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
 
@@ -366,6 +378,8 @@ class TiktokenCounter(Counter):
             from . import token_index
 
             index = token_index.cached_index(text, self.name)
+            if index is None and token_index.is_building(text, self.name):  # see index_ahead
+                return token_index.counts_while_encoding(text, self.name, self.encoding, spans)
             if index is None and _worth_indexing(text, spans):
                 index = token_index.get_index(text, self.name, self.encoding)
             if index is not None:
