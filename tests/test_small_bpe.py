@@ -11,14 +11,19 @@ real ASCII source files.
 from __future__ import annotations
 
 import sysconfig
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunktui.engine import Document, all_strategies, chunk_document, load_document
 from chunktui.engine.core import small_bpe, tokens
+from chunktui.engine.core.errors import ChunkingError
+from chunktui.engine.core.token_index import TokenIndex
 from chunktui.engine.core.tokens import get_counter, get_encoding, load_ranks, rank_table
+from support.invariants import check_invariants
 
 ENCODINGS = sorted(small_bpe.PATTERNS)
 assert set(ENCODINGS) == set(tokens.ENCODING_SPECS)  # every tokenizer chunktui offers has a short path
@@ -201,3 +206,91 @@ def test_a_damaged_table_cache_is_rebuilt_not_trusted(monkeypatch, tmp_path):
     last, rank = list(load_ranks("cl100k_base").items())[-1]
     assert rank_table("cl100k_base").get(last) == rank
     assert path.read_bytes() == sound
+
+
+@contextmanager
+def python_only():
+    """This process as at start: no tiktoken encoder built, nothing encoded in Python yet, no
+    counter made (the session's are put back after)."""
+    saved = tokens._encodings, tokens._small_spent, tokens._counters
+    tokens._encodings, tokens._small_spent, tokens._counters = {}, {}, {}
+    try:
+        yield
+    finally:
+        tokens._encodings, tokens._small_spent, tokens._counters = saved
+
+
+def small_index_of(name: str, text: str) -> small_bpe.SmallIndex:
+    from chunktui.engine.core.token_index import anchor_rules
+
+    small = small_bpe.SmallEncoder(name, rank_table(name))
+    return small_bpe.SmallIndex(text, small, small.token_leads(text), anchor_rules(name), None)
+
+
+@settings(max_examples=30, deadline=None)
+@given(text=st.lists(st.sampled_from(FRAGMENTS + ASCII), min_size=1, max_size=40).map("".join), data=st.data())
+def test_the_short_texts_index_reads_as_the_token_index(both, text, data):
+    """Every count of a span is tiktoken's, and the token ends and estimates are TokenIndex's."""
+    name, _, ref = both
+    index, reference = small_index_of(name, text), TokenIndex(text, name, ref)
+    assert index.token_ends() == reference.token_ends()
+    assert index.total_tokens == reference.total_tokens
+    offsets = st.integers(0, len(text))
+    for _ in range(8):
+        s, e = sorted(data.draw(st.tuples(offsets, offsets)))
+        assert index.count(s, e) == len(ref.encode_ordinary(text[s:e])), (text, s, e)
+        n = data.draw(st.integers(1, 8))
+        assert index.end_of_tokens(s, n) == reference.end_of_tokens(s, n)
+        assert index.start_of_tokens(e, n) == reference.start_of_tokens(e, n)
+
+
+SHORT_RUNS = {  # params that make many chunks of a short text, in tokens where the strategy offers it
+    "adaptive": {"chunk_lines": 6, "overlap_lines": 2, "max_tokens": 40},
+    "code": {"unit": "tokens", "size": 48, "overlap_lines": 1},
+    "fixed": {"unit": "tokens", "size": 24, "overlap": 6},
+    "lines": {"chunk_lines": 6, "overlap_lines": 2, "max_tokens": 40},
+    "log-records": {"unit": "tokens", "size": 40},
+    "markdown": {"min_chars": 100, "max_chars": 300, "overlap_chars": 40},
+    "prose": {"min_tokens": 16, "max_tokens": 48},
+    "recursive": {"unit": "tokens", "size": 32, "overlap": 8},
+    "semantic": {"chunk_lines": 6, "overlap_lines": 2, "max_tokens": 40},
+}
+ROOT = Path(__file__).resolve().parent.parent
+SHORT_FILES = [ROOT / "README.md", Path(sysconfig.get_paths()["stdlib"]) / "textwrap.py"]
+
+
+def short_copy(path: Path, folder: Path) -> Path:
+    """The first 1,000-odd ASCII characters of `path`, to whole lines, under its own name."""
+    text = path.read_text(encoding="utf-8").encode("ascii", "ignore").decode()
+    copy = folder / path.name
+    copy.write_text(text[: text.index("\n", 1000) + 1], encoding="utf-8")
+    return copy
+
+
+@pytest.mark.parametrize("strategy", all_strategies(), ids=lambda s: s.name)
+def test_no_strategy_builds_tiktokens_encoder_for_a_short_ascii_file(strategy, tmp_path):
+    """A 1 KB file is chunked and counted in Python by every strategy (tiktoken's encoder costs
+    100-165 ms to build), with tiktoken's counts (check_invariants encodes each chunk with it)."""
+    for path in SHORT_FILES:
+        doc = load_document(short_copy(path, tmp_path))
+        if strategy.kinds and doc.kind not in strategy.kinds:
+            continue
+        with python_only():
+            cs = chunk_document(doc, strategy.name, SHORT_RUNS.get(strategy.name, {}), tokenizer="cl100k_base")
+            assert "cl100k_base" not in tokens._encodings, path.name
+        assert len(cs.chunks) > 1 or strategy.name not in SHORT_RUNS
+        check_invariants(cs)
+
+
+@pytest.mark.parametrize("strategy", all_strategies(), ids=lambda s: s.name)
+@settings(max_examples=15, deadline=None, derandomize=True)
+@given(text=st.lists(st.sampled_from(FRAGMENTS + ["\n", "\n\n", ". "]), max_size=60).map("".join))
+def test_every_strategy_counts_as_tiktoken_on_short_texts(strategy, text):
+    """Chunk counts and token-sized cuts made in Python are tiktoken's (check_invariants)."""
+    with python_only():
+        try:
+            cs = chunk_document(Document.from_text(text), strategy.name, SHORT_RUNS.get(strategy.name, {}))
+        except ChunkingError:
+            assert strategy.kinds  # a format strategy may refuse text not of its kind
+            return
+    check_invariants(cs)

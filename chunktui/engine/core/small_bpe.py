@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 from array import array
+from bisect import bisect_left, bisect_right
+from itertools import accumulate, compress
 from zlib import crc32
 
 ASCII_SPACE = r"\t-\r "  # Unicode's White_Space in ASCII: tab, line feed, vertical tab, form feed, CR, space
@@ -126,28 +128,96 @@ class SmallEncoder:
     def __init__(self, name: str, table: RankTable):
         self._pieces = re.compile(PATTERNS[name], re.ASCII).findall
         self._rank = table.get
-        self._known: dict[str, list[int]] = {}  # piece -> its tokens: a text's pieces repeat
+        # piece -> its tokens, and how many characters each ends: a text's pieces repeat
+        self._known: dict[str, tuple[list[int], list[int]]] = {}
 
     def encode(self, text: str) -> list[int] | None:
         """The tokens of `text`, or None when a piece of it is too long to merge here (its merge
         takes time quadratic in its length; tiktoken's long-piece encoder is the one for it)."""
         tokens: list[int] = []
-        known = self._known
         for piece in self._pieces(text):
-            found = known.get(piece)
+            found = self._known.get(piece) or self._encode_piece(piece)
             if found is None:
-                if len(piece) > MERGED_PIECE_MAX:
-                    return None
-                found = known[piece] = self._encode_piece(piece.encode("ascii"))
-            tokens += found
+                return None
+            tokens += found[0]
         return tokens
 
-    def _encode_piece(self, piece: bytes) -> list[int]:
-        rank = self._rank(piece)
+    def token_leads(self, text: str) -> list[int] | None:
+        """How many characters each token of `text` ends (its bytes that open a character, as
+        token_index counts them), or None where `encode` gives None."""
+        leads: list[int] = []
+        for piece in self._pieces(text):
+            found = self._known.get(piece) or self._encode_piece(piece)
+            if found is None:
+                return None
+            leads += found[1]
+        return leads
+
+    def _encode_piece(self, piece: str) -> tuple[list[int], list[int]] | None:
+        if len(piece) > MERGED_PIECE_MAX:
+            return None
+        data = piece.encode("ascii")
+        rank = self._rank(data)
         if rank is not None:
-            return [rank]
-        rank_of = self._rank
-        return [rank_of(piece[a:b]) for a, b in zip(*_merged_bounds(rank_of, piece))]  # type: ignore[misc]
+            found = [rank], [len(piece)]
+        else:
+            rank_of = self._rank
+            bounds = list(zip(*_merged_bounds(rank_of, data)))
+            found = [rank_of(data[a:b]) for a, b in bounds], [b - a for a, b in bounds]  # type: ignore[misc]
+        self._known[piece] = found
+        return found
+
+
+class SmallIndex:
+    """token_index.TokenIndex's reading of a short text that `fits` (what strategies that size
+    many spans use), without tiktoken's encoder: the whole text's token ends from one encoding
+    here, and a span's count as TokenIndex makes it, from the text's tokens between the span's
+    first and last anchors (`anchors_in`, token_index's proven rules) and its head and tail
+    encoded here. `count_text` counts a head, tail or span that `encoder` gives None for (a
+    piece too long to merge here)."""
+
+    def __init__(self, text: str, encoder: SmallEncoder, leads: list[int], anchors_in, count_text):
+        self.text = text
+        self._encode = encoder.encode
+        self._anchors_in = anchors_in
+        self._count_text = count_text
+        self._ends = list(accumulate(leads))
+        self._leads = leads
+        self.total_tokens = len(leads)
+
+    def count(self, s: int, e: int) -> int:
+        """Exact token count of text[s:e]: as TokenIndex.count, whose anchors make it a sum."""
+        text = self.text
+        m = self._anchors_in(text, s - 1, e + 1)  # as TokenIndex._parts reads them
+        a1 = m.end(1) if s else 0
+        a2 = e if e == len(text) else m.end()
+        if a1 < a2 <= e:
+            return self._count(text[s:a1]) + self.tokens_before(a2) - self.tokens_before(a1) + self._count(text[a2:e])
+        return self._count(text[s:e])
+
+    def _count(self, text: str) -> int:
+        tokens = self._encode(text)
+        return self._count_text(text) if tokens is None else len(tokens)
+
+    def tokens_before(self, offset: int) -> int:
+        """How many of the text's tokens end at or before character `offset`."""
+        return bisect_right(self._ends, offset)
+
+    def end_of_tokens(self, offset: int, n: int) -> int:
+        """Where the text's n-th token after character `offset` ends (the text's end if it has
+        fewer), as TokenIndex.end_of_tokens."""
+        i = self.tokens_before(offset) + n - 1
+        return self._ends[i] if i < len(self._ends) else len(self.text)
+
+    def start_of_tokens(self, offset: int, n: int) -> int:
+        """Where the text's last n tokens that end before character `offset` start (the text's
+        start if it has fewer), as TokenIndex.start_of_tokens."""
+        i = bisect_left(self._ends, offset) - n
+        return self._ends[i] if i >= 0 else 0
+
+    def token_ends(self) -> list[int]:
+        """Character offsets where the text's tokens end (0 first, no repeats), as TokenIndex's."""
+        return [0, *compress(self._ends, self._leads)]
 
 
 _NONE = 1 << 32  # above every rank: "this pair is no token"

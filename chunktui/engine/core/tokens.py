@@ -273,6 +273,19 @@ def small_encoder(name: str, text: str):
     return encoder
 
 
+def small_index(name: str, text: str):
+    """small_bpe's SmallIndex of `text` when `small_encoder` takes the text, else None: a short
+    text's spans are counted without tiktoken's encoder being built."""
+    from .small_bpe import SmallIndex
+    from .token_index import anchor_rules
+
+    small = small_encoder(name, text)
+    leads = None if small is None else small.token_leads(text)
+    if small is None or leads is None:
+        return None
+    return SmallIndex(text, small, leads, anchor_rules(name), lambda span: len(encode_ordinary(name, span)))
+
+
 def encode_ordinary(name: str, text: str):
     """tiktoken's `encode_ordinary(text)` under encoding `name`, in time linear in the text's
     length even when it holds a huge piece (a long run of letters, punctuation or whitespace)."""
@@ -336,6 +349,7 @@ class TiktokenCounter(Counter):
         if name not in ENCODING_SPECS:
             raise TokenizerError(f"unknown tokenizer {name!r} (known: {', '.join(COUNTER_NAMES)})")
         self.name = name
+        self._small = None  # the last short text's SmallIndex: its chunks are counted on it next
 
     @property
     def encoding(self):
@@ -352,7 +366,10 @@ class TiktokenCounter(Counter):
 
         if len(text) >= INDEX_MIN_CHARS:
             return token_index.get_index(text, self.name, self.encoding)
-        return token_index.TokenIndex(text, self.name, self.encoding)
+        small = self._small
+        if small is None or small.text != text:
+            small = self._small = small_index(self.name, text)
+        return small if small is not None else token_index.TokenIndex(text, self.name, self.encoding)
 
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
@@ -370,6 +387,9 @@ class TiktokenCounter(Counter):
                 index = token_index.get_index(text, self.name, self.encoding)
             if index is not None:
                 return index.count_spans(spans)
+        small = self._small
+        if small is not None and small.text == text:
+            return [small.count(s, e) for s, e in spans]
         return [len(self._encode_span(text[s:e])) for s, e in spans]
 
     def _encode_span(self, text: str):
