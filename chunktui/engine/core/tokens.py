@@ -277,13 +277,24 @@ def small_index(name: str, text: str):
     """small_bpe's SmallIndex of `text` when `small_encoder` takes the text, else None: a short
     text's spans are counted without tiktoken's encoder being built."""
     from .small_bpe import SmallIndex
-    from .token_index import anchor_rules
 
     small = small_encoder(name, text)
     leads = None if small is None else small.token_leads(text)
     if small is None or leads is None:
         return None
-    return SmallIndex(text, small, leads, anchor_rules(name), lambda span: len(encode_ordinary(name, span)))
+    anchors = None
+    if len(text) >= SMALL_ANCHORS_FROM:
+        from .token_index import anchor_rules
+
+        anchors = anchor_rules(name)
+    return SmallIndex(text, small, leads, anchors, lambda span: len(encode_ordinary(name, span)))
+
+
+# A short text's spans are counted whole below this many characters, and from the token index's
+# anchors from it: importing token_index costs 25-39 ms (its patterns), which counting whole spans
+# of a 4 KB text costs no more than; at 16 KB, `lines` and `semantic` took 160-220 ms counting
+# whole spans, 45-60 ms from the anchors (chunk_document's CPU, alternated; 1-4 KB: the same)
+SMALL_ANCHORS_FROM = 4096
 
 
 def encode_ordinary(name: str, text: str):
@@ -362,14 +373,17 @@ class TiktokenCounter(Counter):
         """The token index of `text` (see token_index.py): exact `count(s, e)` for any span and
         `token_ends()` as candidate cuts, for strategies that size many cuts. A big text's
         index is kept, so a re-chunk reuses it."""
+        if len(text) < INDEX_MIN_CHARS:
+            small = self._small
+            if small is None or small.text != text:
+                small = self._small = small_index(self.name, text)
+            if small is not None:
+                return small
         from . import token_index
 
         if len(text) >= INDEX_MIN_CHARS:
             return token_index.get_index(text, self.name, self.encoding)
-        small = self._small
-        if small is None or small.text != text:
-            small = self._small = small_index(self.name, text)
-        return small if small is not None else token_index.TokenIndex(text, self.name, self.encoding)
+        return token_index.TokenIndex(text, self.name, self.encoding)
 
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.
