@@ -292,7 +292,7 @@ def small_indexes_of(name: str, text: str, ref) -> list[small_bpe.SmallIndex]:
     return [small_bpe.SmallIndex(text, small, leads, anchors, count) for anchors in (anchor_rules(name), None)]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(
     text=st.lists(st.sampled_from(FRAGMENTS + ASCII + UNICODE), min_size=1, max_size=40).map("".join), data=st.data()
 )
