@@ -26,6 +26,7 @@ from chunktui.engine.core.token_index import TokenIndex
 from chunktui.engine.core.tokens import get_counter, get_encoding, load_ranks, rank_table
 from support.invariants import check_invariants
 
+ROOT = Path(__file__).resolve().parent.parent
 ENCODINGS = sorted(small_bpe.PATTERNS)
 assert set(ENCODINGS) == set(tokens.ENCODING_SPECS)  # every tokenizer chunktui offers has a short path
 
@@ -218,6 +219,17 @@ def test_real_ascii_files(both):
         assert small.encode(text) == ref.encode_ordinary(text)
 
 
+def test_real_files_beyond_ascii(both):
+    """sample_docs' files holding dashes, curly quotes, accented letters and an emoji, whole (but
+    one whose table rule is a piece too long to merge in Python)."""
+    _, small, ref = both
+    texts = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "sample_docs").iterdir()) if p.is_file()]
+    encoded = [(text, small.encode(text)) for text in texts if not text.isascii()]
+    assert sum(ids is not None for _, ids in encoded) >= 3
+    for text, ids in encoded:
+        assert ids is None or ids == ref.encode_ordinary(text)
+
+
 @pytest.fixture
 def fresh(monkeypatch):
     """tiktoken's cl100k_base, with this process as at start: no tiktoken encoder built, nothing
@@ -323,7 +335,6 @@ SHORT_RUNS = {  # params that make many chunks of a short text, in tokens where 
     "recursive": {"unit": "tokens", "size": 32, "overlap": 8},
     "semantic": {"chunk_lines": 6, "overlap_lines": 2, "max_tokens": 40},
 }
-ROOT = Path(__file__).resolve().parent.parent
 SHORT_FILES = [
     ROOT / "README.md",
     ROOT / "sample_docs" / "guide.md",
