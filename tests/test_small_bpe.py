@@ -242,8 +242,8 @@ def fresh(monkeypatch):
 
 
 def test_counts_are_tiktokens_on_either_side_of_the_switch(fresh):
-    """A short ASCII text is counted in Python; a text holding another character, one with a piece
-    too long to merge in Python, and any text after the budget is spent are counted by tiktoken,
+    """A short text is counted in Python; a text holding a lone surrogate, one with a piece too
+    long to merge in Python, and any text after the budget is spent are counted by tiktoken,
     which is built then; every count is tiktoken's."""
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     counter = get_counter("cl100k_base")
