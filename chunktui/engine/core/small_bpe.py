@@ -226,7 +226,7 @@ class SmallEncoder:
         return [text[m.start() : m.end()] for m in self._split.finditer(stand_ins)]
 
     def _encode_piece(self, piece: str) -> tuple[list[int], list[int]] | None:
-        data = piece.encode("utf-8", "surrogatepass")
+        data = piece.encode()  # a lone surrogate never gets here (see skeleton)
         if len(data) > MERGED_PIECE_MAX:
             return None
         rank = self._rank(data)
