@@ -372,7 +372,8 @@ class TiktokenCounter(Counter):
     def span_index(self, text: str):
         """The token index of `text` (see token_index.py): exact `count(s, e)` for any span and
         `token_ends()` as candidate cuts, for strategies that size many cuts. A big text's
-        index is kept, so a re-chunk reuses it."""
+        index is kept, so a re-chunk reuses it; a short text's is small_bpe's, made in Python
+        (tiktoken's encoder is not built), and the counter keeps the last one."""
         if len(text) < INDEX_MIN_CHARS:
             small = self._small
             if small is None or small.text != text:
