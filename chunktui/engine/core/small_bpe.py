@@ -14,9 +14,10 @@ milliseconds to encode a 1 KB file. For a short run, this module does what tikto
   a tab for White_Space, or one of two stand-ins the patterns add to their classes (Lm and
   Lo; marks, which o200k_base's letter classes hold). Python's `re` has no `\\p{..}`, and
   the stand-ins cost a set of the text's characters beyond ASCII and one `re.sub` (0.14 ms
-  for 1 KB), against 16 ms to import the `regex` module and compile the pattern. A character this Python's database does not assign (tiktoken's
-  may be a newer Unicode) or a lone surrogate is left to tiktoken (`fits`). Every character
-  Unicode 14 assigns was checked against tiktoken 0.14 in 11 contexts: none differs.
+  for 1 KB), against 16 ms to import the `regex` module and compile the pattern. A character
+  this Python's database does not assign (tiktoken's may be a newer Unicode) or a lone
+  surrogate is left to tiktoken (`fits`). Every character Unicode 14 assigns was checked
+  against tiktoken 0.14 in 11 contexts: none differs.
 * Each piece that is a token is that token; any other is merged as tiktoken's
   `_byte_pair_merge` merges its UTF-8 bytes: the adjacent pair whose bytes have the lowest
   rank, the leftmost of equals, until no pair is a token.
