@@ -9,6 +9,10 @@ The corpus is ~6 MB of real text: the standard library's top-level modules and t
 documentation shipped in installed packages (bench/corpus.py's `docs`). The issue measured
 Node and Rust docs as well; they are not on this machine.
 
+The 1 KB files: the corpus's first 1 KB of whole lines, chunked with `-s recursive` and with no
+`-s` (as most users type it: `auto`, which picks `prose` for a .md file), and 1 KB of whole lines of
+its docs around their first sentence with a typographic apostrophe, quote or dash, with no `-s`.
+
 Folder runs: a folder of 200 files of about 1 KB (whole lines of the corpus, in order) against one
 file holding the same text, both chunked into their own output folders: what each further file of
 the folder costs is set against a 1 KB file's whole process, which is what it would cost if the
@@ -33,6 +37,7 @@ import gzip
 import hashlib
 import json
 import os
+import re
 import resource
 import statistics
 import subprocess
@@ -99,6 +104,13 @@ TARGETS = [
     ),
     ("`chunktui --version`", "chunktui --version", None, 0.150),
     ("`chunktui chunk` on a 1 KB file", "chunktui chunk 1 KB file", None, 0.350),
+    ("`chunktui chunk` on a 1 KB .md file, no `-s` (auto: prose)", "chunktui chunk 1 KB .md, auto", None, 0.350),
+    (
+        "`chunktui chunk` on a 1 KB .md file beyond ASCII, no `-s`",
+        "chunktui chunk 1 KB non-ASCII .md, auto",
+        None,
+        0.350,
+    ),
 ]
 FOLDER_FILES = 200  # folder runs: this many ~1 KB files against one file holding the same text
 FOLDER_SHARE = 0.1  # each further file may cost at most this share of a 1 KB file's whole process
@@ -130,6 +142,19 @@ def tiktoken_cache(folder: Path) -> Path:
     cache.mkdir()
     (cache / hashlib.sha1(CL100K_URL.encode()).hexdigest()).write_bytes(raw)
     return cache
+
+
+# a sentence's typographic apostrophe, quote or dash: "don’t", "“quoted", "a — b"
+TYPOGRAPHIC = re.compile("[a-z]{2} [a-z]+\u2019[a-z]+ [a-z]|[a-z]{2} \u201c[a-z]|[a-z]{2} \u2014 [a-z]")
+
+
+def beyond_ascii(doc: Path) -> str:
+    """About 1 KB of whole lines of the corpus's docs around their first sentence holding a
+    typographic apostrophe, quote or dash: prose as most is, ASCII but for a few characters."""
+    text = doc.read_text(encoding="utf-8")
+    at = TYPOGRAPHIC.search(text, int(len(text) * STDLIB_SHARE)).start()  # type: ignore[union-attr]
+    start = text.rindex("\n", 0, at - 300) + 1
+    return text[start : start + 1024].rsplit("\n", 1)[0] + "\n"
 
 
 def build_folder(folder: Path, doc: Path) -> tuple[Path, Path]:
@@ -195,6 +220,15 @@ def _commands(folder: Path, doc: Path, small: Path, peer: str, chunktui: list[st
         "tiktoken load + encode once": [peer, str(folder / "encode_once.py"), str(doc)],
         "chunktui --version": [*chunktui, "--version"],
         "chunktui chunk 1 KB file": [*chunk, str(small)],
+        "chunktui chunk 1 KB .md, auto": [*chunktui, "chunk", "-o", out, "--force", str(small)],
+        "chunktui chunk 1 KB non-ASCII .md, auto": [
+            *chunktui,
+            "chunk",
+            "-o",
+            out,
+            "--force",
+            str(small.with_name("non-ascii.md")),
+        ],
     }
 
 
@@ -218,6 +252,7 @@ def measure(rounds: int, baseline: Path | None = None) -> dict:
         doc = build_corpus(folder)
         small = folder / "small.md"
         small.write_text(doc.read_text(encoding="utf-8")[:1024].rsplit("\n", 1)[0] + "\n", encoding="utf-8")
+        small.with_name("non-ascii.md").write_text(beyond_ascii(doc), encoding="utf-8")
         for name, script in PEER_SCRIPTS.items():
             (folder / name).write_text(script)
         env = dict(

@@ -147,10 +147,13 @@ def test_version_without_click_says_what_clicks_version_option_says(tmp_path):
 
 
 def test_auto_imports_the_strategy_it_picks_and_no_other(tmp_path):
-    """Without -s and without strategy flags, the flags of no strategy are needed to parse the line."""
-    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text.\n\n## More\n\nAnother one.\n")
+    """Without -s and without strategy flags, the flags of no strategy are needed to parse the line;
+    and the strategy picked (prose) sizes its spans in tokens, a short text's in Python, with no
+    tiktoken, even with a character beyond ASCII."""
+    (tmp_path / "x.md").write_text("# Notes\n\nA paragraph of text \u2014 a dash.\n\n## More\n\nAnother one.\n")
     out, modules = loaded_after(["chunk", "x.md", "-f", "jsonl", "-o", "out"], tmp_path)
     picked = re.search(r"using (\S+)\.", out).group(1).replace("-", "_")
     expected = strategy_modules(imported_by(f"{STRATEGIES}.auto", f"{STRATEGIES}.{picked}"))
     assert strategy_modules(modules) == expected
     assert len(expected) < 8  # of the seventeen strategies' modules and their helpers
+    assert _hits(modules, ("tiktoken", "chunktui.engine.core.token_index")) == []

@@ -651,3 +651,9 @@ def clear_cache() -> None:
     """Forget every kept index (frees memory; the next count re-encodes its document)."""
     with _lock:
         _cache.clear()
+
+
+def anchor_rules(name: str) -> Callable[[str, int, int], re.Match[str]]:
+    """The match of a span's first and last anchors that TokenIndex._parts reads (see
+    _ANCHOR_PATTERNS): small_bpe's index of a short text counts its spans by the same rules."""
+    return _ANCHOR_PATTERNS[name].match  # type: ignore[return-value]  # matches at every position
