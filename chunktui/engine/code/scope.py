@@ -48,8 +48,6 @@ class ScopeTree:
             level = owner.children
         return chain
 
-    def defined_in(self, start: int, end: int) -> list:
-        """Definitions that begin inside [start, end)."""
-        lo = bisect_right(self._starts, start - 1)
-        hi = bisect_right(self._starts, end - 1)
-        return self.defs[lo:hi]
+    def defined_range(self, start: int, end: int) -> tuple[int, int]:
+        """Where the definitions that begin inside [start, end) are in `defs` (lo, hi)."""
+        return bisect_right(self._starts, start - 1), bisect_right(self._starts, end - 1)

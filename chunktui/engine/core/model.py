@@ -90,7 +90,8 @@ class Span:
 class SpanTable(Sequence):
     """Many spans as columns, for strategies that propose tens of thousands: build_chunkset
     reads the columns without a Span object per chunk. Anyone else sees a sequence of Spans.
-    `metadata` is one mapping per span, or None when no span has any."""
+    `metadata` is one mapping per span (or a `LazyMetadata`), or None when no span has any;
+    `context_texts` one context text (or None) per span, or None when no span has one."""
 
     def __init__(
         self,
@@ -99,9 +100,11 @@ class SpanTable(Sequence):
         boundary_types: list[str],
         boundary_labels: list[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
+        context_texts: list[str | None] | None = None,
     ):
         self.starts, self.ends, self.metadata = starts, ends, metadata
         self.boundary_types, self.boundary_labels = boundary_types, boundary_labels
+        self.context_texts = context_texts
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -115,7 +118,26 @@ class SpanTable(Sequence):
             self.boundary_types[i],
             self.boundary_labels[i],
             {} if self.metadata is None else self.metadata[i],
+            None if self.context_texts is None else self.context_texts[i],
         )
+
+
+class LazyMetadata(Sequence):
+    """Each span's metadata kept by its strategy in a compact form of its own, made into
+    `Metadata` dicts only when a chunk's metadata is first read (for every chunk of the build
+    at once, as lines and hashes are: see `_Source`). The code strategy describes each chunk
+    with several lists (scope chain, entities, siblings, imports): tens of thousands of
+    containers the garbage collector walks again at each of its passes while the run's heap
+    grows, though most runs (a re-chunk, a benchmark, the embedded texts) never read them.
+    A subclass gives `__len__` and `metadata(i)`, a new Metadata of its own on every call."""
+
+    def metadata(self, i: int) -> Metadata:
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self.metadata(k) for k in range(*i.indices(len(self)))]
+        return self.metadata(range(len(self))[i])
 
 
 @dataclass(frozen=True)
@@ -160,6 +182,7 @@ class Metadata(dict):
 
 
 _NO_METADATA = Metadata()  # read-only, so every chunk without metadata can share it
+_UNREAD = Metadata()  # a built chunk's metadata that its build's LazyMetadata makes when first read
 
 # What a build knows of every chunk; the other fields are derived from the document when first read
 _BUILT = (
@@ -211,8 +234,10 @@ class _ChunkSlots:
         self.index, self.start, self.end, self.text, self.tokens = index, start, end, text, tokens
         self.boundary_type, self.boundary_label = boundary_type, boundary_label
         self.overlap_prev_chars, self.overlap_next_chars = overlap_prev_chars, overlap_next_chars
-        self.metadata, self.context_text, self._source = metadata, context_text, source
+        self.context_text, self._source = context_text, source
         self.embed_text, self.embed_tokens = embed_text, embed_tokens
+        if metadata is not _UNREAD:  # else made from the build's LazyMetadata when first read
+            self.metadata = metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +292,7 @@ class Chunk(_ChunkSlots):
         try:
             return object.__getattribute__(self, name)
         except AttributeError:  # its ChunkSet is gone or no longer holds it: this chunk alone
-            fill(source.doc, [self])
+            fill(source, [self])
             return object.__getattribute__(self, name)
 
     def __reduce__(self):
@@ -323,10 +348,10 @@ class _Source:
     in lines and bytes cost more than the chunking itself, yet most runs (a re-chunk in the app,
     a benchmark, the stats) read none of it."""
 
-    __slots__ = ("doc", "chunkset", "done", "__weakref__")
+    __slots__ = ("doc", "metadata", "chunkset", "done", "__weakref__")
 
-    def __init__(self, doc: Document):
-        self.doc, self.done = doc, set[object]()
+    def __init__(self, doc: Document, metadata: LazyMetadata | None = None):
+        self.doc, self.metadata, self.done = doc, metadata, set[object]()
         self.chunkset: weakref.ref[ChunkSet] | None = None
 
     def fill(self, fill) -> None:
@@ -337,7 +362,7 @@ class _Source:
             # the ChunkSet's list, less any chunk a caller put there from another build (it may hold none)
             chunks = [c for c in cs.chunks if c._source is self]
             if chunks:
-                fill(self.doc, chunks)
+                fill(self, chunks)
 
 
 _line_inputs = attrgetter("start", "end", "overlap_prev_chars", "overlap_next_chars")
@@ -348,9 +373,9 @@ def _store(chunks: list[Chunk], name: str, values) -> None:
     deque(map(getattr(_ChunkSlots, name).__set__, chunks, values), 0)
 
 
-def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
+def _fill_lines(source: _Source, chunks: list[Chunk]) -> None:
     """start/end lines and the lines of the overlaps, from the document's line starts."""
-    line_starts = doc.line_starts
+    line_starts = source.doc.line_starts
     start_lines, end_lines, prev_lines, next_lines = [], [], [], []
     for start, end, ov_prev, ov_next in map(_line_inputs, chunks):
         start_lines.append(start_line := bisect_right(line_starts, start))
@@ -366,10 +391,10 @@ def _fill_lines(doc: Document, chunks: list[Chunk]) -> None:
         _store(chunks, name, values)
 
 
-def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
+def _fill_bytes(source: _Source, chunks: list[Chunk]) -> None:
     """sha256 (of the UTF-8 text) and byte offsets into the file as on disk, which share each
     chunk's encoding when the file is UTF-8."""
-    sha256 = hashlib.sha256
+    doc, sha256 = source.doc, hashlib.sha256
     start_bytes = doc.file_byte_offsets([c.start for c in chunks])
     codec = doc.file_codec
     data = [c.text.encode("utf-8", "surrogatepass") for c in chunks]
@@ -383,11 +408,19 @@ def _fill_bytes(doc: Document, chunks: list[Chunk]) -> None:
         )
 
 
+def _fill_metadata(source: _Source, chunks: list[Chunk]) -> None:
+    """Each chunk's metadata from its build's LazyMetadata (a chunk's index is its row there)."""
+    lazy = source.metadata
+    assert lazy is not None  # a chunk is built without metadata only when its build has one
+    _store(chunks, "metadata", [lazy.metadata(c.index) for c in chunks])
+
+
 _FILLS = {
     **dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
     **dict.fromkeys(("sha256", "start_byte", "end_byte"), _fill_bytes),
+    "metadata": _fill_metadata,
 }
-_ONE_FIELD_PER_FILL = ("end_line", "sha256")  # reading one computes the others of its fill
+_ONE_FIELD_PER_FILL = ("end_line", "sha256", "metadata")  # reading one computes the others of its fill
 
 
 def chunk_id(index: int) -> str:
@@ -447,9 +480,10 @@ class ChunkSet:
         return compute_stats(self, budget)
 
     def derive_all(self) -> None:
-        """Compute every chunk's lines, byte offsets and hash now. A run leaves them to the first
-        read, which computes them for all of its chunks at once (20-40 ms at 10 MB): a caller
-        that will show them can pay that here, in its worker thread, rather than on first use."""
+        """Compute every chunk's lines, byte offsets and hash now, and the metadata a strategy
+        keeps lazily (`LazyMetadata`). A run leaves them to the first read, which computes them
+        for all of its chunks at once (20-40 ms at 10 MB): a caller that will show them can pay
+        that here, in its worker thread, rather than on first use."""
         for chunk in self.chunks:
             for name in _ONE_FIELD_PER_FILL:
                 getattr(chunk, name)
@@ -509,8 +543,7 @@ def build_chunkset(
         and all(map(lt, spans.starts, spans.starts[1:]))
     ):
         starts, ends, types, labels = spans.starts, spans.ends, spans.boundary_types, spans.boundary_labels
-        metadata = spans.metadata
-        contexts = None  # a table's spans have no context text
+        metadata, contexts = spans.metadata, spans.context_texts
     else:
         spans = [s for s in spans if s.end > s.start]
         if not all(map(lt, map(_span_start, spans), map(_span_start, spans[1:]))):  # rising starts are sorted
@@ -534,27 +567,30 @@ def build_chunkset(
         ov_prev = [0, *ov_next[:-1]]
     else:
         ov_prev = list(map(max, repeat(0), map(sub, map(min, [0, *ends[:-1]], ends), starts)))
-    # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
-    metadata = (
-        repeat(_NO_METADATA)
-        if metadata is None
-        else [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
-    )
+    # a table's LazyMetadata is left to the first read, unless the header path reads it now
+    lazy = metadata if isinstance(metadata, LazyMetadata) and context_header != "path" else None
+    if lazy is not None:
+        metadata = repeat(_UNREAD)
+    elif metadata is None:
+        metadata = repeat(_NO_METADATA)
+    else:  # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
+        metadata = [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
     texts = slices.texts(text, starts, ends)  # a slice of chunks at a time: they copy the whole text
     if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
         embed_texts, embed_counts = texts, token_counts
     else:
         contexts = contexts or [None] * len(texts)
-        metadata = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
         cores = list(map(add, starts, ov_prev))  # where each chunk's new text starts
-        heads = context_heads(doc, metadata, context_header, len(texts), cores, ends, headings)
+        # the header path is the only one that reads metadata (`lazy` is None for it)
+        placed = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
+        heads = context_heads(doc, placed, context_header, len(texts), cores, ends, headings)
         embed_texts = (
             [h + (c or t) for h, c, t in zip(heads, contexts, texts)]
             if heads
             else [c or t for c, t in zip(contexts, texts)]
         )
         embed_counts = _embedded_counts(counter, heads, contexts, embed_texts, texts, token_counts)
-    source = _Source(doc)
+    source = _Source(doc, lazy)
     chunks = _built_chunks(
         (
             count(),
