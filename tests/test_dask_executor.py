@@ -99,8 +99,12 @@ class CrashOn(WorkerPlugin):
 def test_a_worker_dying_on_one_file_costs_only_that_file(corpus, tmp_path):
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this module
     shutil.copy(corpus / "guide.md", corpus / "crash-me.md")
+    # workers forked from a server that has imported distributed (as dask's own tests start them),
+    # not two interpreters spawned to import it each: how a worker starts is not what this is about
     with (
-        dask.config.set({"distributed.scheduler.allowed-failures": 0}),
+        dask.config.set(
+            {"distributed.scheduler.allowed-failures": 0, "distributed.worker.multiprocessing-method": "forkserver"}
+        ),
         LocalCluster(
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50
         ) as cluster,
