@@ -61,6 +61,11 @@ METHOD = """\
 """
 
 
+# Issue 7 asked for 2x; issue 17 accepted 2.1x a parse for code at 512 (keeping every binding of an
+# imported name listed).
+CODE_PARSE_TARGET = 2.1
+
+
 def _fmt_ratio(x: float | None) -> str:
     return "-" if x is None else f"{x:.2f}x"
 
@@ -177,7 +182,11 @@ def targets(data: dict) -> list[tuple[str, str, bool | None]]:
                 )
             if entry["family"] == "code" and r["vs_floor"] is not None:
                 rows.append(
-                    (f"{label}: at most 2x a bare parse ({largest})", f"{r['vs_floor']:.2f}x", r["vs_floor"] <= 2)
+                    (
+                        f"{label}: at most {CODE_PARSE_TARGET}x a bare parse ({largest})",
+                        f"{r['vs_floor']:.2f}x",
+                        r["vs_floor"] <= CODE_PARSE_TARGET,
+                    )
                 )
             elif entry["unit"] != "tokens" and r["vs_floor"] is not None:
                 rows.append(
