@@ -287,6 +287,11 @@ def export_chunkset(
         return _export_locked(cs, target, fmt, force)
 
 
+def write_problem(exc: OSError) -> str:
+    """What stopped a write, in the words of an error line: "disk full", "Read-only file system"..."""
+    return "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
+
+
 def _blocker(parent: Path, exc: OSError) -> str:
     blocker = next((a for a in parent.parents if a.exists() and not a.is_dir()), None)
     if parent.exists() and not parent.is_dir():
@@ -317,8 +322,9 @@ def _export_locked(cs, target: Path, fmt: str, force: bool) -> ExportResult:
             _move_into_place(tmp, target, force, cs.document.path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        why = "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
-        raise ExportError(target, f"cannot write ({why}); nothing written, earlier output kept") from None
+        raise ExportError(
+            target, f"cannot write ({write_problem(exc)}); nothing written, earlier output kept"
+        ) from None
     except (UnicodeEncodeError, orjson.JSONEncodeError) as exc:  # a lone surrogate in a text
         shutil.rmtree(tmp, ignore_errors=True)
         why = exc.reason if isinstance(exc, UnicodeEncodeError) else str(exc).split(": ", 1)[-1]
