@@ -85,7 +85,8 @@ class Written(list):
 
 class HashedFile:
     """A file opened for binary writing that hashes every byte written to it, so the export can check
-    what is on disk against what was written without parsing it again (`_disk_differs`)."""
+    what is on disk against what was written by hashing it again (`_disk_differs`); the chunk texts
+    are then checked against the manifest from those bytes (`TEXTS_DIFFER`)."""
 
     def __init__(self, path: Path, digests: dict[str, str]):
         self._fh = open(path, "wb")
