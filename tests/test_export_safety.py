@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 from pathlib import Path
 
@@ -190,7 +191,7 @@ def test_a_chunk_file_changed_on_disk_after_writing_fails_and_keeps_the_earlier_
 
 
 @pytest.mark.parametrize("fmt", ["text", "json", "jsonl"])
-def test_json_jsonl_and_text_exports_are_checked_from_their_bytes_not_parsed_again(work, monkeypatch, fmt):
+def test_json_jsonl_and_text_exports_are_checked_from_the_bytes_read_back_once(work, monkeypatch, fmt):
     def parse_back(*args):
         raise AssertionError("the export was parsed again")
 
@@ -220,13 +221,71 @@ def test_a_chunk_file_written_wrong_is_caught_by_its_hash_against_the_manifest(w
     assert not Path("out").exists() and leftovers(work) == []
 
 
+def cut_one_text(fmt: str, field: str):
+    """A writer of `fmt` with a serialization slip: the first chunk holding "gamma" loses the last
+    character of its `field`, and the file's sha256 is of the bytes as written (found by review:
+    since the export stopped parsing chunks.json and chunks.jsonl back, such a slip was accepted)."""
+    import orjson
+
+    real = export_mod.WRITERS[fmt]
+
+    def writer(cs, folder):
+        written = real(cs, folder)
+        path = folder / written[0]
+        if fmt == "jsonl":
+            rows = [orjson.loads(line) for line in path.read_bytes().splitlines()]
+        else:
+            data = orjson.loads(path.read_bytes())
+            rows = data["chunks"]
+        row = next(r for r in rows if "gamma" in r[field])
+        row[field] = row[field][:-1]
+        if fmt == "jsonl":
+            raw = b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows)
+        else:
+            raw = orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE | orjson.OPT_INDENT_2)
+        path.write_bytes(raw)
+        written.sha256[path.name] = hashlib.sha256(raw).hexdigest()
+        return written
+
+    return writer
+
+
+@pytest.mark.parametrize("fmt, field", [("jsonl", "text"), ("json", "content"), ("json", "embed_text")])
+def test_a_text_serialized_wrong_is_caught_against_the_manifest(work, monkeypatch, fmt, field):
+    monkeypatch.setitem(export_mod.WRITERS, fmt, cut_one_text(fmt, field))
+    first = next(c for c in chunkset().chunks if "gamma" in c.text)
+    with pytest.raises(ExportError, match=f"verification failed.*{first.id} in chunks.{fmt} does not match"):
+        export_chunkset(chunkset(), "out", fmt)
+    assert not Path("out").exists() and leftovers(work) == []
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "yaml"])
+def test_an_extracted_text_written_short_is_caught_against_the_manifest(work, monkeypatch, fmt):
+    """source.md, the text a PDF's, HTML's or DOCX's offsets index, is checked against the
+    manifest's text_sha256 (found by review: a truncated source.md was exported as it was)."""
+    from chunktui.engine.readers import write_extracted_text
+
+    def short(doc, folder):
+        write_extracted_text(doc, folder)
+        path = Path(folder) / "source.md"
+        path.write_bytes(path.read_bytes()[:-100])
+
+    doc = load_document(Path(__file__).parent / "fixtures" / "docs" / "libffi-the-basics.html")
+    cs = chunk_document(doc, "recursive", {"size": 400, "overlap": 0})
+    export_chunkset(cs, "good", fmt)  # as written, it is the manifest's text
+    monkeypatch.setattr(export_mod, "write_extracted_text", short)
+    with pytest.raises(ExportError, match="verification failed.*source.md on disk is not what was written"):
+        export_chunkset(cs, "out", fmt)
+    assert not Path("out").exists() and leftovers(work) == []
+
+
 def test_a_manifest_changed_on_disk_after_writing_is_caught(work, monkeypatch):
     real = export_mod._disk_differs
 
-    def change_the_manifest(folder, digests):
+    def change_the_manifest(folder, digests, *parsed):
         manifest = folder / "manifest.json"
         manifest.write_bytes(manifest.read_bytes().replace(b'"chunk-0002"', b'"chunk-0009"', 1))
-        return real(folder, digests)
+        return real(folder, digests, *parsed)
 
     monkeypatch.setattr(export_mod, "_disk_differs", change_the_manifest)
     with pytest.raises(ExportError, match="verification failed.*manifest.json on disk is not what was written"):

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 
+import pytest
 from support.cli import interrupt_folder_run, run
 
 ROOT = Path(__file__).parent.parent
@@ -326,3 +327,83 @@ def test_without_jobs_a_pool_starts_only_where_it_pays(corpus):
     jobs = plan_jobs([corpus], None, 0, [])
     assert not pool_pays(jobs, 2) and not pool_pays(jobs, 64)
     assert pool_pays(jobs * 40, 2) and not pool_pays(jobs * 40, 1)
+
+
+def small_folder(tmp_path: Path) -> Path:
+    """Three modules of the standard library: a folder run small enough to chunk in this process."""
+    folder = tmp_path / "src"
+    folder.mkdir()
+    for name in ("bisect.py", "colorsys.py", "keyword.py"):
+        shutil.copy(Path(shutil.__file__).parent / name, folder / name)
+    return folder
+
+
+def failing_open(name: str, err: int):
+    """open() as the full (ENOSPC: the file is made, its first write fails) or read-only (EROFS:
+    it cannot be made) disk would give it, for the file called `name` only."""
+    import builtins
+    import errno
+    import os
+
+    real = builtins.open
+
+    def fake(path, *args, **kwargs):
+        if Path(path).name != name:
+            return real(path, *args, **kwargs)
+        if err == errno.EROFS:
+            raise OSError(err, os.strerror(err), str(path))
+        fh = real(path, *args, **kwargs)
+
+        def full(data):
+            raise OSError(err, os.strerror(err))
+
+        fh.write = full
+        return fh
+
+    return fake
+
+
+@pytest.mark.parametrize("err, why", [(28, "disk full"), (30, "Read-only file system")])
+def test_an_index_that_cannot_be_written_is_one_line_and_the_outputs_stay(tmp_path, monkeypatch, err, why):
+    """Found by review: the run crashed (an internal error, exit 1) and a full disk left an empty
+    .index.json.tmp. The files' exports are complete and kept; --resume finds them by their manifests."""
+    from chunktui.cli import parallel
+
+    folder, out_dir = small_folder(tmp_path), tmp_path / "out"
+    monkeypatch.setattr(parallel, "open", failing_open(".index.json.tmp", err), raising=False)
+    code, out, err_text = run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "jsonl")
+    assert code == 2 and "Traceback" not in err_text
+    assert [line for line in err_text.splitlines() if "error" in line] == [
+        f"chunktui: error: {out_dir}: cannot write index.json ({why}); the index was not written, "
+        "the files' outputs written are kept"
+    ]
+    assert out.startswith("Split 3 files ") and "Index:" not in out
+    assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "keyword-py"]
+    monkeypatch.undo()
+    code, out, _ = run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "jsonl", "--resume")
+    assert code == 0 and "Unchanged, skipped (--resume): 3 files" in out and (out_dir / "index.json").is_file()
+
+
+def test_a_corpus_dataset_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
+    """Found by review: pyarrow's OSError on a full disk was an internal error (exit 1)."""
+    import errno
+
+    import pyarrow.parquet as pq
+
+    write_table = pq.write_table
+
+    def disk_full_on_the_corpus(table, where, *args, **kwargs):
+        if Path(where).name == ".corpus.parquet.tmp":
+            Path(where).write_bytes(b"PAR1")  # the start of the file made it
+            raise OSError(errno.ENOSPC, "Error writing bytes to file. Detail: [errno 28] No space left on device")
+        return write_table(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "write_table", disk_full_on_the_corpus)
+    folder, out_dir = small_folder(tmp_path), tmp_path / "out"
+    code, out, err = run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "parquet")
+    assert code == 2 and "Traceback" not in err
+    assert [line for line in err.splitlines() if "error" in line] == [
+        f"chunktui: error: {out_dir}/corpus.parquet: cannot write (disk full); nothing written"
+    ]
+    assert "Dataset:" not in out and f"Index: {out_dir}/index.json" in out
+    assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "index.json", "keyword-py"]

@@ -73,3 +73,27 @@ def test_the_folder_is_bounded_oldest_first(cache_home, monkeypatch):
     newer = load_document(DOCS / "lo-notes.docx")
     [kept] = cache_home.iterdir()
     assert kept != older and disk_cache.load(kept).text == newer.text
+
+
+def test_a_fifo_at_an_entry_path_is_not_read(cache_home, monkeypatch):
+    """A FIFO where an entry would be blocked the load for ever (the vocabulary cache's review finding,
+    which this cache shared); the file is extracted again and its entry written over the FIFO."""
+    import os
+    import threading
+
+    first = load_document(DOCS / "lo-notes.docx")
+    [entry] = cache_home.iterdir()
+    entry.unlink()
+    os.mkfifo(entry)
+    got: list = []
+    reader = threading.Thread(target=lambda: got.append(disk_cache.load(entry)), daemon=True)
+    reader.start()
+    reader.join(2)
+    if reader.is_alive():  # let a reader blocked in the FIFO's open go
+        os.close(os.open(entry, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(2)
+        pytest.fail("the load waited on the FIFO")
+    assert got == [None]
+    monkeypatch.setattr(readers, "_cache", OrderedDict())
+    assert load_document(DOCS / "lo-notes.docx").text == first.text
+    assert entry.is_file() and disk_cache.load(entry).text == first.text

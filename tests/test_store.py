@@ -164,3 +164,73 @@ def test_round_trip_any_text(tmp_path, text, cuts, keep_source):
     assert loaded.source_matches == keep_source
     assert_same(cs, loaded.chunkset)
     assert loaded.chunkset.document.line_count == doc.line_count
+
+
+def pure_python_yaml(data) -> str:
+    """chunks.yaml's bytes as the pure-Python emitter writes the whole document (chunktui's format)."""
+    import yaml
+
+    from chunktui.formats.yamlio import _represent_str
+
+    class Dumper(yaml.SafeDumper):
+        pass
+
+    Dumper.add_representer(str, _represent_str)
+    return yaml.dump(data, Dumper=Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+
+
+def test_chunks_yaml_is_the_pure_python_emitters_with_libyaml_writing_the_chunks_it_writes_alike(tmp_path, monkeypatch):
+    """libyaml's emitter (several times faster) writes the runs of chunks whose strings it writes as the
+    pure-Python one does; the rest (a tab, a CR, an emoji, a space before a line break, a text
+    ending in a blank line: `|+`, which a stream alone ends with "...") go through the pure-Python
+    one, and the file is byte for byte the pure-Python emitter's."""
+    import yaml
+
+    from chunktui.formats.store import store_data
+    from chunktui.formats.yamlio import _emitted_alike, dump_yaml
+
+    source = tmp_path / "mixed.txt"
+    source.write_bytes(b"".join((SAMPLES / name).read_bytes() for name in ("guide.md", "orders.tsv", "service.log")))
+    data = store_data(chunk_document(load_document(source), "lines", {"chunk_lines": 4, "overlap_lines": 1}), tmp_path)
+    alike = [_emitted_alike(c) for c in data["chunks"]]
+    ends_open = [c["text"].endswith("\n\n") for c in data["chunks"]]
+    assert 0 < sum(alike) < len(alike) and any(o and a for o, a in zip(ends_open, alike[1:]))
+    dumpers = []
+    dump = yaml.dump
+
+    def seen(value, *args, **kwargs):
+        dumpers.append(kwargs["Dumper"].__mro__[1].__name__)
+        return dump(value, *args, **kwargs)
+
+    monkeypatch.setattr(yaml, "dump", seen)
+    assert dump_yaml(data) == pure_python_yaml(data)
+    assert {"CSafeDumper", "SafeDumper"} <= set(dumpers)
+
+
+ALIKE_TEXTS = st.lists(
+    st.sampled_from(
+        list("ab :#-'\"|>\\{}[]&*!%@`\u00a0é中\ue000\ufffd\t\r\x85\u2028\ufeff\x00😀") + ["\n", "  ", "x" * 60]
+    ),
+    max_size=30,
+).map("".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=ALIKE_TEXTS)
+def test_what_libyaml_is_given_it_writes_as_the_pure_python_emitter(text):
+    """The test `dump_yaml` decides by: a string it calls alike is written the same by both
+    emitters, as a chunk's text, in a list and as a short key, at the indents chunks.yaml has."""
+    import yaml
+
+    from chunktui.formats.yamlio import _emitted_alike, _represent_str
+
+    data = [{"id": "chunk-0001", "text": text, "metadata": {"header_path": [text], (text[:40] or "k"): 1}}]
+    if not _emitted_alike(data):
+        return
+
+    class Fast(yaml.CSafeDumper):
+        pass
+
+    Fast.add_representer(str, _represent_str)
+    fast = yaml.dump(data, Dumper=Fast, sort_keys=False, allow_unicode=True, default_flow_style=False, width=100)
+    assert fast == pure_python_yaml(data)

@@ -229,3 +229,55 @@ def test_encodings_load_lazily():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "0"
+
+
+def read_within(path: Path, seconds: float = 2.0) -> tuple[bool, list]:
+    """tokens._read_cache of `path` in a thread: whether it returned within `seconds`, and what.
+    A reader still blocked in a FIFO's open is let go (a writer opens and closes it)."""
+    import os
+    import threading
+
+    got: list = []
+    reader = threading.Thread(
+        target=lambda: got.append(tokens._read_cache(path, tokens._CACHE_MAGIC, "cl100k_base")), daemon=True
+    )
+    reader.start()
+    reader.join(seconds)
+    returned = not reader.is_alive()
+    if not returned and path.is_fifo():
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        reader.join(seconds)
+    return returned, got
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link to a fifo", "link to /dev/zero", "over the size bound"])
+def test_a_cache_path_that_is_no_cache_file_is_not_read(tmp_path, monkeypatch, kind):
+    """Found by review: a FIFO at the cache path hung the run for ever, and a link to /dev/zero
+    would be read without end; neither is a regular file, so neither is read. Nor is a sound
+    cache file bigger than a cache file can be (a huge file there would be read whole)."""
+    import os
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    path = tokens.ranks_cache_path("cl100k_base")
+    path.parent.mkdir()
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link to a fifo":
+        os.mkfifo(tmp_path / "fifo")
+        path.symlink_to(tmp_path / "fifo")
+    elif kind == "link to /dev/zero":
+        path.symlink_to("/dev/zero")
+    else:
+        tokens._write_cache(path, tokens._CACHE_MAGIC, "cl100k_base", b"a payload the header vouches for")
+        assert read_within(path) == (True, [b"a payload the header vouches for"])  # within the bound
+        monkeypatch.setattr(tokens, "CACHE_MAX_BYTES", path.stat().st_size - 1)
+    assert read_within(path) == (True, [None])
+
+
+def test_a_relative_xdg_cache_home_is_ignored(tmp_path, monkeypatch):
+    """The XDG spec: a relative XDG_CACHE_HOME is invalid and ignored (found by review: a cache was
+    written under whatever folder the run started in)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relcache")
+    assert tokens.ranks_cache_path("cl100k_base").parent == tmp_path / "home" / ".cache" / "chunktui"

@@ -30,7 +30,7 @@ import click
 
 from chunktui import __version__
 from chunktui.formats.discover import INDEX_NAME
-from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, progress_bar, warn_line
+from chunktui.cli.commands import EXIT_BAD_INPUT, EXIT_OK, fail_line, progress_bar, warn_line
 from chunktui.engine.core.errors import ChunktuiError
 from chunktui.engine.core.cpus import cores
 
@@ -108,7 +108,7 @@ def run_parallel(
         scheduler,
     )
     duplicates = count_duplicates(files)
-    write_index(root / INDEX_NAME, settings, files)
+    indexed = save_index(root, settings, files)
     dataset = corpus_dataset(root, files) if fmt == "parquet" and not interrupted else None
     seconds = time.perf_counter() - started
     where = (
@@ -118,7 +118,7 @@ def run_parallel(
         if in_process
         else f" in {seconds:.1f} s with {workers} process{'es' * (workers != 1)}"
     )
-    return summary(files, todo, done, skipped, interrupted, root, budget, where, dataset, duplicates)
+    return summary(files, todo, done, skipped, interrupted, root, budget, where, dataset, duplicates, indexed)
 
 
 def count_duplicates(files: dict) -> int:
@@ -230,19 +230,44 @@ def file_sha256(path) -> str:
     return digest.hexdigest()
 
 
-def write_index(path: Path, settings: dict, files: dict) -> None:
-    """index.json, replaced whole (written aside, then renamed)."""
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-        # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
-        json.dump(
-            {"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))},
-            fh,
-            ensure_ascii=False,
-            indent=2,
+def save_index(root: Path, settings: dict, files: dict) -> bool:
+    """index.json in `root`, or one error line saying why it could not be written (a read-only
+    or full disk): the outputs already written stay, and --resume finds them by their manifests."""
+    from chunktui.formats.export import write_problem
+    from chunktui.formats.records import display_path
+
+    try:
+        write_index(root / INDEX_NAME, settings, files)
+    except OSError as exc:
+        fail_line(
+            f"{display_path(root)}: cannot write {INDEX_NAME} ({write_problem(exc)}); the index was not written, "
+            "the files' outputs written are kept"
         )
-        fh.write("\n")
-    os.replace(tmp, path)
+        return False
+    return True
+
+
+def write_index(path: Path, settings: dict, files: dict) -> None:
+    """index.json, replaced whole (written aside, then renamed); on an OSError nothing is left aside."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # when every file failed, no export made it
+        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
+            # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
+            json.dump(
+                {"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))},
+                fh,
+                ensure_ascii=False,
+                indent=2,
+            )
+            fh.write("\n")
+        os.replace(tmp, path)
+    except OSError:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # a read-only folder: nothing was made there
+            pass
+        raise
 
 
 def run_pool(
@@ -468,9 +493,10 @@ def summary(
     where: str,
     dataset: str | bool | None = None,
     duplicates: int = 0,
+    indexed: bool = True,
 ) -> int:
-    """The run's last lines and exit code: 2 when a file or the corpus dataset failed, 130 when
-    Ctrl-C stopped it."""
+    """The run's last lines and exit code: 2 when a file, index.json or the corpus dataset failed,
+    130 when Ctrl-C stopped it."""
     from chunktui.cli.plan import plural
     from chunktui.formats.records import folder_display
 
@@ -487,8 +513,9 @@ def summary(
         f"Split {plural(len(written), 'file')} ({plural(sum(e['lines'] for e in written), 'line')}) into "
         f"{plural(sum(e['chunks'] for e in written), 'chunk')}{where}"
         f". Output: {folder_display(root)} (one folder per file, each with its manifest.json)"
-        f". Index: {folder_display(root)}{INDEX_NAME}"
     )
+    if indexed:
+        line += f". Index: {folder_display(root)}{INDEX_NAME}"
     if dataset:
         line += f". Dataset: {dataset}"
     if duplicates:
@@ -504,4 +531,4 @@ def summary(
             f"chunktui: interrupted: {plural(missing, 'file')} not chunked; run again with --resume to finish", err=True
         )
         return EXIT_INTERRUPTED
-    return EXIT_BAD_INPUT if failed or dataset is False else EXIT_OK
+    return EXIT_BAD_INPUT if failed or dataset is False or not indexed else EXIT_OK

@@ -15,8 +15,9 @@ Writers register by name: `@register_writer("brain")` on a function
 `(cs, folder: Path) -> list[str]` that writes into `folder` and returns, for each
 chunk in order, the name of the file holding it. A writer that returns `Written`
 (the names and the sha256 of every file's bytes, hashed as they were written, see
-`HashedFile`) is checked by hashing its files on disk again; any other is read back
-and parsed (`verify_export`).
+`HashedFile`) is checked by hashing its files on disk again (and, for a format in
+`TEXTS_DIFFER`, by parsing the bytes read back and hashing each chunk's text against the
+manifest); any other is read back and parsed (`verify_export`).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ import tempfile
 import threading
 import time
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 from pathlib import Path
 from collections.abc import Callable
@@ -44,7 +46,7 @@ from typing import Literal
 import orjson
 
 from chunktui.engine.core.errors import ChunktuiError
-from chunktui.engine.readers import write_extracted_text
+from chunktui.engine.readers import EXTRACTED_TEXT_NAME, write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest
 from .records import chunk_record, display_path, to_plain
@@ -83,9 +85,10 @@ class Written(list):
 
 class HashedFile:
     """A file opened for binary writing that hashes every byte written to it, so the export can check
-    what is on disk against what was written without parsing it again (`_disk_differs`). Writes are
-    joined into batches of a megabyte, each hashed and written at once: a JSONL line at a time, the
-    6 MB corpus's 3,484 lines took 26-31 ms of CPU to hash and write, in batches 15-16 ms."""
+    what is on disk against what was written by hashing it again (`_disk_differs`); the chunk texts
+    are then checked against the manifest from those bytes (`TEXTS_DIFFER`). Writes are joined into
+    batches of a megabyte, each hashed and written at once: a JSONL line at a time, the 6 MB
+    corpus's 3,484 lines took 26-31 ms of CPU to hash and write, in batches 15-16 ms."""
 
     BATCH = 1 << 20  # bytes held before they are hashed and written
 
@@ -305,6 +308,11 @@ def export_chunkset(
         return _export_locked(cs, target, fmt, force)
 
 
+def write_problem(exc: OSError) -> str:
+    """What stopped a write, in the words of an error line: "disk full", "Read-only file system"..."""
+    return "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
+
+
 def _blocker(parent: Path, exc: OSError) -> str:
     blocker = next((a for a in parent.parents if a.exists() and not a.is_dir()), None)
     if parent.exists() and not parent.is_dir():
@@ -335,8 +343,9 @@ def _export_locked(cs, target: Path, fmt: str, force: bool) -> ExportResult:
             _move_into_place(tmp, target, force, cs.document.path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
-        why = "disk full" if exc.errno == errno.ENOSPC else exc.strerror or str(exc)
-        raise ExportError(target, f"cannot write ({why}); nothing written, earlier output kept") from None
+        raise ExportError(
+            target, f"cannot write ({write_problem(exc)}); nothing written, earlier output kept"
+        ) from None
     except (UnicodeEncodeError, orjson.JSONEncodeError) as exc:  # a lone surrogate in a text
         shutil.rmtree(tmp, ignore_errors=True)
         why = exc.reason if isinstance(exc, UnicodeEncodeError) else str(exc).split(": ", 1)[-1]
@@ -634,13 +643,18 @@ def _write_and_check(folder: Path, fmt: str, chunk_files: list[str], manifest: d
     """Write manifest.json, then check every file against what was written; the first mismatch, or None.
 
     Files of a writer that hashed its bytes as it wrote them (`Written`), the manifest's too, are hashed
-    on disk again and compared; the others are read back and parsed (`verify_export`).
+    on disk again and compared; the others are read back and parsed (`verify_export`). Either way the
+    chunk texts on disk are tied to the manifest's digests: a text file's bytes are its chunk's
+    sha256, chunks.json and chunks.jsonl are parsed from the bytes read back (`TEXTS_DIFFER`), and
+    an extracted text's source.md must hash to the manifest's `text_sha256`.
     """
     digests = dict(getattr(chunk_files, "sha256", {}))
     with HashedFile(folder / MANIFEST_NAME, digests) as fh:
         fh.write(_json_bytes(manifest, indent=True))
+    # source.md is the text itself, so its bytes' sha256 is the manifest's text_sha256
+    checked = {MANIFEST_NAME: digests[MANIFEST_NAME], **_extracted_digest(manifest)}
     if not isinstance(chunk_files, Written):
-        return _disk_differs(folder, {MANIFEST_NAME: digests[MANIFEST_NAME]}) or verify_export(folder, fmt, chunk_files)
+        return _disk_differs(folder, checked) or verify_export(folder, fmt, chunk_files)
     missing = next((name for name in chunk_files if name not in digests), None)
     if missing is not None:
         return f"{missing} holds a chunk but was not written"
@@ -648,22 +662,98 @@ def _write_and_check(folder: Path, fmt: str, chunk_files: list[str], manifest: d
         for entry, name in zip(manifest["chunks"], chunk_files):
             if digests[name] != entry["sha256"]:
                 return f"{entry['id']} in {name} does not match its sha256"
-    return _disk_differs(folder, digests)
+    differ = TEXTS_DIFFER.get(fmt)
+    parsed: dict[str, Callable[[bytes], str | None]] = (
+        {name: partial(differ, entries=manifest["chunks"], name=name) for name in set(chunk_files)} if differ else {}
+    )
+    return _disk_differs(folder, {**digests, **checked}, parsed)
 
 
-def _disk_differs(folder: Path, digests: dict[str, str]) -> str | None:
-    """The first file whose bytes on disk are not the bytes written (by their sha256), or None."""
+def _extracted_digest(manifest: dict) -> dict[str, str]:
+    """{source.md: its text's sha256} for an export of extracted text (PDF, HTML, DOCX), else {}."""
+    extraction = manifest.get("extraction") or {}
+    return {EXTRACTED_TEXT_NAME: extraction["text_sha256"]} if extraction.get("file") == EXTRACTED_TEXT_NAME else {}
+
+
+def _disk_differs(
+    folder: Path, digests: dict[str, str], parsed: dict[str, Callable[[bytes], str | None]] | None = None
+) -> str | None:
+    """The first file whose bytes on disk are not the bytes written (by their sha256), or whose texts
+    `parsed[name](data)` finds unlike the manifest's; None when every file is as written."""
     for name, digest in digests.items():
-        sha = hashlib.sha256()
+        check = (parsed or {}).get(name)
         try:
-            with open(folder / name, "rb") as fh:
-                while block := fh.read(1 << 20):
-                    sha.update(block)
+            if check is not None:  # read whole: parsed from the bytes that were hashed
+                data = (folder / name).read_bytes()
+                sha = hashlib.sha256(data)
+            else:
+                sha = hashlib.sha256()
+                with open(folder / name, "rb") as fh:
+                    while block := fh.read(1 << 20):
+                        sha.update(block)
         except OSError as exc:
             return f"{name} cannot be read back ({exc.strerror or exc})"
         if sha.hexdigest() != digest:
             return f"{name} on disk is not what was written (its sha256 differs)"
+        problem = check(data) if check is not None else None
+        if problem:
+            return problem
     return None
+
+
+def _text_sha256(text) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"a text is {type(text).__name__}, not a string")
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _jsonl_texts_differ(data: bytes, entries: list[dict], name: str) -> str | None:
+    """The first chunk of chunks.jsonl (its bytes `data`) whose `text`, what the chunk embeds, does not
+    hash to the manifest's `embed_sha256`, or that is missing or out of order; None when all match.
+    JSON strings escape line breaks, so a line is a row; each is parsed in place (a memoryview)."""
+    view, start = memoryview(data), 0
+    try:
+        for n, entry in enumerate(entries, 1):
+            end = data.find(b"\n", start)
+            if end < 0:
+                return f"{name} holds {n - 1} chunks but {MANIFEST_NAME} lists {len(entries)}"
+            row = orjson.loads(view[start:end])
+            start = end + 1
+            if row["id"] != entry["id"]:
+                return f"{entry['id']} is missing from {name} (line {n} is {row['id']})"
+            if _text_sha256(row["text"]) != entry["embed_sha256"]:
+                return f"{entry['id']} in {name} does not match its sha256"
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"{name} cannot be read back ({exc})"
+    if start != len(data):
+        return f"{name} holds more chunks than the {len(entries)} {MANIFEST_NAME} lists"
+    return None
+
+
+def _json_texts_differ(data: bytes, entries: list[dict], name: str) -> str | None:
+    """The first chunk of chunks.json (its bytes `data`) whose `content` does not hash to the
+    manifest's `sha256` or whose `embed_text` does not hash to its `embed_sha256`, or that is
+    missing or out of order; None when all match."""
+    try:
+        chunks = orjson.loads(data)["chunks"]
+        for i, (chunk, entry) in enumerate(zip(chunks, entries)):
+            if chunk["id"] != entry["id"]:
+                return f"{entry['id']} is missing from {name} (chunk {i + 1} is {chunk['id']})"
+            sha = _text_sha256(chunk["content"])
+            embed = sha if chunk["embed_text"] == chunk["content"] else _text_sha256(chunk["embed_text"])
+            if (sha, embed) != (entry["sha256"], entry["embed_sha256"]):
+                return f"{entry['id']} in {name} does not match its sha256"
+        if len(chunks) != len(entries):
+            return f"{name} holds {len(chunks)} chunks but {MANIFEST_NAME} lists {len(entries)}"
+    except (ValueError, KeyError, TypeError) as exc:
+        return f"{name} cannot be read back ({exc})"
+    return None
+
+
+# The written formats that hold the chunk texts in one file, and how that file's bytes are checked
+# against the manifest (parsed: a check that only hashes the bytes as written would accept a
+# writer that serialized a text wrongly).
+TEXTS_DIFFER: dict[str, Callable[..., str | None]] = {"jsonl": _jsonl_texts_differ, "json": _json_texts_differ}
 
 
 def verify_export(folder: Path, fmt: str, chunk_files: list[str]) -> str | None:

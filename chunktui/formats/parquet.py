@@ -18,7 +18,7 @@ from pathlib import Path
 from chunktui.engine.core.errors import ChunktuiError
 
 from .chunk_rows import CHUNK_COLUMNS, SOURCE_COLUMNS, chunk_rows, source_row
-from .export import register_writer
+from .export import register_writer, write_problem
 
 PARQUET_NAME = "chunks.parquet"
 SOURCE_KEY = b"chunktui.source"
@@ -85,13 +85,19 @@ def write_corpus(parts: list[Path], folder: Path) -> int:
     corpus = pa.concat_tables([t.replace_schema_metadata(None) for t in tables] or [schema.empty_table()])
     corpus = corpus.replace_schema_metadata(schema.metadata)
     target, aside = folder / CORPUS_NAME, folder / f".{CORPUS_NAME}.tmp"
-    pq.write_table(corpus, aside)
-    problem = _read_back(aside, corpus.column("sha256").to_pylist())
-    if problem:
-        aside.unlink()
-        raise ChunktuiError(f"{target}: {problem}; nothing written")
-    os.replace(aside, target)
-    return corpus.num_rows
+    try:
+        pq.write_table(corpus, aside)
+        problem = _read_back(aside, corpus.column("sha256").to_pylist())
+        if not problem:
+            os.replace(aside, target)
+            return corpus.num_rows
+    except OSError as exc:  # a full or read-only disk
+        problem = f"cannot write ({write_problem(exc)})"
+    try:
+        aside.unlink(missing_ok=True)
+    except OSError:
+        pass
+    raise ChunktuiError(f"{target}: {problem}; nothing written")
 
 
 def _schema(key: bytes, value):

@@ -13,6 +13,7 @@ import hashlib
 import importlib.util
 import marshal
 import os
+import stat
 import sys
 import threading
 from binascii import a2b_base64
@@ -116,11 +117,16 @@ def _parse_bundled_ranks(name: str) -> dict[bytes, int]:
 
 
 # The cache files: a header line, then a payload. The header names the vocabulary's published
-# sha256 and the payload's own sha256, checked before the payload is read, so a truncated,
-# corrupt or foreign file is rebuilt, never trusted. Three payloads: the ranks as marshal (loads in
-# about a third of the time parsing the base64 file takes), for tiktoken's Encoding; the
-# same ranks as small_bpe's hash table, read in place by the short texts' encoder; and the token
-# index's lead table, a byte a token (0.4 ms to read against 33-36 ms of CPU to build from the ranks).
+# sha256 and the payload's own sha256, checked before the payload is used, so a truncated or
+# corrupt file, or one of another vocabulary or format, is rebuilt, never trusted. What this
+# guards against is damage: a file deliberately forged with a self-consistent header is out of
+# scope, as is anything else in the user's own cache folder (whoever can write there can as well
+# change the installed package). Only a regular file of at most CACHE_MAX_BYTES is read: a FIFO
+# there would block the run, a link to /dev/zero never end. Three payloads: the ranks as marshal
+# (loads in about a third of the time parsing the base64 file takes), for tiktoken's Encoding;
+# the same ranks as small_bpe's hash table, read in place by the short texts' encoder; and the
+# token index's lead table, a byte a token (0.4 ms to read against 33-36 ms of CPU to build from
+# the ranks).
 _CACHE_MAGIC = b"chunktui-ranks 1"
 _TABLE_MAGIC = b"chunktui-table 1"
 LEAD_MAGIC = b"chunktui-lead 1"  # the token index's lead table (token_index._lead_table)
@@ -137,9 +143,38 @@ def table_cache_path(name: str) -> Path:
     return _cache_folder() / f"{name}-{TIKTOKEN_EXPECTED_SHA256[name][:16]}-{sys.byteorder}.table"
 
 
+CACHE_MAX_BYTES = 64 * 1024 * 1024  # the biggest cache file, o200k_base's table, is 5.1 MB
+
+
 def _cache_folder() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    """`$XDG_CACHE_HOME/chunktui`, or `~/.cache/chunktui` when it is unset or, as the XDG spec
+    says to treat it, relative (it would put a cache in whatever folder a run starts from)."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        base = os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "chunktui"
+
+
+def read_cache_file(path: Path, limit: int | None = None) -> bytes | None:
+    """The bytes of the regular file at `path` if it holds at most `limit` (CACHE_MAX_BYTES); None
+    when it is missing, unreadable, bigger or not a regular file (checked on the open descriptor,
+    opened without blocking: a FIFO's open would wait for a writer, a device's read never end)."""
+    limit = CACHE_MAX_BYTES if limit is None else limit
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(st.st_size + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return data if len(data) == st.st_size else None  # not a file that changed while read
 
 
 def _read_cached_ranks(name: str) -> dict[bytes, int] | None:
@@ -174,11 +209,11 @@ def cached_payload(path: Path, magic: bytes, name: str, build: Callable[[], byte
 
 
 def _read_cache(path: Path, magic: bytes, name: str) -> bytes | None:
-    """The payload of the cache file at `path`, or None when it is missing or its header does not
-    vouch for it (another format, another vocabulary, a payload whose sha256 differs)."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    """The payload of the cache file at `path`, or None when it is missing, not a regular file of
+    a cache's size, or its header does not vouch for it (another format, another vocabulary, a
+    payload whose sha256 differs)."""
+    data = read_cache_file(path)
+    if data is None:
         return None
     header, _, payload = data.partition(b"\n")
     if header != _cache_header(magic, name, payload):

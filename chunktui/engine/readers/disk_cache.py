@@ -54,10 +54,12 @@ def _reader_version(fmt: str) -> str:
 
 
 def load(path: Path) -> Extraction | None:
-    """The entry at `path`, or None when it is missing or its header does not vouch for it."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    """The entry at `path`, or None when it is missing, not a regular file of at most MAX_BYTES
+    (a FIFO would block the run, a link to a device never end) or its header does not vouch for it."""
+    from ..core.tokens import read_cache_file
+
+    data = read_cache_file(path, MAX_BYTES)  # an entry over the folder's bound is never kept
+    if data is None:
         return None
     header, _, payload = data.partition(b"\n")
     if header != MAGIC + b" " + hashlib.sha256(payload).hexdigest().encode():
