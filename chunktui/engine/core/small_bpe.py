@@ -191,30 +191,26 @@ class SmallEncoder:
         """The tokens of `text`, or None when a piece of it is too long to merge here (its merge
         takes time quadratic in its length; tiktoken's long-piece encoder is the one for it) or
         the text does not `fit`."""
-        pieces = self._pieces(text)
-        if pieces is None:
-            return None
-        tokens: list[int] = []
-        for piece in pieces:
-            found = self._known.get(piece) or self._encode_piece(piece)
-            if found is None:
-                return None
-            tokens += found[0]
-        return tokens
+        return self._joined(text, 0)
 
     def token_leads(self, text: str) -> list[int] | None:
         """How many characters each token of `text` ends (its bytes that open a character, as
         token_index counts them), or None where `encode` gives None."""
+        return self._joined(text, 1)
+
+    def _joined(self, text: str, column: int) -> list[int] | None:
+        """Column 0 (tokens) or 1 (characters each ends) of every piece of `text`, one after the
+        other; None where a piece has none (see `encode`)."""
         pieces = self._pieces(text)
         if pieces is None:
             return None
-        leads: list[int] = []
+        joined: list[int] = []
         for piece in pieces:
             found = self._known.get(piece) or self._encode_piece(piece)
             if found is None:
                 return None
-            leads += found[1]
-        return leads
+            joined += found[column]
+        return joined
 
     def _pieces(self, text: str) -> list[str] | None:
         """The pre-tokenizer's pieces of `text`, found in its skeleton (as long as the text, each
