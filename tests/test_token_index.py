@@ -628,10 +628,11 @@ def test_a_chunking_with_its_index_built_ahead_is_the_chunking_without(monkeypat
 
 
 def cut_into_eight_blocks(monkeypatch, least: int = 8_000) -> None:
-    """A text of 2 * `least` characters or more is encoded in 8 blocks on 2 threads, as the 6 MB
-    corpus is on an idle 2-core machine."""
+    """A text of 2 * `least` characters or more is encoded in 8 blocks on 2 threads, as a big
+    document is on an idle 2-core machine."""
     monkeypatch.setattr(token_index, "_PARALLEL_FROM", least)
     monkeypatch.setattr(token_index, "free_cores", lambda: 2)
+    monkeypatch.setattr(token_index, "_BLOCKS_PER_THREAD", 4)
 
 
 def cover_only_when_asked(monkeypatch) -> list[int]:
@@ -707,6 +708,9 @@ def test_a_count_on_an_index_still_encoding_waits_only_for_the_blocks_its_spans_
     early = len(text) - len(pieces[-1]) - 2_000
     spans = [(a, min(early, a + 1500)) for a in range(0, early, 700)]
     assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    backwards = spans[::-1]  # not in text order: one group, once the encode covers them all
+    groups = list(token_index.counts_in_order(text, name, get_encoding(name), backwards))
+    assert groups == [[direct(name, text[a:b]) for a, b in backwards]]
     assert not released and cached_index(text, name) is None  # counted with the last block held
     last.set()
     spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 700)]
