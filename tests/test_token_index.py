@@ -747,6 +747,51 @@ def test_a_token_chunking_runs_front_to_back_while_its_index_encodes(monkeypatch
     assert got == want
 
 
+def test_a_build_that_fails_midway_wakes_the_counts_waiting_for_it(monkeypatch, capfd):
+    """Counts wait for the blocks their spans need; if the encode fails after some blocks, those
+    waiting are woken and counted by a build of their own, exact, without a traceback."""
+    name = "cl100k_base"
+    text = real_text()[:160_000]
+    counter = get_counter(name)
+    get_encoding(name)
+    token_index.clear_cache()
+    cut_into_eight_blocks(monkeypatch)
+    pieces = token_index.blocks(text, name, 8)
+    asked, failed = threading.Event(), []
+    encode_block, covering = token_index._encode_block, TokenIndex.covering
+
+    def waits(self, offset):
+        if self._ready < offset:
+            asked.set()
+        return covering(self, offset)
+
+    def fifth_block_fails_once_asked(long_pieces, bpe, block):
+        if not failed and block == pieces[4]:
+            failed.append(asked.wait(10))  # a count waits for the blocks after the first four
+            raise MemoryError("the build ahead")
+        return encode_block(long_pieces, bpe, block)
+
+    monkeypatch.setattr(TokenIndex, "covering", waits)
+    monkeypatch.setattr(token_index, "_encode_block", fifth_block_fails_once_asked)
+    counter.index_ahead(text)
+    for _ in range(1000):
+        if token_index.pending_index(text, name) is not None:
+            break
+        threading.Event().wait(0.01)
+    spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 700)]
+    got: list = []
+
+    def count() -> None:
+        got.extend(token_index.counts_in_order(text, name, get_encoding(name), spans))
+
+    counting = threading.Thread(target=count, daemon=True)
+    counting.start()
+    counting.join(30)
+    assert not counting.is_alive() and failed == [True]
+    assert len(got) > 1 and [n for group in got for n in group] == [direct(name, text[a:b]) for a, b in spans]
+    assert cached_index(text, name) is not None and "Traceback" not in capfd.readouterr().err
+
+
 paragraph_texts = st.lists(
     st.one_of(
         fragment_texts,
