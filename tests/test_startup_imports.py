@@ -28,7 +28,7 @@ HEAVY = (
     "lxml",
     "pyarrow",
 )
-# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
+# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3, YAML), the
 # renameat2 swap (ctypes, which imports subprocess), `serve` (socket), the reader of mailbox folders;
 # and for a short ASCII file, tiktoken (small_bpe counts its tokens) and the token index (for big texts)
 UNUSED_BY_CHUNK = (
@@ -41,6 +41,8 @@ UNUSED_BY_CHUNK = (
     "chunktui.engine.readers.mail",
     "tiktoken",
     "chunktui.engine.core.token_index",
+    "chunktui.formats.store",
+    "chunktui.formats.yamlio",
 )
 # the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
 ENGINE = (

@@ -50,8 +50,6 @@ from chunktui.engine.readers import EXTRACTED_TEXT_NAME, write_extracted_text
 
 from .manifest import MANIFEST_NAME, build_manifest
 from .records import chunk_record, display_path, to_plain
-from .store import STORE_NAME, save_chunkset
-from .yamlio import read_yaml
 
 DEFAULT_ROOT = "chunks"
 LOCK_WAIT_SECONDS = 10.0  # a second run on the same target waits this long for the first, then fails
@@ -797,6 +795,8 @@ def _stored_texts(path: Path, fmt: str) -> dict | None:
         with open(path, encoding="utf-8", newline="\n") as fh:
             return {r["id"]: r["text"] for r in map(json.loads, fh)}
     if fmt == "yaml":
+        from .yamlio import read_yaml
+
         return {c["id"]: c["text"] for c in read_yaml(path)["chunks"]}
     if fmt == "text":
         with open(path, encoding="utf-8", newline="") as fh:
@@ -860,7 +860,11 @@ def write_json(cs, folder: Path) -> list[str]:
 
 @register_writer("yaml")
 def write_yaml(cs, folder: Path) -> list[str]:
-    """`chunks.yaml`, the store format the app and `chunktui inspect` reload."""
+    """`chunks.yaml`, the store format the app and `chunktui inspect` reload. Its module (and the
+    YAML one's patterns) is imported here: every command line that chunks imports this module
+    before its document is read, 4 ms of it for the one format."""
+    from .store import STORE_NAME, save_chunkset
+
     save_chunkset(cs, folder / STORE_NAME)
     return [STORE_NAME] * len(cs.chunks)
 
