@@ -724,13 +724,8 @@ def run_jobs(
     context_header="none",
 ) -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
-    from chunktui.engine import chunk_document
+    from chunktui.engine.run import start_index
     from chunktui.formats.discover import load_source
-    from chunktui.formats.export import check_target, export_chunkset
-    from chunktui.cli.plan import plan_lines, plural, result_line
-    from chunktui.formats.records import folder_display
-    from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli.reports import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -746,6 +741,15 @@ def run_jobs(
             progress.update(task, description=job.source.name, completed=i)
             try:
                 doc = load_source(job.source, reader_options)
+                start_index(doc, strategy, tokenizer)
+                # imported once the first document is encoding, which lets go of the GIL: until then
+                # only what reading it and starting its encode need (later files find them imported)
+                from chunktui.engine import chunk_document
+                from chunktui.formats.export import check_target, export_chunkset
+                from chunktui.cli.plan import plan_lines, result_line
+                from chunktui.ui.gc_pacing import paused as gc_paused
+                from chunktui.cli.reports import facts_lines, quality_line
+
                 with gc_paused():
                     cs = chunk_document(
                         doc,
@@ -789,6 +793,9 @@ def run_jobs(
                 duplicates += c.sha256 in seen_sha
                 seen_sha.add(c.sha256)
         progress.update(task, completed=len(jobs))
+    from chunktui.cli.plan import plural
+    from chunktui.formats.records import folder_display
+
     if over_total and not dry_run:
         where = f"{jobs[0].source.name}: " if single else ""
         files = "" if single else f" in {plural(over_files, 'file')}"
