@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from chunktui import __version__
+from chunktui.cli import stdout
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
 from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
@@ -120,6 +121,7 @@ class ChunktuiGroup(click.Group):
         try:
             rv = super().main(args, prog_name or "chunktui", complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else EXIT_OK
+            stdout.flush()
         except (click.Abort, KeyboardInterrupt) as exc:  # SIGTERM during an export too
             why = str(exc.__cause__ or exc)  # click turns KeyboardInterrupt into Abort
             click.echo("chunktui: interrupted" + (f" ({why})" if why else ""), err=True)
@@ -132,12 +134,15 @@ class ChunktuiGroup(click.Group):
         except ChunktuiError as exc:
             fail_line(str(exc))
             code = EXIT_BAD_INPUT
-        except Exception as exc:  # a bug: keep the traceback for the report
-            import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
+        except Exception as exc:  # a bug, unless the output cannot be written: keep the traceback for the report
+            if isinstance(exc, OSError) and stdout.failed_on_stdout(exc):  # `> /dev/full`, `| head -1`
+                code = stdout.report(exc)
+            else:
+                import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
 
-            traceback.print_exc()
-            click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
-            code = EXIT_INTERNAL
+                traceback.print_exc()
+                click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
+                code = EXIT_INTERNAL
         if standalone_mode:
             sys.exit(code)
         return code
