@@ -190,7 +190,7 @@ class StrategyParamsCommand(click.Command):
         for strat in strategies:
             with formatter.section(f"Options of strategy {strat.name}"):
                 formatter.write_dl(
-                    [(param_flag(p), f"{p.help} {param_facts(p)}") for p in strat.params]
+                    [(param_flag(p), f"{p.help} {param_facts(p, strat)}") for p in strat.params]
                     or [("(none)", "This strategy has no parameters.")]
                 )
 
@@ -871,7 +871,9 @@ def strategies(as_json):
                         "aliases": list(s.aliases),
                         "summary": s.summary,
                         "kinds": list(s.kinds),
-                        "params": [p.to_dict() for p in s.params],
+                        "params": [
+                            p.to_dict() | ({"unit_defaults": d} if (d := s.unit_defaults(p)) else {}) for p in s.params
+                        ],
                     }
                     for s in found
                 ],
@@ -886,7 +888,7 @@ def strategies(as_json):
         if s.kinds:
             click.echo(f"  for: {', '.join(s.kinds)}")
         for p in s.params:
-            click.echo(f"  {param_flag(p)}\n      {p.help} {param_facts(p)}")
+            click.echo(f"  {param_flag(p)}\n      {p.help} {param_facts(p, s)}")
         click.echo("")
 
 
@@ -903,8 +905,9 @@ def _show_default(value) -> str:
     return f"'{value}'" if isinstance(value, str) else repr(value)
 
 
-def param_facts(p) -> str:
-    facts = [f"default {_show_default(p.default)}"]
+def param_facts(p, strategy) -> str:
+    in_units = "; ".join(f"{_show_default(d)} with --unit {u}" for u, d in strategy.unit_defaults(p).items())
+    facts = [f"default {_show_default(p.default)}" + (f" ({in_units})" if in_units else "")]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
         hi = "" if p.max is None else f"{p.max:,g}" if p.type == "float" else f"{int(p.max):,}"
