@@ -337,7 +337,7 @@ def _export_locked(cs, target: Path, fmt: str, force: bool) -> ExportResult:
         if problem:
             raise ExportError(target, f"verification failed, nothing written: {problem}")
         _pause("written")
-        with _signals_deferred(target):
+        with signals_deferred(target):
             _move_into_place(tmp, target, force, cs.document.path)
     except OSError as exc:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -593,7 +593,7 @@ def _sigterm_as_interrupt():
 
 
 @contextmanager
-def _signals_deferred(target: Path):
+def signals_deferred(target: Path):
     """Hold Ctrl-C and SIGTERM back while the new export is swapped in; if one came, say it is in place.
 
     Raised in the middle of the swap, they could leave neither export whole, or report an
