@@ -1,5 +1,7 @@
 """`python -m chunktui` is the `chunktui` command (how `chunktui serve` starts the app for each browser tab)."""
 
+import sys
+
 from chunktui.cli import main
 
-main()
+sys.exit(main())

@@ -347,6 +347,35 @@ def test_filter_imports_leaves_imports_out_but_lists_them():
     assert any("from typing import Dict, Iterable, List, Optional" in c.metadata["imports"] for c in cs.chunks)
 
 
+# a statement, then an import on the same line: the statement is code and must stay in a chunk
+STATEMENT_THEN_IMPORT = {
+    "a.py": ("import sys\n\nx = 1; import os\n\n\ndef f():\n    return os.getcwd() + str(x)\n", "x = 1;"),
+    "a.go": ('package main; import "os"\n\nfunc f() string {\n\tx, _ := os.Getwd()\n\treturn x\n}\n', "package main;"),
+    "a.rs": ("use std::fs;\n\nconst A: i32 = 1; use std::io;\n\nfn f() -> i32 {\n    A + 1\n}\n", "const A: i32 = 1;"),
+    "a.cpp": (
+        "#include <string>\n\nint counter = 0; using std::string;\n\nint f() {\n    return counter;\n}\n",
+        "int counter = 0;",
+    ),
+    "a.cs": (
+        "using System;\n\nnamespace N { } using System.IO;\n\nclass C {\n    int F() { return 1; }\n}\n",
+        "namespace N { }",
+    ),
+    "a.js": (
+        "import x from 'x';\n\nlet y = 1; import z from 'z';\n\nfunction f() {\n  return y + z;\n}\n",
+        "let y = 1;",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STATEMENT_THEN_IMPORT))
+def test_filter_imports_keeps_a_statement_an_import_follows_on_its_line(name):
+    src, statement = STATEMENT_THEN_IMPORT[name]
+    doc = Document.from_text(src, path=name)
+    cs = chunk_document(doc, "code", {"filter_imports": True, "size": 40, "overlap_lines": 0})
+    assert any(statement in c.text for c in cs.chunks)
+    assert all(statement not in src[g.start : g.end] for g in cs.gaps)
+
+
 def test_syntax_errors_still_chunk_with_a_warning():
     src = (ROOT / "tests/code_samples/cart.js").read_text()
     broken = src.replace("const shipping = subtotal > 100 ? 0 : 7.5;", "const shipping = subtotal > 100 ? 0 : ;", 1)

@@ -32,12 +32,12 @@ SAMPLE_FILES = sorted(p for p in SAMPLES.iterdir() if p.is_file() and p.name != 
 NOT_TOKEN_SIZED = {"code-toplevel"}
 
 
-def over_budget(strategy, path: Path) -> list[tuple[int, int]]:
+def over_budget(strategy, path: Path, params: dict | None = None) -> list[tuple[int, int]]:
     """(chunk index, tokens) of the chunks over the default budget that are not flagged oversized."""
     doc = load_document(path)
     if strategy.kinds and doc.kind not in strategy.kinds:
         return []
-    cs = chunk_document(doc, strategy.name)
+    cs = chunk_document(doc, strategy.name, params)
     return [
         (i, c.embed_tokens)
         for i, c in enumerate(cs.chunks)
@@ -49,6 +49,25 @@ def over_budget(strategy, path: Path) -> list[tuple[int, int]]:
 def test_defaults_fit_the_default_budget_on_every_sample(name):
     strategy = next(s for s in all_strategies() if s.name == name)
     over = {p.name: found for p in SAMPLE_FILES if (found := over_budget(strategy, p))}
+    assert over == {}
+
+
+UNIT_CHOICES = sorted(
+    (s.name, unit)
+    for s in all_strategies()
+    if s.name not in NOT_TOKEN_SIZED
+    for p in s.params
+    if p.name == "unit"
+    for unit in p.choices
+)
+
+
+@pytest.mark.parametrize("name, unit", UNIT_CHOICES)
+def test_defaults_fit_the_default_budget_in_every_unit(name, unit):
+    """`--unit tokens` (or lines) alone: the default size is read in that unit, so it must fit too.
+    1000 characters read as 1000 tokens were 81 of 87 chunks over budget on a Debian copyright file."""
+    strategy = next(s for s in all_strategies() if s.name == name)
+    over = {p.name: found for p in SAMPLE_FILES if (found := over_budget(strategy, p, {"unit": unit}))}
     assert over == {}
 
 
@@ -96,3 +115,36 @@ def test_data_rows_defaults_fit_the_budget_with_the_header_they_are_embedded_wit
     cs = chunk_document(Document.from_text("\n".join(rows) + "\n", path="readings.csv"), "data-rows")
     assert len(cs.chunks) > 20
     assert [(c.index, c.embed_tokens) for c in cs.chunks if c.embed_tokens > DEFAULT_BUDGET] == []
+
+
+def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_command_line(tmp_path):
+    """`-s recursive --unit tokens` read the character defaults (1000, overlap 200) as tokens: 81
+    of 87 chunks over budget on a Debian copyright file. A size given is kept as given."""
+    import json
+
+    from support.cli import run
+
+    source = FIXTURES / "services.conf"
+    code, out, err = run("chunk", source, "-s", "recursive", "--unit", "tokens", "-o", tmp_path / "a")
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert (manifest["chunk_size"], manifest["overlap"]) == (200, 40)
+    assert "over the" not in err and max(c["tokens"] for c in manifest["chunks"]) <= 200
+    code, _, err = run("chunk", source, "-s", "recursive", "--unit", "tokens", "--size", "1000", "-o", tmp_path / "b")
+    assert code == 0, err
+    manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+    assert (manifest["chunk_size"], manifest["overlap"]) == (1000, 40)
+
+
+def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_python_api():
+    import chunktui
+
+    source = FIXTURES / "services.conf"
+    cs = chunktui.chunk(source, "recursive", unit="tokens")
+    assert (cs.params["size"], cs.params["overlap"]) == (200, 40)
+    assert max(c.tokens for c in cs.chunks) <= 200
+    assert chunktui.chunk(source, "recursive", unit="tokens", size=1000, overlap=100).params["size"] == 1000
+    code = chunktui.chunk(SAMPLES / "inventory.py", "code", unit="tokens")
+    assert code.params["size"] == 240 and max(c.embed_tokens for c in code.chunks) <= DEFAULT_BUDGET
+    recursive = next(s for s in chunktui.strategies() if s.name == "recursive")
+    assert {k: recursive.defaults({"unit": "tokens"})[k] for k in ("size", "overlap")} == {"size": 200, "overlap": 40}

@@ -384,6 +384,68 @@ def test_an_index_that_cannot_be_written_is_one_line_and_the_outputs_stay(tmp_pa
     assert code == 0 and "Unchanged, skipped (--resume): 3 files" in out and (out_dir / "index.json").is_file()
 
 
+def interrupted_open(name: str):
+    """open() whose file called `name` takes part of its first write and then gets Ctrl-C, as a
+    second Ctrl-C while a stopped run writes its index would."""
+    import builtins
+
+    real = builtins.open
+
+    def fake(path, *args, **kwargs):
+        fh = real(path, *args, **kwargs)
+        if Path(path).name == name:
+            write = fh.write
+
+            def interrupted(data):
+                write(data[: len(data) // 2])
+                fh.flush()
+                raise KeyboardInterrupt
+
+            fh.write = interrupted
+        return fh
+
+    return fake
+
+
+def test_ctrl_c_while_the_index_is_written_leaves_the_earlier_index_and_nothing_aside(tmp_path, monkeypatch):
+    from chunktui.cli import parallel
+
+    folder, out_dir = small_folder(tmp_path), tmp_path / "out"
+    assert run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "jsonl")[0] == 0
+    earlier = (out_dir / "index.json").read_bytes()
+    monkeypatch.setattr(parallel, "open", interrupted_open(".index.json.tmp"), raising=False)
+    code, _, err = run("chunk", folder, "-o", out_dir, "-s", "lines", "-f", "jsonl", "--force")
+    assert code == 130 and err.strip().splitlines()[-1] == "chunktui: interrupted", err
+    assert (out_dir / "index.json").read_bytes() == earlier
+    assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "index.json", "keyword-py"]
+
+
+def test_ctrl_c_while_the_index_is_renamed_waits_for_it_and_says_it_is_in_place(tmp_path, monkeypatch):
+    import os
+    import signal
+
+    folder, out_dir = small_folder(tmp_path), tmp_path / "out"
+    replace = os.replace
+
+    def interrupted_replace(src, dst, *args, **kwargs):
+        if Path(dst).name == "index.json":
+            signal.raise_signal(signal.SIGINT)
+        return replace(src, dst, *args, **kwargs)
+
+    monkeypatch.setattr(os, "replace", interrupted_replace)
+    handler = signal.signal(signal.SIGINT, signal.default_int_handler)  # as a terminal's shell gives it
+    try:
+        code, _, err = run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "jsonl")
+    finally:
+        signal.signal(signal.SIGINT, handler)
+    assert code == 130, err
+    assert err.strip().splitlines()[-1] == (
+        f"chunktui: interrupted ({out_dir}/index.json was written in full before it stopped)"
+    )
+    assert json.loads((out_dir / "index.json").read_text())["settings"]["strategy"] == "recursive"
+    assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "index.json", "keyword-py"]
+
+
 def test_a_corpus_dataset_that_cannot_be_written_is_one_line_and_leaves_nothing(tmp_path, monkeypatch):
     """Found by review: pyarrow's OSError on a full disk was an internal error (exit 1)."""
     import errno
@@ -406,4 +468,22 @@ def test_a_corpus_dataset_that_cannot_be_written_is_one_line_and_leaves_nothing(
         f"chunktui: error: {out_dir}/corpus.parquet: cannot write (disk full); nothing written"
     ]
     assert "Dataset:" not in out and f"Index: {out_dir}/index.json" in out
+    assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "index.json", "keyword-py"]
+
+
+def test_ctrl_c_while_the_corpus_dataset_is_written_leaves_nothing_aside(tmp_path, monkeypatch):
+    import pyarrow.parquet as pq
+
+    write_table = pq.write_table
+
+    def interrupted_on_the_corpus(table, where, *args, **kwargs):
+        if Path(where).name == ".corpus.parquet.tmp":
+            Path(where).write_bytes(b"PAR1")  # the start of the file made it
+            raise KeyboardInterrupt
+        return write_table(table, where, *args, **kwargs)
+
+    monkeypatch.setattr(pq, "write_table", interrupted_on_the_corpus)
+    folder, out_dir = small_folder(tmp_path), tmp_path / "out"
+    code, _, err = run("chunk", folder, "-o", out_dir, "-s", "recursive", "-f", "parquet")
+    assert code == 130 and err.strip().splitlines()[-1] == "chunktui: interrupted", err
     assert sorted(p.name for p in out_dir.iterdir()) == ["bisect-py", "colorsys-py", "index.json", "keyword-py"]

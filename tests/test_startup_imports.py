@@ -28,7 +28,7 @@ HEAVY = (
     "lxml",
     "pyarrow",
 )
-# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3), the
+# what a run writing JSONL to a new folder does not use: the other formats' writers (sqlite3, YAML), the
 # renameat2 swap (ctypes, which imports subprocess), `serve` (socket), the reader of mailbox folders;
 # and for a short ASCII file, tiktoken (small_bpe counts its tokens) and the token index (for big texts)
 UNUSED_BY_CHUNK = (
@@ -41,6 +41,8 @@ UNUSED_BY_CHUNK = (
     "chunktui.engine.readers.mail",
     "tiktoken",
     "chunktui.engine.core.token_index",
+    "chunktui.formats.store",
+    "chunktui.formats.yamlio",
 )
 # the engine proper: --version needs none of it (errors and the token constants are all cli/commands.py names)
 ENGINE = (
@@ -157,3 +159,69 @@ def test_auto_imports_the_strategy_it_picks_and_no_other(tmp_path):
     assert strategy_modules(modules) == expected
     assert len(expected) < 8  # of the seventeen strategies' modules and their helpers
     assert _hits(modules, ("tiktoken", "chunktui.engine.core.token_index")) == []
+
+
+def test_a_big_files_encode_starts_before_the_work_that_can_run_beside_it(tmp_path):
+    """The encode of a big text lets go of the GIL, so what starts after it runs beside it: the
+    vocabulary is built first (built beside the strategy, it shared the GIL with it and the encode
+    started later), and the strategy's first count, the document's line index and the reports'
+    modules come after the encode has started (issue 20: `--unit tokens` 1.53x
+    load-and-encode-once, 1.5x the target)."""
+    text = "".join(
+        f"## Part {i}\n\nA paragraph about part {i}, long enough to be a paragraph.\n\n" for i in range(2000)
+    )
+    (tmp_path / "big.md").write_text(text)
+    args = [
+        "chunk",
+        "big.md",
+        "-s",
+        "recursive",
+        "--unit",
+        "tokens",
+        "--size",
+        "200",
+        "--overlap",
+        "20",
+        "-f",
+        "jsonl",
+        "-o",
+        "out",
+    ]
+    code = (
+        "import atexit, sys\n"
+        "from chunktui.cli import main\n"
+        "import chunktui.engine.core.token_index as ti, chunktui.engine.core.tokens as tk\n"
+        "import chunktui.engine.readers.documents as docs\n"
+        "events = []\n"
+        "def wrap(obj, name, event):\n"
+        "    real = getattr(obj, name)\n"
+        "    def wrapped(*a, **k):\n"
+        "        events.append(event(*a) if callable(event) else event)\n"
+        "        return real(*a, **k)\n"
+        "    setattr(obj, name, wrapped)\n"
+        "later = ('chunktui.cli.plan', 'chunktui.cli.reports', 'chunktui.ui.gc_pacing')\n"
+        "wrap(ti, 'build_ahead', lambda *a: 'index started, after ' + ','.join(m for m in later if m in sys.modules))\n"
+        "built = tk.get_encoding\n"
+        "def get_encoding(name):\n"
+        "    enc = built(name)\n"
+        "    events.append('vocabulary')\n"
+        "    return enc\n"
+        "tk.get_encoding = get_encoding\n"
+        "real_starts = docs.Document.line_starts.fget\n"
+        "docs.Document.line_starts = property(lambda d: events.append('line index') or real_starts(d))\n"
+        "wrap(tk.TiktokenCounter, 'count_spans', 'count')\n"
+        "atexit.register(lambda: print('EVENTS:' + '|'.join(dict.fromkeys(events))))\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    events = proc.stdout.rpartition("EVENTS:")[2].strip().split("|")
+    assert events[:2] == ["vocabulary", "index started, after "], events
+    assert events.index("count") > 1 and events.index("line index") > 1

@@ -82,6 +82,28 @@ async def test_strategy_from_palette_action_and_remembered_params():
         assert_screen_matches_engine(app)
 
 
+@run
+async def test_switching_the_unit_to_tokens_takes_the_token_defaults_but_keeps_a_size_typed():
+    """1000 characters read as 1000 tokens were twice the budget: a size and overlap still at their
+    defaults follow the unit; one the user typed stays."""
+    async with opened(SAMPLES / "essay.txt", strategy="recursive") as (app, pilot):
+        app.query_one("#param-unit", Select).value = "tokens"
+        await settle(pilot)
+        assert app.query_one("#param-size", Input).value == "200"
+        assert app.query_one("#param-overlap", Input).value == "40"
+        assert app.chunkset.params["size"] == 200 and max(c.tokens for c in app.chunkset.chunks) <= 200
+        assert_screen_matches_engine(app)
+        app.query_one("#param-unit", Select).value = "chars"
+        await settle(pilot)
+        assert app.query_one("#param-size", Input).value == "1000"
+        await set_input(pilot, "#param-size", "700")
+        app.query_one("#param-unit", Select).value = "tokens"
+        await settle(pilot)
+        assert app.query_one("#param-size", Input).value == "700"
+        assert app.query_one("#param-overlap", Input).value == "40"
+        assert_screen_matches_engine(app)
+
+
 @pytest.mark.parametrize(
     "value, problem",
     [

@@ -14,7 +14,13 @@ def main(argv=None):
     if (sys.argv[1:] if argv is None else list(argv)) == ["--version"]:
         from chunktui import __version__
 
-        print(f"chunktui, version {__version__}")
+        from chunktui.cli import stdout
+
+        try:
+            print(f"chunktui, version {__version__}")
+            stdout.flush()
+        except OSError as exc:
+            return stdout.report(exc)
         return 0
     from chunktui.cli.commands import main as run_commands
 

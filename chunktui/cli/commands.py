@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import click
 
 from chunktui import __version__
+from chunktui.cli import stdout
 from chunktui.engine.core.errors import ChunktuiError, DocumentError, ParamError, UnknownStrategyError
 from chunktui.engine.core.options import CONTEXT_HEADERS
 from chunktui.engine.core.tokens import DEFAULT_BUDGET
@@ -120,6 +121,7 @@ class ChunktuiGroup(click.Group):
         try:
             rv = super().main(args, prog_name or "chunktui", complete_var, standalone_mode=False, **extra)
             code = rv if isinstance(rv, int) else EXIT_OK
+            stdout.flush()
         except (click.Abort, KeyboardInterrupt) as exc:  # SIGTERM during an export too
             why = str(exc.__cause__ or exc)  # click turns KeyboardInterrupt into Abort
             click.echo("chunktui: interrupted" + (f" ({why})" if why else ""), err=True)
@@ -132,12 +134,15 @@ class ChunktuiGroup(click.Group):
         except ChunktuiError as exc:
             fail_line(str(exc))
             code = EXIT_BAD_INPUT
-        except Exception as exc:  # a bug: keep the traceback for the report
-            import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
+        except Exception as exc:  # a bug, unless the output cannot be written: keep the traceback for the report
+            if isinstance(exc, OSError) and stdout.failed_on_stdout(exc):  # `> /dev/full`, `| head -1`
+                code = stdout.report(exc)
+            else:
+                import traceback  # here: it imports tokenize and linecache, 10 ms of every run's start
 
-            traceback.print_exc()
-            click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
-            code = EXIT_INTERNAL
+                traceback.print_exc()
+                click.echo(f"chunktui: internal error: {type(exc).__name__}: {exc}", err=True)
+                code = EXIT_INTERNAL
         if standalone_mode:
             sys.exit(code)
         return code
@@ -185,7 +190,7 @@ class StrategyParamsCommand(click.Command):
         for strat in strategies:
             with formatter.section(f"Options of strategy {strat.name}"):
                 formatter.write_dl(
-                    [(param_flag(p), f"{p.help} {param_facts(p)}") for p in strat.params]
+                    [(param_flag(p), f"{p.help} {param_facts(p, strat)}") for p in strat.params]
                     or [("(none)", "This strategy has no parameters.")]
                 )
 
@@ -724,13 +729,8 @@ def run_jobs(
     context_header="none",
 ) -> int:
     """Chunk and export (or plan) each job under a progress bar; one failing file does not stop a folder run."""
-    from chunktui.engine import chunk_document
+    from chunktui.engine.run import start_index
     from chunktui.formats.discover import load_source
-    from chunktui.formats.export import check_target, export_chunkset
-    from chunktui.cli.plan import plan_lines, plural, result_line
-    from chunktui.formats.records import folder_display
-    from chunktui.ui.gc_pacing import paused as gc_paused
-    from chunktui.cli.reports import facts_lines, quality_line
 
     fact_blocks = []
 
@@ -746,6 +746,15 @@ def run_jobs(
             progress.update(task, description=job.source.name, completed=i)
             try:
                 doc = load_source(job.source, reader_options)
+                start_index(doc, strategy, tokenizer)
+                # imported once the first document is encoding, which lets go of the GIL: until then
+                # only what reading it and starting its encode need (later files find them imported)
+                from chunktui.engine import chunk_document
+                from chunktui.formats.export import check_target, export_chunkset
+                from chunktui.cli.plan import plan_lines, result_line
+                from chunktui.ui.gc_pacing import paused as gc_paused
+                from chunktui.cli.reports import facts_lines, quality_line
+
                 with gc_paused():
                     cs = chunk_document(
                         doc,
@@ -789,6 +798,9 @@ def run_jobs(
                 duplicates += c.sha256 in seen_sha
                 seen_sha.add(c.sha256)
         progress.update(task, completed=len(jobs))
+    from chunktui.cli.plan import plural
+    from chunktui.formats.records import folder_display
+
     if over_total and not dry_run:
         where = f"{jobs[0].source.name}: " if single else ""
         files = "" if single else f" in {plural(over_files, 'file')}"
@@ -866,7 +878,9 @@ def strategies(as_json):
                         "aliases": list(s.aliases),
                         "summary": s.summary,
                         "kinds": list(s.kinds),
-                        "params": [p.to_dict() for p in s.params],
+                        "params": [
+                            p.to_dict() | ({"unit_defaults": d} if (d := s.unit_defaults(p)) else {}) for p in s.params
+                        ],
                     }
                     for s in found
                 ],
@@ -881,7 +895,7 @@ def strategies(as_json):
         if s.kinds:
             click.echo(f"  for: {', '.join(s.kinds)}")
         for p in s.params:
-            click.echo(f"  {param_flag(p)}\n      {p.help} {param_facts(p)}")
+            click.echo(f"  {param_flag(p)}\n      {p.help} {param_facts(p, s)}")
         click.echo("")
 
 
@@ -898,8 +912,9 @@ def _show_default(value) -> str:
     return f"'{value}'" if isinstance(value, str) else repr(value)
 
 
-def param_facts(p) -> str:
-    facts = [f"default {_show_default(p.default)}"]
+def param_facts(p, strategy) -> str:
+    in_units = "; ".join(f"{_show_default(d)} with --unit {u}" for u, d in strategy.unit_defaults(p).items())
+    facts = [f"default {_show_default(p.default)}" + (f" ({in_units})" if in_units else "")]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
         hi = "" if p.max is None else f"{p.max:,g}" if p.type == "float" else f"{int(p.max):,}"

@@ -15,6 +15,7 @@ on, if that file kills it again.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import multiprocessing
@@ -248,21 +249,25 @@ def save_index(root: Path, settings: dict, files: dict) -> bool:
 
 
 def write_index(path: Path, settings: dict, files: dict) -> None:
-    """index.json, replaced whole (written aside, then renamed); on an OSError nothing is left aside."""
+    """index.json, replaced whole: written aside, read back, then renamed with Ctrl-C and SIGTERM
+    held back (a second Ctrl-C as a stopped run writes it); whatever stops it, an OSError or an
+    interrupt, leaves nothing aside and the earlier index.json as it was."""
+    from chunktui.formats.export import signals_deferred
+
+    # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
+    index = {"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))}
+    data = (json.dumps(index, ensure_ascii=False, indent=2) + "\n").encode()
     tmp = path.with_name(f".{path.name}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # when every file failed, no export made it
-        with open(tmp, "w", encoding="utf-8", newline="\n") as fh:
-            # chunktui_version marks the folder as chunktui's output, which folder scans leave alone
-            json.dump(
-                {"chunktui_version": __version__, "settings": settings, "files": dict(sorted(files.items()))},
-                fh,
-                ensure_ascii=False,
-                indent=2,
-            )
-            fh.write("\n")
-        os.replace(tmp, path)
-    except OSError:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+        with open(tmp, "rb") as fh:
+            if fh.read() != data:
+                raise OSError(errno.EIO, f"{tmp.name} read back differs from what was written")
+        with signals_deferred(path):
+            os.replace(tmp, path)
+    except BaseException:
         try:
             tmp.unlink(missing_ok=True)
         except OSError:  # a read-only folder: nothing was made there

@@ -109,22 +109,24 @@ def run_sweep(
         if size_spec and not overlap_spec and first.startswith("--overlap"):
             first += "; the strategy's default overlap: give overlaps with --overlap"
         raise ChunktuiError(f"{doc.name}: no valid cell in the sweep grid ({first})")
+    result.cells = [_with_defaults(c, base_params) for c in result.cells]
     return doc, result
 
 
-def _cells_with_defaults(result):
-    """Cells whose size/overlap came from the strategy default show that default, not None."""
+def _with_defaults(cell, base_params: dict):
+    """`cell` with a size or overlap that came from the strategy's default shown as that default
+    (in the unit `base_params` set), not None."""
+    from dataclasses import replace
+
     from chunktui.engine import get_strategy
 
-    rows = []
-    for c in result.cells:
-        d = c.to_dict()
-        strat = get_strategy(c.strategy)
-        for key, pname in (("size", strat.size_param), ("overlap", strat.overlap_param)):
-            if d[key] is None and pname:
-                d[key] = strat.param(pname).default
-        rows.append(d)
-    return rows
+    strat = get_strategy(cell.strategy)
+    defaults = strat.defaults({k: v for k, v in base_params.items() if strat.param(k) is not None})
+    filled = {}
+    for key, pname in (("size", strat.size_param), ("overlap", strat.overlap_param)):
+        if getattr(cell, key) is None and pname:
+            filled[key] = defaults[pname]
+    return replace(cell, **filled)
 
 
 # the recommendation's reason: retrieval metrics, where there are queries, lead the score
@@ -143,7 +145,7 @@ def sweep_output(result, fmt: str, rank_by: str = "score", synthetic_seed: int |
     `synthetic` and `seed`) and the table's last line say (and, in every format, `run_sweep`'s note)."""
     from chunktui.engine.analysis.quality import FLAG_NAMES
 
-    rows = _cells_with_defaults(result)
+    rows = [c.to_dict() for c in result.cells]
     retrieval = "recall" in rows[0]
     if rank_by != "score":
         if not retrieval:

@@ -45,8 +45,8 @@ def chunk_document(
 def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none", index_ahead=False) -> ChunkSet:
     # params given with `auto` belong to the strategy it picks for this document, which checks them
     values = dict(params or {}) if strat.delegates else strat.validate(params)
-    if index_ahead and strat.covering and not strat.delegates:  # its chunks are counted over the text
-        counter.index_ahead(doc.text)
+    if index_ahead:
+        _index_ahead(doc, strat, counter)
     proposal = strat.run(doc, values, ctx)
     if proposal.params is None:
         proposal.params = values
@@ -66,6 +66,19 @@ def _chunk(doc, strat, params, tokenizer, counter, ctx, context_header="none", i
         context_header=context_header,
         headings=document_headings(doc, context_header),
     )
+
+
+def start_index(doc: Document, strategy: str, tokenizer: str = DEFAULT_TOKENIZER) -> None:
+    """What `chunk_document(index_ahead=True)` starts, started now: a caller that has the document
+    (the command line, as soon as it is read) starts the encode before the imports and the work it
+    does not need until the strategy runs, which then overlap the encode (it lets go of the GIL).
+    chunk_document finds the index being built and does not start it twice."""
+    _index_ahead(doc, get_strategy(strategy), get_counter(tokenizer))
+
+
+def _index_ahead(doc: Document, strat, counter) -> None:
+    if strat.covering and not strat.delegates:  # its chunks are counted over the text
+        counter.index_ahead(doc.text)
 
 
 def document_headings(doc: Document, context_header: str) -> Headings | None:

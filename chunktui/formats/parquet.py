@@ -18,7 +18,7 @@ from pathlib import Path
 from chunktui.engine.core.errors import ChunktuiError
 
 from .chunk_rows import CHUNK_COLUMNS, SOURCE_COLUMNS, chunk_rows, source_row
-from .export import register_writer, write_problem
+from .export import register_writer, signals_deferred, write_problem
 
 PARQUET_NAME = "chunks.parquet"
 SOURCE_KEY = b"chunktui.source"
@@ -66,8 +66,9 @@ def write_parquet(cs, folder: Path) -> list[str]:
 def write_corpus(parts: list[Path], folder: Path) -> int:
     """`corpus.parquet` in `folder`: the rows of every file's `chunks.parquet` in `parts`, in
     order, one dataset for the corpus; the files' sources (their `chunktui.source`) listed in its
-    metadata. Written aside, read back and sha256-checked, then moved into place, so a reader
-    sees the last whole dataset or none. Returns the number of rows."""
+    metadata. Written aside, read back and sha256-checked, then moved into place with Ctrl-C and
+    SIGTERM held back, so a reader sees the last whole dataset or none and nothing is left aside,
+    whatever stops it. Returns the number of rows."""
     import os
 
     import pyarrow as pa
@@ -89,15 +90,23 @@ def write_corpus(parts: list[Path], folder: Path) -> int:
         pq.write_table(corpus, aside)
         problem = _read_back(aside, corpus.column("sha256").to_pylist())
         if not problem:
-            os.replace(aside, target)
+            with signals_deferred(target):
+                os.replace(aside, target)
             return corpus.num_rows
     except OSError as exc:  # a full or read-only disk
         problem = f"cannot write ({write_problem(exc)})"
-    try:
-        aside.unlink(missing_ok=True)
-    except OSError:
-        pass
+    except BaseException:  # Ctrl-C or SIGTERM while it is written: nothing is left aside either
+        _remove(aside)
+        raise
+    _remove(aside)
     raise ChunktuiError(f"{target}: {problem}; nothing written")
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:  # a read-only folder: nothing was made there
+        pass
 
 
 def _schema(key: bytes, value):

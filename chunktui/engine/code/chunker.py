@@ -84,13 +84,16 @@ def _groups(
     out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
     prev_last, prev_comment = -1, False
+    # a bool, so that `imports` stays one: an empty set there reads as "not False" below, and a
+    # statement followed by an import on its line (`x = 1; import os`) became imports only
+    by_start = bool(required)
     for n in nodes:
         row = n.start_point[0]
         end_row, end_col = n.end_point
         last = end_row - 1 if end_col == 0 and end_row > row else end_row
         kind = n.kind_id
         comment = kind in comment_ids  # _is_comment(n)
-        imports = kind in import_ids or (required and n.start_byte in required)
+        imports = kind in import_ids or (by_start and n.start_byte in required)
         if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
             group = out[-1]
             group[1] = last

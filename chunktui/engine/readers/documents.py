@@ -119,8 +119,7 @@ class Document:
     def __post_init__(self) -> None:
         if not self.sha256:
             self.sha256 = hashlib.sha256(self.text.encode("utf-8", "surrogatepass")).hexdigest()
-        # each line feed's end, read at C level: half the time of a find per line (6 MB: 28 ms, not 52)
-        self._line_starts = [0, *map(re.Match.end, _LINE_FEED.finditer(self.text))]
+        self._line_starts: list[int] | None = None  # built on first use (line_starts)
         self._ascii = self.text.isascii()
         self._byte_marks: list[int] | None = None
 
@@ -140,26 +139,35 @@ class Document:
     @property
     def line_count(self) -> int:
         """Lines as an editor counts them: a trailing newline does not open a new line."""
-        n = len(self._line_starts)
-        if n > 1 and self._line_starts[-1] == len(self.text):
+        starts = self.line_starts
+        n = len(starts)
+        if n > 1 and starts[-1] == len(self.text):
             return n - 1
         return n if self.text else 0
 
     @property
     def line_starts(self) -> list[int]:
-        return self._line_starts
+        """Where each line starts. Built when first asked for, not when the Document is made: the
+        command line starts encoding a big text for its token counts first, and these 20 ms (6 MB)
+        of GIL-bound work then run while it encodes. Two threads asking at once build the same list."""
+        starts = self._line_starts
+        if starts is None:
+            # each line feed's end, read at C level: half the time of a find per line (6 MB: 28 ms, not 52)
+            starts = self._line_starts = [0, *map(re.Match.end, _LINE_FEED.finditer(self.text))]
+        return starts
 
     def line_of(self, offset: int) -> int:
         """1-based line holding the character at `offset` (O(log n))."""
-        return bisect_right(self._line_starts, offset)
+        return bisect_right(self.line_starts, offset)
 
     def line_start(self, line: int) -> int:
         """Character offset where 1-based `line` starts; past the end gives len(text)."""
         if line < 1:
             return 0
-        if line > len(self._line_starts):
+        starts = self.line_starts
+        if line > len(starts):
             return len(self.text)
-        return self._line_starts[line - 1]
+        return starts[line - 1]
 
     def line_end(self, line: int) -> int:
         """Offset just past `line`, its newline included."""

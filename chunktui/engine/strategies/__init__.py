@@ -77,6 +77,15 @@ def parse_float(text: str) -> float:
 # What a number counts, by the suffix of the parameter's name (`max_chars`, `overlap_lines`):
 # one name, one unit, in every strategy. `size` and `overlap` count the strategy's `unit` param.
 UNITS = ("chars", "tokens", "lines", "rows", "bytes", "emails")
+# A `size` or `overlap` default counts the `unit` param's default unit. Read in a unit that holds
+# more text (tokens, lines), it is divided by what one of that unit holds, so that the chunk stays
+# about its default size and within the default token budget (1000 characters read as 1000 tokens
+# were twice it). A token: 5 characters or bytes, which leaves room for what is embedded with a
+# chunk (a code chunk's scope and imports, a context header), where 4.3-4.4 were measured with
+# cl100k_base on English prose and Python (2.2 on logs, whose chunks come out smaller); a line: 120
+# characters, as in JSON and service logs (123-132; dpkg's log 69). Read in a unit that holds less
+# (characters, for a default in tokens), a default stays as it is: a smaller chunk.
+SAME_TEXT = {("chars", "tokens"): 5, ("bytes", "tokens"): 5, ("chars", "lines"): 120}
 
 
 @dataclass(frozen=True)
@@ -286,8 +295,31 @@ class Strategy:
             out[name], given[name] = value, key
         return out
 
-    def defaults(self) -> dict:
-        return {p.name: p.default for p in self.params}
+    def unit_of(self, values: dict | None) -> str | None:
+        """The unit `values` set (under the `unit` param's name or an alias), checked; None when
+        they set none or the strategy has no `unit` param."""
+        unit = next((p for p in self.params if p.name == "unit"), None)
+        given = self.canonical(values).get("unit") if unit is not None else None
+        return None if unit is None or given is None else unit.coerce(given)
+
+    def default_of(self, param: Param, unit: str | None) -> Any:
+        """`param`'s default where the strategy's `unit` is `unit` (see SAME_TEXT)."""
+        if unit is None or param.name not in ("size", "overlap") or not isinstance(param.default, int):
+            return param.default
+        own = next(p.default for p in self.params if p.name == "unit")
+        per = SAME_TEXT.get((own, unit))
+        return param.default if per is None else max(int(param.min or 0), param.default // per)
+
+    def unit_defaults(self, param: Param) -> dict[str, Any]:
+        """`param`'s default in each unit where it is not its own default ({} for most params)."""
+        unit = next((p for p in self.params if p.name == "unit"), None)
+        found = {u: self.default_of(param, u) for u in unit.choices} if unit is not None else {}
+        return {u: d for u, d in found.items() if d != param.default}
+
+    def defaults(self, values: dict | None = None) -> dict:
+        """Every param's default, a size or overlap in the unit `values` set."""
+        unit = self.unit_of(values)
+        return {p.name: self.default_of(p, unit) for p in self.params}
 
     def validate(self, values: dict | None) -> dict:
         """Complete, typed and checked params; unknown names are an error naming them.
@@ -302,7 +334,11 @@ class Strategy:
         if unknown:
             raise ParamError(unknown[0], f"not a parameter of strategy {self.name!r}")
         try:
-            out = {p.name: p.coerce(values.get(p.name)) for p in self.params}
+            unit = self.unit_of(values)
+            out = {
+                p.name: self.default_of(p, unit) if values.get(p.name) is None else p.coerce(values[p.name])
+                for p in self.params
+            }
         except ParamError as exc:
             raise ParamError(spelled.get(exc.name, exc.name), exc.problem) from None
         for order in self.constraints:

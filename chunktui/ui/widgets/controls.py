@@ -134,6 +134,7 @@ class ControlsPane(VerticalScroll):
         self._tokenizer = tokenizer
         self._budget = budget
         self._building = False
+        self._unit: Any = None  # the strategy's `unit` as last shown, if it has one
 
     def compose(self) -> ComposeResult:
         yield Label("Strategy", classes="section-title")
@@ -182,9 +183,12 @@ class ControlsPane(VerticalScroll):
         container = self.query_one("#params", Vertical)
         await container.remove_children()
         # values may name a parameter by an alias (a caller's `max_char`); the last one given wins
-        merged = strategy.defaults() | {
-            param.name: v for k, v in (values or {}).items() if (param := strategy.param(k))
-        }
+        given = {param.name: v for k, v in (values or {}).items() if (param := strategy.param(k))}
+        try:
+            merged = strategy.defaults(given) | given  # a size not given counts the unit given
+        except ParamError:  # a unit this strategy lacks: its field shows the value, marked invalid
+            merged = strategy.defaults() | given
+        self._unit = merged.get("unit")
         await container.mount_all(ParamField(p, merged[p.name]) for p in strategy.params)
         self._building = False
         self.post_message(self.Changed())
@@ -233,7 +237,20 @@ class ControlsPane(VerticalScroll):
             if event.value != self.strategy_name:
                 self.post_message(self.StrategyPicked(str(event.value)))
         elif not self._building:
+            if event.select.id == "param-unit":
+                self.follow_unit(str(event.value))
             self.post_message(self.Changed())
+
+    def follow_unit(self, unit: str) -> None:
+        """A size or overlap still at the default of the unit left takes the new unit's default
+        (1000 characters, 200 tokens): the default of the one counts another's amount of text."""
+        strategy, left = self.strategy, self._unit
+        self._unit = unit
+        for f in self.fields():
+            if f.param.name in ("size", "overlap") and f.raw == format_value(
+                f.param, strategy.default_of(f.param, left)
+            ):
+                f.set_value(strategy.default_of(f.param, unit))
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()
