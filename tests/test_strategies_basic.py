@@ -236,10 +236,11 @@ def test_recursive_counts_tokens():
 
 def test_recursive_token_runs_are_recounted_when_joining_costs_more():
     """BPE is not additive: a run whose pieces fit can encode longer once joined; it is split."""
+    from chunktui.engine.core.tokens import Counter
     from chunktui.engine.strategies import Context
     from chunktui.engine.strategies.recursive import SEPARATORS, _Splitter
 
-    class JoinCostsMore:
+    class JoinCostsMore(Counter):  # what RunContext.counter gives: a Counter
         name = "joined-costs-more"
 
         def count(self, text):

@@ -627,6 +627,207 @@ def test_a_chunking_with_its_index_built_ahead_is_the_chunking_without(monkeypat
     assert ahead == ["cl100k_base"]
 
 
+def cut_into_eight_blocks(monkeypatch, least: int = 8_000) -> None:
+    """A text of 2 * `least` characters or more is encoded in 8 blocks on 2 threads, as a big
+    document is on an idle 2-core machine."""
+    monkeypatch.setattr(token_index, "_PARALLEL_FROM", least)
+    monkeypatch.setattr(token_index, "free_cores", lambda: 2)
+    monkeypatch.setattr(token_index, "_BLOCKS_PER_THREAD", 4)
+
+
+def cover_only_when_asked(monkeypatch) -> list[int]:
+    """Each block after the first is summed only once a count waits for it (with 10 s to spare):
+    the encode covers the text front to back no faster than the counts ask, so a count that can go
+    on with what is covered does so, whatever the machine's speed. Gives the offsets covered."""
+    asked, covered = threading.Event(), []
+    cover, covering = TokenIndex._cover, TokenIndex.covering
+
+    def cover_when_asked(self, offset):
+        if self._ready and offset > self._ready:
+            asked.wait(10)
+            asked.clear()
+        covered.append(offset)
+        cover(self, offset)
+
+    def waits(self, offset):
+        if self._ready < offset:
+            asked.set()
+        return covering(self, offset)
+
+    monkeypatch.setattr(TokenIndex, "_cover", cover_when_asked)
+    monkeypatch.setattr(TokenIndex, "covering", waits)
+    return covered
+
+
+def count_groups(monkeypatch) -> list[int]:
+    """The sizes of the groups of spans counted while an index encodes (counts_in_order)."""
+    groups: list[int] = []
+    in_order = token_index.counts_in_order
+
+    def recorded(*args, **options):
+        for group in in_order(*args, **options):
+            groups.append(len(group))
+            yield group
+
+    monkeypatch.setattr(token_index, "counts_in_order", recorded)
+    return groups
+
+
+def chunks_and_gaps(chunkset) -> tuple[list, list]:
+    return [(c.start, c.end, c.tokens, c.embed_tokens, c.metadata) for c in chunkset.chunks], [
+        (g.start, g.end, g.reason) for g in chunkset.gaps
+    ]
+
+
+def test_a_count_on_an_index_still_encoding_waits_only_for_the_blocks_its_spans_need(monkeypatch):
+    """The encode sums its blocks front to back: a count of spans in the first blocks is exact as
+    soon as they are summed, while the last block still encodes (the command line's token
+    chunking works on the first paragraphs meanwhile)."""
+    name = "cl100k_base"
+    text = real_text()[:160_000]
+    counter = get_counter(name)
+    get_encoding(name)
+    token_index.clear_cache()
+    cut_into_eight_blocks(monkeypatch)
+    pieces = token_index.blocks(text, name, 8)
+    assert len(pieces) == 8
+    last, released = threading.Event(), []
+    encode_block = token_index._encode_block
+
+    def last_block_held(long_pieces, bpe, block):
+        if block is pieces[-1] or block == pieces[-1]:
+            released.append(last.wait(10))
+        return encode_block(long_pieces, bpe, block)
+
+    monkeypatch.setattr(token_index, "_encode_block", last_block_held)
+    counter.index_ahead(text)
+    for _ in range(1000):  # the thread registers the index it encodes
+        if token_index.pending_index(text, name) is not None:
+            break
+        threading.Event().wait(0.01)
+    early = len(text) - len(pieces[-1]) - 2_000
+    spans = [(a, min(early, a + 1500)) for a in range(0, early, 700)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    backwards = spans[::-1]  # not in text order: one group, once the encode covers them all
+    groups = list(token_index.counts_in_order(text, name, get_encoding(name), backwards))
+    assert groups == [[direct(name, text[a:b]) for a, b in backwards]]
+    assert not released and cached_index(text, name) is None  # counted with the last block held
+    last.set()
+    spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 700)]
+    assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
+    assert released == [True] and cached_index(text, name) is not None
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"size": 512, "overlap": 50, "unit": "tokens"},
+        {"size": 60, "overlap": 20, "unit": "tokens"},
+        {"size": 7, "overlap": 0, "unit": "tokens"},
+    ],
+)
+def test_a_token_chunking_runs_front_to_back_while_its_index_encodes(monkeypatch, params):
+    """With the index encoding ahead (the command line), the recursive splitter merges and splits
+    the paragraphs of each block as soon as the encode covers them: exactly the chunks, counts
+    and gaps of counting every paragraph at once."""
+    from chunktui.engine import chunk_document
+    from chunktui.engine.readers.documents import Document
+
+    text = real_text()[:150_000]
+    # tiktoken refuses the last block: the whole text is encoded again and covered at its end
+    text = text[:145_000] + "\ud800 a lone surrogate\n\n" + text[145_000:]
+    doc = Document.from_text(text, "sample.md")
+    token_index.clear_cache()
+    want = chunks_and_gaps(chunk_document(doc, "recursive", params))
+    token_index.clear_cache()
+    cut_into_eight_blocks(monkeypatch)
+    covered, groups = cover_only_when_asked(monkeypatch), count_groups(monkeypatch)
+    got = chunks_and_gaps(chunk_document(doc, "recursive", params, index_ahead=True))
+    assert len(covered) >= 8 and groups[0] > 1 and len([g for g in groups if g > 1]) >= 4, (covered, groups)
+    assert got == want
+
+
+def test_a_build_that_fails_midway_wakes_the_counts_waiting_for_it(monkeypatch, capfd):
+    """Counts wait for the blocks their spans need; if the encode fails after some blocks, those
+    waiting are woken and counted by a build of their own, exact, without a traceback."""
+    name = "cl100k_base"
+    text = real_text()[:160_000]
+    counter = get_counter(name)
+    get_encoding(name)
+    token_index.clear_cache()
+    cut_into_eight_blocks(monkeypatch)
+    pieces = token_index.blocks(text, name, 8)
+    asked, failed = threading.Event(), []
+    encode_block, covering = token_index._encode_block, TokenIndex.covering
+
+    def waits(self, offset):
+        if self._ready < offset:
+            asked.set()
+        return covering(self, offset)
+
+    def fifth_block_fails_once_asked(long_pieces, bpe, block):
+        if not failed and block == pieces[4]:
+            failed.append(asked.wait(10))  # a count waits for the blocks after the first four
+            raise MemoryError("the build ahead")
+        return encode_block(long_pieces, bpe, block)
+
+    monkeypatch.setattr(TokenIndex, "covering", waits)
+    monkeypatch.setattr(token_index, "_encode_block", fifth_block_fails_once_asked)
+    counter.index_ahead(text)
+    for _ in range(1000):
+        if token_index.pending_index(text, name) is not None:
+            break
+        threading.Event().wait(0.01)
+    spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 700)]
+    got: list = []
+
+    def count() -> None:
+        got.extend(token_index.counts_in_order(text, name, get_encoding(name), spans))
+
+    counting = threading.Thread(target=count, daemon=True)
+    counting.start()
+    counting.join(30)
+    assert not counting.is_alive() and failed == [True]
+    assert len(got) > 1 and [n for group in got for n in group] == [direct(name, text[a:b]) for a, b in spans]
+    assert cached_index(text, name) is not None and "Traceback" not in capfd.readouterr().err
+
+
+paragraph_texts = st.lists(
+    st.one_of(
+        fragment_texts,
+        st.lists(st.sampled_from(["word", " ", "\n", "x" * 30, "ab cd. ", "\t"]), max_size=200).map("".join),
+    ),
+    min_size=2,
+    max_size=12,
+).map("\n\n".join)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=paragraph_texts, size=st.integers(1, 80), overlap=st.integers(0, 30))
+def test_a_token_chunking_of_any_text_is_the_same_front_to_back(monkeypatch, text, size, overlap):
+    """Generated paragraphs, words, long runs and tricky fragments, cut into 8 blocks that the
+    encode covers one at a time: the chunks of counting all the paragraphs at once."""
+    from chunktui.engine import chunk_document
+    from chunktui.engine.core import tokens
+    from chunktui.engine.readers.documents import Document
+
+    params = {"size": size, "overlap": min(overlap, size - 1), "unit": "tokens"}
+    text = (text + "\n\n") * (1 + 2_000 // (len(text) + 2))
+    doc = Document.from_text(text, "generated.md")
+    with monkeypatch.context() as patched:
+        patched.setattr(tokens, "INDEX_MIN_CHARS", 1_000)
+        token_index.clear_cache()
+        want = chunks_and_gaps(chunk_document(doc, "recursive", params))
+        token_index.clear_cache()
+        cut_into_eight_blocks(patched, least=len(text) // 2 - 1)
+        cover_only_when_asked(patched)
+        groups = count_groups(patched)
+        got = chunks_and_gaps(chunk_document(doc, "recursive", params, index_ahead=True))
+        uncut = len(token_index.blocks(text, "cl100k_base", 8)) == 1  # no anchor to cut at
+        token_index.clear_cache()
+    assert (len(groups) > 1 or uncut) and got == want
+
+
 def test_short_spans_counted_at_once_are_not_each_encoded(monkeypatch):
     """A token-unit splitter counts every line it tries, most of them short: counted at once, their
     heads and tails (word ends, indents, which recur) are encoded, not each line whole."""

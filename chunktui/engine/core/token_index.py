@@ -53,7 +53,7 @@ from concurrent.futures import ThreadPoolExecutor
 from array import array
 from functools import partial
 from itertools import accumulate, compress, count, repeat
-from operator import add, is_, not_, rshift, sub
+from operator import add, is_, le, not_, rshift, sub
 
 from . import slices
 from .compat import core_bpe, mergeable_ranks
@@ -153,7 +153,10 @@ _LOOKAHEAD_MARGIN = 64
 # (see blocks): a block of 512 K characters takes about 0.1 s to encode, a thread under 1 ms to start
 _PARALLEL_FROM = 512 * 1024
 _CUT_REACH = 4096  # characters searched for an anchor to cut at, from each 1/parts of the text
-_BLOCKS_PER_THREAD = 4  # blocks each encode thread takes in turn (see TokenIndex._buffers)
+# blocks each encode thread takes in turn (see TokenIndex._buffers): what a count waiting for the last
+# block does after the encode ends is one block's work (the 6 MB corpus's `--unit tokens` 512/50,
+# chunk_document from the encode's end to its return, medians of 12: 88 ms with 4, 61 ms with 8)
+_BLOCKS_PER_THREAD = 8
 
 
 def split_finders(name: str):
@@ -230,35 +233,92 @@ class TokenIndex:
         self._anchors_in = _ANCHOR_PATTERNS[name].match  # type: ignore[assignment]  # matches at every position
         self._fragments: dict[str, int] = {}
         self._one_piece = _ONE_PIECE_PATTERNS[name].fullmatch
+        # how far the encode has summed its blocks' token ends, front to back (see `covering`): a
+        # count whose anchors lie before it is exact while the later blocks still encode
+        self._ready = 0
+        self._given_up = False  # the encode failed: nobody waits for it any longer
+        self._covered = threading.Condition()
+        self._ends = array("I")
+        self._block_first: list[int] = []
+        self._block_last: list[int] = []
         if encode:
             self.encode()
 
     def encode(self) -> None:
-        """The whole-document encode pass and the tables every count reads."""
+        """The whole-document encode pass and the tables every count reads, built front to back:
+        each block's token ends and its part of the block table as soon as it and those before it
+        are encoded, so that counts of the spans it covers need not wait for the rest."""
         text, name = self.text, self.name
         # chars ended by each token (0..255 fits a byte: a token is at most a few dozen bytes), each
         # block's as soon as its thread has encoded it (see _buffers)
         table = _lead_table(name, self._encoding)
         self._surrogates = False
+        kept: list[bytes] = []
         try:
-            self._lead, self._ends = self._sum_ends(_lead_slices(self._buffers(text), table))
+            buffers = self._buffers(text)
+            for data, block_end in zip(buffers, self._block_ends):
+                part = list(_lead_slices([data], table))
+                self._sum_ends(part, self._ends)
+                kept += part
+                self._cover(block_end)
         except UnicodeEncodeError:
-            # surrogates: let tiktoken apply its own replacement, as `count` would
+            # surrogates: let tiktoken apply its own replacement, as `count` would. The blocks
+            # already covered hold none (each block's encode refuses them): their ends stand, as
+            # the text before the first surrogate encodes alike either way, and the rest is
+            # covered only once the whole text is
             self._surrogates = True
             whole = memoryview(array("I", self._encoding.encode_ordinary(text))).cast("B")
-            self._lead, self._ends = self._sum_ends(_lead_slices([whole], table))
+            kept = list(_lead_slices([whole], table))
+            ends = _past_pairs(self._sum_ends(kept, array("I")), text)
+            self._ends[len(self._ends) :] = ends[len(self._ends) :]
+        self._lead = b"".join(kept)
         self.total_tokens = len(self._lead)
-        if self._surrogates:
-            self._ends = _past_pairs(self._ends, text)
-        # tokens ending before each block of 512 characters: a span's bisects search one block's
-        # tokens, in memory close together, instead of the whole document's (about 0.6x of their
-        # cost at 1 MB, less at 10 MB; building it costs about 0.01x of the encode pass). Lists:
-        # their items are read without making an int each time
-        # in slices of 4096 blocks: a 100 MB text's 200 k bisects in one call held the GIL ~300 ms
+        self._cover(len(text))
+
+    def _cover(self, offset: int) -> None:
+        """Mark the text up to `offset` encoded (its tokens' ends summed): the table of tokens
+        ending before each block of 512 characters grows to it, and the threads waiting for it
+        (`covering`) wake. The table lets a span's bisects search one block's tokens, in memory
+        close together, instead of the whole document's (about 0.6x of their cost at 1 MB, less
+        at 10 MB; building it costs about 0.01x of the encode pass). Lists: their items are read
+        without making an int each time. A block's entry is final once the text past it is
+        covered; until then the last one's end is every token summed, an upper bound for the
+        bisects of offsets it covers. Slices of 4096 blocks: a 100 MB text's 200 k bisects in
+        one call held the GIL ~300 ms."""
+        first, last, ends = self._block_first, self._block_last, self._ends
         block = 1 << _BLOCK_SHIFT
-        starts, first = range(0, len(text) + 2 * block, block), partial(bisect_right, self._ends)
-        self._block_first = [n for i in range(0, len(starts), 4096) for n in map(first, starts[i : i + 4096])]
-        self._block_last = self._block_first[1:]
+        # the entries of blocks starting by `offset`; past the text's end, two more (a span's end
+        # reads its block's and the next one's)
+        stop = offset + 1 if offset < len(self.text) else len(self.text) + 2 * block
+        starts, tokens_by = range(len(first) * block, stop, block), partial(bisect_right, ends)
+        for i in range(0, len(starts), 4096):
+            more = list(map(tokens_by, starts[i : i + 4096]))
+            if last:
+                last[-1] = more[0]
+            first += more
+            last += more[1:]
+            last.append(0)
+        last[-1] = len(ends)  # the last block's, even when no block starts in what was added
+        with self._covered:
+            self._ready = min(offset, len(self.text))
+            self._covered.notify_all()
+
+    def covering(self, offset: int) -> int:
+        """Wait until the encode covers character `offset` (its tokens ending by then are all
+        summed, and `count_spans`/`finish_spans` of spans whose last anchor is there are exact),
+        and say how far it covers now: the text's length once built, -1 if the encode failed."""
+        if self._ready >= offset:
+            return self._ready
+        with self._covered:
+            while self._ready < offset and not self._given_up:
+                self._covered.wait()
+            return -1 if self._ready < offset else self._ready
+
+    def _give_up(self) -> None:
+        """The encode failed: wake those waiting for it (see `covering`), who count otherwise."""
+        with self._covered:
+            self._given_up = True
+            self._covered.notify_all()
 
     def _buffers(self, text: str) -> Iterator[memoryview]:
         """tiktoken's packed buffers of the text's blocks, in order, each as soon as it is encoded.
@@ -269,7 +329,9 @@ class TokenIndex:
 
         encode = partial(_encode_block, long_piece_encoder(self.name), core_bpe(self._encoding))
         threads = _threads_for(text)
-        return _on_threads(encode, blocks(text, self.name, threads * _BLOCKS_PER_THREAD if threads > 1 else 1), threads)
+        texts = blocks(text, self.name, threads * _BLOCKS_PER_THREAD if threads > 1 else 1)
+        self._block_ends = list(accumulate(map(len, texts)))  # where each block's tokens end
+        return _on_threads(encode, texts, threads)
 
     def _encode_text(self, text: str) -> list[int]:
         try:
@@ -347,20 +409,18 @@ class TokenIndex:
         return [0, *compress(self._ends, self._lead)]
 
     @staticmethod
-    def _sum_ends(leads: Iterable[bytes]) -> tuple[bytes, array]:
-        """The leads joined, and every token's end, so that a span's anchors are one bisect each:
-        about 0.08x of the encode pass to build, and it halves the cost of every later count. Each
-        slice summed as it comes (a block's, while the threads encode the next ones), in steps: one
-        C call for all would hold the GIL (and the app) for 0.1 s on a 10 MB text."""
-        kept: list[bytes] = []
-        ends = array("I")
+    def _sum_ends(leads: Iterable[bytes], ends: array) -> array:
+        """Every token's end appended to `ends` (the leads' characters summed on from its last),
+        so that a span's anchors are one bisect each: about 0.08x of the encode pass to build, and
+        it halves the cost of every later count. Each slice summed as it comes (a block's, while
+        the threads encode the next ones), in steps: one C call for all would hold the GIL (and
+        the app) for 0.1 s on a 10 MB text."""
         for lead in leads:
-            kept.append(lead)
             for i in range(0, len(lead), _ENDS_SLICE):
                 part = accumulate(lead[i : i + _ENDS_SLICE], initial=ends[-1] if ends else 0)
                 next(part)  # the carry: the previous slice's last end
                 ends.extend(part)
-        return b"".join(kept), ends
+        return ends
 
     def _count_fragments(self, fragments: list[str]) -> dict[str, int]:
         """Each fragment's count. Most are a word's end or a space and a word's start, one
@@ -614,7 +674,11 @@ def _build(key: tuple, text: str, name: str, encoding: Callable[[], object], bui
         index = TokenIndex(text, name, encoding(), encode=False)
         with _lock:
             _pending[key] = index
-        index.encode()
+        try:
+            index.encode()
+        except BaseException:
+            index._give_up()
+            raise
         with _lock:
             _cache[key] = index
             while len(_cache) > _CACHE_SIZE:
@@ -630,13 +694,44 @@ def _build(key: tuple, text: str, name: str, encoding: Callable[[], object], bui
 def counts_while_encoding(text: str, name: str, encoding, spans: list[tuple[int, int]]) -> list[int]:
     """count_spans of the index a thread is building for this text: each span's anchors and own
     tokens found while that thread encodes (on the index it encodes, or one made here if it has not
-    made it yet), then its tokens waited for."""
-    ahead = pending_index(text, name) or TokenIndex(text, name, encoding, encode=False)
-    parts = ahead.span_parts(spans)
-    index = get_index(text, name, encoding)
-    if index is not ahead and ahead._fragments:
-        index._remember(ahead._fragments)
-    return index.finish_spans(*parts)
+    made it yet), then its tokens waited for, only until the encode covers the spans' last anchors
+    (the encode sums its blocks front to back)."""
+    return [n for group in counts_in_order(text, name, encoding, spans, whole=True) for n in group]
+
+
+def counts_in_order(text: str, name: str, encoding, spans, whole: bool = False) -> Iterator[list[int]]:
+    """count_spans of spans in text order (their ends never decreasing) on the index a thread is
+    building for this text, a group at a time front to back, each as soon as the encode covers it:
+    a caller works on the first spans' counts while the encode goes on. With `whole`, one group,
+    once the encode covers every span's last anchor. Each span's anchors and own tokens are found
+    first (see counts_while_encoding); if the build fails, the rest are counted by get_index,
+    which builds the index again (and reports its error)."""
+    spans = list(spans)
+    building = pending_index(text, name)
+    ahead = building or TokenIndex(text, name, encoding, encode=False)
+    own, a1s, a2s = ahead.span_parts(spans)
+    building = building or pending_index(text, name)  # its thread may have made it meanwhile
+    done = 0
+    if building is not None:
+        if building is not ahead and ahead._fragments:
+            building._remember(ahead._fragments)
+        # a span's last anchor is never past its end (the anchor rules read the character after
+        # it, which a search to the span's end + 1 holds only for the end itself)
+        lasts = [] if whole else [e for _, e in spans]
+        if whole or not all(map(le, lasts, lasts[1:])):  # out of order: counted once all are covered
+            whole, lasts = True, [max(a2s, default=0)]
+        while done < len(own):
+            covered = building.covering(lasts[0] if whole else lasts[done])
+            if covered < 0:  # the build failed
+                break
+            upto = len(own) if whole else bisect_right(lasts, covered, done)
+            yield building.finish_spans(own[done:upto], a1s[done:upto], a2s[done:upto])
+            done = upto
+    if done < len(own):
+        index = get_index(text, name, encoding)
+        if index is not ahead and ahead._fragments:
+            index._remember(ahead._fragments)
+        yield index.finish_spans(own[done:], a1s[done:], a2s[done:])
 
 
 def pending_index(text: str, name: str) -> TokenIndex | None:

@@ -17,7 +17,7 @@ import stat
 import sys
 import threading
 from binascii import a2b_base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypedDict
 
@@ -364,6 +364,12 @@ class Counter:
         """Sizes of text[s:e] for each (s, e); subclasses may reuse work across spans."""
         return [self.count(text[s:e]) for s, e in spans]
 
+    def counts_in_order(self, text: str, spans) -> Iterator[list[int]]:
+        """count_spans of spans in text order (their ends never decreasing), in groups front to
+        back, each as soon as it can be counted: a token counter whose index is still encoding
+        gives each group once the encode covers it (see index_ahead), the others all at once."""
+        yield self.count_spans(text, spans)
+
     def index_ahead(self, text: str) -> None:
         """Prepare, in the background, what counting spans over most of `text` will need (the
         token counters start their index); nothing for the others."""
@@ -435,6 +441,15 @@ class TiktokenCounter(Counter):
             from . import token_index
 
             token_index.build_ahead(text, self.name)
+
+    def counts_in_order(self, text: str, spans) -> Iterator[list[int]]:
+        if len(text) >= INDEX_MIN_CHARS:
+            from . import token_index
+
+            if token_index.cached_index(text, self.name) is None and token_index.is_building(text, self.name):
+                yield from token_index.counts_in_order(text, self.name, self.encoding, spans)
+                return
+        yield self.count_spans(text, spans)
 
     def count_spans(self, text, spans):
         """Exact counts; a big text is encoded once and each span reuses that pass.

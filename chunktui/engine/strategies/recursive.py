@@ -77,12 +77,18 @@ class _Splitter:
         if not bounds or bounds[0] > start:  # no empty first piece
             bounds.insert(0, start)
         bounds.append(end)
-        lengths = self.counter.count_spans(text, list(zip(bounds, bounds[1:])))
+        # the pieces' sizes a group at a time, front to back: while the token index still encodes
+        # the later blocks, the pieces it covers are merged and split (their run of small pieces
+        # carried on to the next group), in the order and with the sizes of one count of them all
+        lengths: list[int] = []
         first = 0  # start of the current run of pieces smaller than size
-        for k in compress(count(), map(ge, lengths, repeat(self.size))):
-            self._merge(bounds, first, k, lengths)
-            self.split(bounds[k], bounds[k + 1], rest)
-            first = k + 1
+        for group in self.counter.counts_in_order(text, list(zip(bounds, bounds[1:]))):
+            offset = len(lengths)
+            lengths += group
+            for k in compress(count(offset), map(ge, group, repeat(self.size))):
+                self._merge(bounds, first, k, lengths)
+                self.split(bounds[k], bounds[k + 1], rest)
+                first = k + 1
         self._merge(bounds, first, len(lengths), lengths)
 
     def _split_greedy(self, start: int, end: int, sep: str, rest: tuple[str, ...]) -> None:
