@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -889,3 +891,23 @@ def test_free_cores_counts_every_core_where_there_is_no_load_average(monkeypatch
     assert cpus.free_cores() == 3
     monkeypatch.setattr(cpus.os, "getloadavg", lambda: (2.2, 0.0, 0.0), raising=False)
     assert cpus.free_cores() == 2  # the calling thread's core and the one the load leaves free
+
+
+def test_a_command_that_stops_while_the_text_encodes_exits_without_waiting_for_the_encode(tmp_path):
+    """A run that fails once the encode has started (here `-s code` on a .md file, found when the
+    strategy runs) or is interrupted must end then, not after every block is encoded: the
+    interpreter joins a thread pool's workers at exit, and they encoded every block still queued
+    first (2.3 s at 30 MB). The blocks' encode is made endless here; the run must still exit."""
+    (tmp_path / "big.md").write_text("A line of prose to encode, long enough.\n\n" * 40_000)
+    code = (
+        "import sys, threading\n"
+        "import chunktui.engine.core.token_index as ti\n"
+        "ti.free_cores = lambda: 2\n"  # two threads whatever the machine's load
+        "ti._encode_block = lambda *a: threading.Event().wait()\n"  # an encode that never ends
+        "from chunktui.cli import main\n"
+        "sys.exit(main())\n"
+    )
+    args = [sys.executable, "-c", code, "chunk", "big.md", "-s", "code", "-n"]
+    proc = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("chunktui: error: big.md") and "grammar" in proc.stderr
