@@ -79,7 +79,10 @@ def fail_line(message: str) -> None:
     from chunktui.formats.records import printable_path
 
     one_line = printable_path(" ".join(message.split()))
-    click.echo(f"chunktui: error: {one_line}", err=True)
+    try:
+        click.echo(f"chunktui: error: {one_line}", err=True)
+    except OSError:  # stderr full too (`2>/dev/full`): the exit code alone says it
+        pass
 
 
 def warn_line(message: str) -> None:
