@@ -703,7 +703,7 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
     except UnknownStrategyError as exc:
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = strategy_flags(flags)
-    saved = prof.params if prof and prof.strategy == strat.name else {}
+    saved = prof.given_params if prof and prof.strategy == strat.name else {}
     # a flag overrides the profile's value whatever name it spells (`--max-char` is max_chars);
     # it keeps its spelling so that an error names the flag as typed
     params = {**{k: v for k, v in saved.items() if k not in strat.canonical(given)}, **given}
@@ -916,7 +916,8 @@ def _show_default(value) -> str:
 
 
 def param_facts(p, strategy) -> str:
-    in_units = "; ".join(f"{_show_default(d)} with --unit {u}" for u, d in strategy.unit_defaults(p).items())
+    no_size = "" if p.name == "size" else " and no --size"  # a size given keeps the documented overlap
+    in_units = "; ".join(f"{_show_default(d)} with --unit {u}{no_size}" for u, d in strategy.unit_defaults(p).items())
     facts = [f"default {_show_default(p.default)}" + (f" ({in_units})" if in_units else "")]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"
