@@ -839,7 +839,9 @@ def strategy_flags(flags: dict) -> dict:
 
 
 def blame_default(exc: ParamError, params: dict) -> ParamError:
-    """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200)."""
+    """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200).
+    The other way round, a value given against a default (`--unit tokens --overlap 300` vs size
+    200), the strategy's constraint says itself (Order.check), for the Python API too."""
     if exc.name in params:
         return exc
     return ParamError(exc.name, f"{exc.problem} (its default; pass --{exc.name.replace('_', '-')} too)")
