@@ -6,6 +6,7 @@ with Python's stdout buffered (a file) and unbuffered (PYTHONUNBUFFERED, as CI r
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -63,3 +64,42 @@ def test_a_closed_pipe_stays_quiet(tmp_path, command, unbuffered):
         os.close(write_end)
     assert [line for line in err.splitlines() if "warning" not in line] == [], err
     assert code in (0, 1), err  # click's code for a closed pipe, or done before it noticed
+
+
+def shell(command: str, cwd: Path) -> tuple[int, str]:
+    """`chunktui ARGS` run by sh with the redirections a user types (`>&-`, `2>&1`), which no
+    subprocess argument gives as such; stderr is captured unless the command redirects it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        ["sh", "-c", f"{shlex.quote(sys.executable)} -m chunktui {command}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("command", ["version", "strategies", "chunk"])
+def test_a_closed_stdout_is_no_error(tmp_path, command):
+    """`>&-` leaves Python no stdout (sys.stdout is None): what is printed is dropped, as print()
+    does, and the command succeeds; flushing it was an internal error (AttributeError), exit 1."""
+    code, err = shell(shlex.join(map(str, COMMANDS[command])) + " >&-", tmp_path)
+    assert (code, err) == (0, "")
+    if command == "chunk":
+        assert (tmp_path / "out" / "manifest.json").is_file()
+
+
+@pytest.mark.parametrize("command", ["version", "strategies", "sweep"])
+def test_a_full_stdout_and_stderr_is_still_exit_2(tmp_path, command):
+    """`> /dev/full 2>&1`: the error line cannot be written either; the exit code still says it
+    (writing the line raised, and the command ended as an internal error, exit 1)."""
+    code, err = shell(shlex.join(map(str, COMMANDS[command])) + " >/dev/full 2>&1", tmp_path)
+    assert (code, err) == (2, "")
+
+
+def test_bad_input_with_a_full_stderr_is_still_exit_2(tmp_path):
+    code, err = shell("chunk missing.md 2>/dev/full", tmp_path)
+    assert (code, err) == (2, "")

@@ -13,6 +13,7 @@ Beside the samples: services.conf is Debian's /etc/services (netbase), iso_15924
 
 from __future__ import annotations
 
+import json
 import textwrap
 from pathlib import Path
 
@@ -120,8 +121,6 @@ def test_data_rows_defaults_fit_the_budget_with_the_header_they_are_embedded_wit
 def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_command_line(tmp_path):
     """`-s recursive --unit tokens` read the character defaults (1000, overlap 200) as tokens: 81
     of 87 chunks over budget on a Debian copyright file. A size given is kept as given."""
-    import json
-
     from support.cli import run
 
     source = FIXTURES / "services.conf"
@@ -133,7 +132,68 @@ def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_command_line(tmp_path
     code, _, err = run("chunk", source, "-s", "recursive", "--unit", "tokens", "--size", "1000", "-o", tmp_path / "b")
     assert code == 0, err
     manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
-    assert (manifest["chunk_size"], manifest["overlap"]) == (1000, 40)
+    assert (manifest["chunk_size"], manifest["overlap"]) == (1000, 200)  # a size given: the documented overlap
+
+
+def test_an_overlap_that_does_not_fit_the_units_default_size_says_to_pass_a_size(tmp_path):
+    """`--unit tokens --overlap 300` ran at size 1000 before the per-unit defaults; at 200 it cannot
+    run, and the error says that 200 is the default of that unit and what to pass."""
+    from support.cli import run
+
+    from chunktui.engine import DocumentError
+    from chunktui.formats.profiles import load_profile
+
+    source = FIXTURES / "services.conf"
+    code, out, err = run(
+        "chunk", source, "-s", "recursive", "--unit", "tokens", "--overlap", "300", "-o", tmp_path / "a"
+    )
+    assert (code, out) == (2, "") and not (tmp_path / "a").exists()
+    assert err == (
+        "chunktui: error: --overlap: must be smaller than size (200, the default with --unit tokens; pass --size),"
+        " got 300\n"
+    )
+    code, _, err = run("chunk", source, "-s", "recursive", "--overlap", "1500", "-o", tmp_path / "a")
+    assert (code, err) == (
+        2,
+        "chunktui: error: --overlap: must be smaller than size (1000, the default; pass --size), got 1500\n",
+    )
+    profile = tmp_path / "tokens.yaml"
+    profile.write_text("strategy: recursive\nparams:\n  unit: tokens\n  overlap: 300\n")
+    with pytest.raises(DocumentError, match=r"size \(200, the default with --unit tokens; pass --size\), got 300$"):
+        load_profile(profile)
+
+
+def test_a_size_given_keeps_the_documented_overlap_everywhere(tmp_path):
+    """`--unit tokens --size 1000` meant overlap 200 before the per-unit defaults, as documented;
+    they only apply when the size is not given (it was 40)."""
+    import chunktui
+    from support.cli import run
+
+    recursive = next(s for s in chunktui.strategies() if s.name == "recursive")
+    assert recursive.defaults({"unit": "tokens", "size": 1000})["overlap"] == 200
+    assert recursive.validate({"unit": "tokens", "size": 1000})["overlap"] == 200
+    assert chunktui.Chunker("recursive", unit="tokens", size=1000).params["overlap"] == 200
+    profile = tmp_path / "tokens.yaml"
+    profile.write_text("strategy: recursive\nparams:\n  unit: tokens\n  size: 600\n")
+    code, _, err = run("chunk", FIXTURES / "services.conf", "--profile", profile, "-o", tmp_path / "a")
+    assert code == 0, err
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["overlap"] == 200
+    profile.write_text("strategy: recursive\nparams:\n  unit: tokens\n")  # a size given as a flag over it
+    for flags, made in (([], (200, 40)), (["--size", "1000"], (1000, 200))):
+        code, _, err = run(
+            "chunk", FIXTURES / "services.conf", "--profile", profile, *flags, "-o", tmp_path / "b", "--force"
+        )
+        assert code == 0, err
+        manifest = json.loads((tmp_path / "b" / "manifest.json").read_text())
+        assert (manifest["params"]["unit"], manifest["chunk_size"], manifest["overlap"]) == ("tokens", *made)
+    code, out, err = run(
+        "sweep", SAMPLES / "guide.md", "-s", "recursive", "--unit", "tokens", "--size", "300,500", "--format", "json"
+    )
+    assert code == 0, err
+    assert [(c["size"], c["overlap"]) for c in json.loads(out)["cells"]] == [(300, 200), (500, 200)]
+    assert run("chunk", FIXTURES / "services.conf", "-s", "recursive", "--unit", "tokens", "--size", "100")[2] == (
+        "chunktui: error: --overlap: must be smaller than size (100), got 200 (its default; pass --overlap too)\n"
+    )
 
 
 def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_python_api():
@@ -144,6 +204,12 @@ def test_unit_tokens_alone_sizes_chunks_in_tokens_from_the_python_api():
     assert (cs.params["size"], cs.params["overlap"]) == (200, 40)
     assert max(c.tokens for c in cs.chunks) <= 200
     assert chunktui.chunk(source, "recursive", unit="tokens", size=1000, overlap=100).params["size"] == 1000
+    with pytest.raises(chunktui.ParamError) as caught:
+        chunktui.Chunker("recursive", unit="tokens", overlap=300)
+    assert (
+        str(caught.value)
+        == "overlap: must be smaller than size (200, the default with unit='tokens'; pass size=), got 300"
+    )
     code = chunktui.chunk(SAMPLES / "inventory.py", "code", unit="tokens")
     assert code.params["size"] == 240 and max(c.embed_tokens for c in code.chunks) <= DEFAULT_BUDGET
     recursive = next(s for s in chunktui.strategies() if s.name == "recursive")

@@ -113,6 +113,31 @@ def test_resume_after_a_run_without_index_reads_each_manifest(corpus, tmp_path):
     assert code == 0 and f"Unchanged, skipped (--resume): {len(before)} files" in out, err
 
 
+def test_resume_does_not_keep_output_made_with_other_values_of_the_same_flags(tmp_path):
+    """index.json records the flags as given: `--unit tokens` alone was a size of 1000 tokens, and is
+    200 now. A folder exported then was "Unchanged, skipped" by a resumed run that makes size 200.
+    Its index (written before the params were recorded) is not trusted; each manifest says 1000."""
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    for name in ("guide.md", "essay.txt", "notes.md"):
+        shutil.copy(ROOT / "sample_docs" / name, folder / name)
+    out_dir = tmp_path / "out"
+    flags = ["-s", "recursive", "--unit", "tokens"]
+    assert run("chunk", folder, "-o", out_dir, *flags, "--size", "1000", "--overlap", "200")[0] == 0
+    index_path = out_dir / "index.json"
+    index = json.loads(index_path.read_text())
+    index["settings"]["params"] = {"unit": "tokens"}  # as the earlier version wrote it for `--unit tokens`
+    for entry in index["files"].values():
+        entry.pop("params", None)
+    index_path.write_text(json.dumps(index))
+    code, out, err = run("chunk", folder, "-o", out_dir, *flags, "--resume")
+    assert code == 0 and "skipped" not in out and out.startswith("Split 3 files "), err
+    manifests = [json.loads(p.read_text()) for p in out_dir.rglob("manifest.json")]
+    assert sorted(m["params"]["size"] for m in manifests) == [200, 200, 200]
+    code, out, err = run("chunk", folder, "-o", out_dir, *flags, "--resume")  # now made with them: kept
+    assert code == 0 and "Unchanged, skipped (--resume): 3 files" in out, err
+
+
 def test_ctrl_c_in_a_run_without_jobs_says_what_is_missing(corpus, tmp_path, monkeypatch):
     """A folder too small for a pool runs in this process; Ctrl-C there keeps what was written,
     records it in index.json and says how to finish, as a pool run does."""

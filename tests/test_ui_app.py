@@ -85,7 +85,8 @@ async def test_strategy_from_palette_action_and_remembered_params():
 @run
 async def test_switching_the_unit_to_tokens_takes_the_token_defaults_but_keeps_a_size_typed():
     """1000 characters read as 1000 tokens were twice the budget: a size and overlap still at their
-    defaults follow the unit; one the user typed stays."""
+    defaults follow the unit; a size the user typed stays, and so does the overlap with it, as
+    `--unit tokens --size 700` keeps the documented overlap 200."""
     async with opened(SAMPLES / "essay.txt", strategy="recursive") as (app, pilot):
         app.query_one("#param-unit", Select).value = "tokens"
         await settle(pilot)
@@ -100,7 +101,8 @@ async def test_switching_the_unit_to_tokens_takes_the_token_defaults_but_keeps_a
         app.query_one("#param-unit", Select).value = "tokens"
         await settle(pilot)
         assert app.query_one("#param-size", Input).value == "700"
-        assert app.query_one("#param-overlap", Input).value == "40"
+        assert app.query_one("#param-overlap", Input).value == "200"
+        assert app.chunkset.params == {"size": 700, "overlap": 200, "unit": "tokens"}
         assert_screen_matches_engine(app)
 
 

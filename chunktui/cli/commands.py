@@ -79,7 +79,10 @@ def fail_line(message: str) -> None:
     from chunktui.formats.records import printable_path
 
     one_line = printable_path(" ".join(message.split()))
-    click.echo(f"chunktui: error: {one_line}", err=True)
+    try:
+        click.echo(f"chunktui: error: {one_line}", err=True)
+    except OSError:  # stderr full too (`2>/dev/full`): the exit code alone says it
+        pass
 
 
 def warn_line(message: str) -> None:
@@ -700,7 +703,7 @@ def resolve_configuration(strategy_name, profile, tokenizer, flags) -> tuple[str
     except UnknownStrategyError as exc:
         raise ChunktuiError(f"--strategy: {exc}") from None
     given = strategy_flags(flags)
-    saved = prof.params if prof and prof.strategy == strat.name else {}
+    saved = prof.given_params if prof and prof.strategy == strat.name else {}
     # a flag overrides the profile's value whatever name it spells (`--max-char` is max_chars);
     # it keeps its spelling so that an error names the flag as typed
     params = {**{k: v for k, v in saved.items() if k not in strat.canonical(given)}, **given}
@@ -836,7 +839,9 @@ def strategy_flags(flags: dict) -> dict:
 
 
 def blame_default(exc: ParamError, params: dict) -> ParamError:
-    """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200)."""
+    """Say so when the offending value is a default the user never set (`--size 100` vs overlap 200).
+    The other way round, a value given against a default (`--unit tokens --overlap 300` vs size
+    200), the strategy's constraint says itself (Order.check), for the Python API too."""
     if exc.name in params:
         return exc
     return ParamError(exc.name, f"{exc.problem} (its default; pass --{exc.name.replace('_', '-')} too)")
@@ -913,7 +918,8 @@ def _show_default(value) -> str:
 
 
 def param_facts(p, strategy) -> str:
-    in_units = "; ".join(f"{_show_default(d)} with --unit {u}" for u, d in strategy.unit_defaults(p).items())
+    no_size = "" if p.name == "size" else " and no --size"  # a size given keeps the documented overlap
+    in_units = "; ".join(f"{_show_default(d)} with --unit {u}{no_size}" for u, d in strategy.unit_defaults(p).items())
     facts = [f"default {_show_default(p.default)}" + (f" ({in_units})" if in_units else "")]
     if p.min is not None or p.max is not None:
         lo = "" if p.min is None else f"{p.min:,g}" if p.type == "float" else f"{int(p.min):,}"

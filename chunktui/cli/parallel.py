@@ -5,8 +5,9 @@ atomic, verified writers), so each file's output is the same. Files go to the wo
 of up to MAX_BATCH, and only a small entry a file comes back, so the parent, which shares the
 cores with the workers, does little a file. The parent keeps one progress bar (files, chunks,
 files a second) and writes `index.json` in the folder holding every file's output: the settings
-and, for each source, its sha256, output folder, chunk count or error. `--resume` skips a
-source whose index entry has the same settings and sha256 and whose manifest is still there.
+and, for each source, its sha256, output folder, params, chunk count or error. `--resume` skips a
+source whose index entry has the same settings, the params they give today and the same sha256,
+and whose manifest is still there.
 Workers ignore Ctrl-C: the parent cancels the tasks not started and tells the workers to stop
 after the file each is writing, records what they finished and says what is missing, so no
 output is half-written. A worker that dies (killed, out of memory) costs only the file it was
@@ -173,13 +174,50 @@ def index_root(out_dirs) -> Path:
 
 
 def read_index(path: Path, settings: dict) -> dict:
-    """The files of an earlier run's index.json made with `settings`; none when there is none,
-    it is unreadable or its settings differ."""
+    """The files of an earlier run's index.json made with `settings` and chunked with the params
+    they give today; none when there is none, it is unreadable or its settings differ.
+
+    `settings` hold the flags as given: the same flags may mean other values in another version
+    (`--unit tokens` alone was a size of 1000 tokens, now 200), so an entry is trusted only when it
+    records the params its strategy ran with and they are what that strategy makes of the flags
+    now. An entry without them (an index.json written before they were recorded) is left out, and
+    its file is checked against its manifest instead (manifest_entry)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return data["files"] if data["settings"] == settings else {}
-    except (OSError, ValueError, KeyError, TypeError):
+        if data["settings"] != settings:
+            return {}
+        effective = EffectiveParams(settings["params"])
+        return {key: entry for key, entry in data["files"].items() if effective.made(entry)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return {}
+
+
+class EffectiveParams:
+    """What each strategy makes of the params given (validated, defaults filled in), as a manifest
+    records them: output made with other values is not the output a run with these flags makes."""
+
+    def __init__(self, given: dict):
+        self.given = given
+        self.known: dict[str, dict | None] = {}
+
+    def of(self, strategy: str) -> dict | None:
+        """`strategy`'s params from the flags; None when it refuses them (output to make again)."""
+        if strategy not in self.known:
+            from chunktui.engine import get_strategy
+            from chunktui.formats.records import to_plain
+
+            try:
+                self.known[strategy] = to_plain(get_strategy(strategy).validate(self.given))
+            except ChunktuiError:
+                self.known[strategy] = None
+        return self.known[strategy]
+
+    def made(self, entry: dict) -> bool:
+        """Whether `entry`'s output was made with these params (an error entry is kept as it is)."""
+        if "error" in entry:
+            return True
+        params = entry.get("params")
+        return params is not None and params == self.of(entry["strategy"])
 
 
 def manifest_entry(job, settings: dict, budget: int) -> dict | None:
@@ -188,7 +226,7 @@ def manifest_entry(job, settings: dict, budget: int) -> dict | None:
     The manifest holds the params the strategy ran with: `settings`' own are completed by that
     strategy to compare, and `auto` must have been asked for exactly when it picked the strategy."""
     from chunktui.engine import get_strategy
-    from chunktui.formats.records import display_path, to_plain
+    from chunktui.formats.records import display_path
 
     try:
         manifest = json.loads((Path(job.out_dir) / "manifest.json").read_text(encoding="utf-8"))
@@ -199,12 +237,13 @@ def manifest_entry(job, settings: dict, budget: int) -> dict | None:
         asked = get_strategy(settings["strategy"]).name
         if (asked == "auto") != picked or asked not in ("auto", strat.name):
             return None
-        if to_plain(strat.validate(settings["params"])) != manifest["params"]:
+        entry = {"strategy": strat.name, "params": manifest["params"]}
+        if not EffectiveParams(settings["params"]).made(entry):
             return None
         return {
             "source_sha256": manifest["source_sha256"],
             "output": display_path(job.out_dir),
-            "strategy": strat.name,
+            **entry,
             "chunks": len(manifest["chunks"]),
             "lines": manifest["source_lines"],
             "over_budget": sum(c["embed_tokens"] > budget for c in manifest["chunks"]),
@@ -467,7 +506,7 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
     from chunktui.engine import chunk_document
     from chunktui.formats.discover import load_source
     from chunktui.formats.export import export_chunkset
-    from chunktui.formats.records import display_path
+    from chunktui.formats.records import display_path, to_plain
 
     try:
         doc = load_source(source, reader_options)
@@ -479,6 +518,7 @@ def chunk_one(source, out_dir, strategy, params, tokenizer, fmt, reader_options,
         "source_sha256": doc.sha256,
         "output": display_path(out_dir),
         "strategy": cs.strategy,
+        "params": to_plain(cs.params),  # what --resume compares with what the flags give then
         "chunks": len(cs.chunks),
         "lines": doc.line_count,
         "over_budget": sum(c.embed_tokens > budget for c in cs.chunks),

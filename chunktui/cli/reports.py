@@ -115,13 +115,15 @@ def run_sweep(
 
 def _with_defaults(cell, base_params: dict):
     """`cell` with a size or overlap that came from the strategy's default shown as that default
-    (in the unit `base_params` set), not None."""
+    (in the unit `base_params` set when the cell sets no size), not None."""
     from dataclasses import replace
 
     from chunktui.engine import get_strategy
+    from chunktui.engine.analysis.sweep import cell_params
 
     strat = get_strategy(cell.strategy)
-    defaults = strat.defaults({k: v for k, v in base_params.items() if strat.param(k) is not None})
+    given = {k: v for k, v in base_params.items() if strat.param(k) is not None}
+    defaults = strat.defaults(given | cell_params(strat.name, cell.size, cell.overlap))
     filled = {}
     for key, pname in (("size", strat.size_param), ("overlap", strat.overlap_param)):
         if getattr(cell, key) is None and pname:

@@ -19,8 +19,10 @@ EXIT_BAD_OUTPUT = 2
 
 def flush() -> None:
     """Write what print() left buffered now, where a failure is reported (at exit it would be a
-    warning about an ignored exception and exit 120)."""
-    sys.stdout.flush()
+    warning about an ignored exception and exit 120). A closed stdout (`>&-`) is None: Python
+    drops what is printed to it, and so does click.echo."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 def _writes_stdout(stream) -> bool:
@@ -56,6 +58,16 @@ def report(exc: OSError) -> int:
         pass  # then the interpreter warns about the lost output at exit too
     if exc.errno == errno.EPIPE:
         return CLOSED_PIPE_EXIT
-    sys.stderr.write(f"chunktui: error: stdout: {exc.strerror or exc}\n")
-    sys.stderr.flush()
+    say_error(f"stdout: {exc.strerror or exc}")
     return EXIT_BAD_OUTPUT
+
+
+def say_error(problem: str) -> None:
+    """Write `chunktui: error: <problem>` to stderr, if it can be: with stderr full or closed too
+    (`> /dev/full 2>&1`) the line is lost, but the exit code still says what happened."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(f"chunktui: error: {problem}\n")
+            sys.stderr.flush()
+    except OSError:
+        pass

@@ -28,6 +28,16 @@ class Profile:
     tokenizer: str = DEFAULT_TOKENIZER
     budget: int | None = None  # the token budget the configuration was tuned against, if saved
     context_header: str = "none"  # what each chunk's embedded text starts with (see chunk_document)
+    given: tuple[str, ...] | None = None  # the params the file sets (None: all of them)
+
+    @property
+    def given_params(self) -> dict:
+        """The params the file sets, without the defaults that complete them: flags over a profile
+        complete them as flags alone do (a `--size` given keeps the documented overlap, where a
+        profile setting only `unit: tokens` completes it to the token defaults)."""
+        if self.given is None:
+            return dict(self.params)
+        return {k: v for k, v in self.params.items() if k in self.given}
 
 
 def check_profile(
@@ -41,7 +51,8 @@ def check_profile(
         raise ChunktuiError(f"tokenizer: unknown tokenizer {tokenizer!r} (known: {', '.join(TOKENIZERS)})")
     if budget is not None and (isinstance(budget, bool) or not isinstance(budget, int) or budget < 1):
         raise ChunktuiError(f"budget: expected a whole number of tokens, at least 1, got {budget!r}")
-    return Profile(strat.name, strat.validate(params), tokenizer, budget, context_header)
+    given = tuple(strat.canonical(params))
+    return Profile(strat.name, strat.validate(params), tokenizer, budget, context_header, given)
 
 
 def save_profile(

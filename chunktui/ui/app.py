@@ -265,7 +265,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
 
             loaded = load_profile(profile)
             self.initial_strategy = strategy or loaded.strategy
-            self.initial_params = dict(loaded.params) | self.initial_params
+            self.initial_params = loaded.given_params | self.initial_params
             self.initial_tokenizer = tokenizer or loaded.tokenizer
             self.initial_context_header = loaded.context_header
             if budget is None and loaded.budget:

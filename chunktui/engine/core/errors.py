@@ -22,17 +22,20 @@ class PasswordError(DocumentError):
 class ParamError(ChunktuiError):
     """A strategy parameter is missing, of the wrong type or out of range."""
 
-    def __init__(self, name: str, problem: str):
+    def __init__(self, name: str, problem: str, python_problem: str | None = None):
         self.name = name
         self.problem = problem
+        # the problem as a Python caller is told it, when it names other flags (`pass --size`)
+        self.python_problem = python_problem
         super().__init__(f"--{name.replace('_', '-')}: {problem}")
 
     def for_python(self, given: dict) -> "ParamError":
         """The same error worded for a Python caller: the keyword, not the command-line flag, and a
         value the caller never passed named as the default it is (`size=100` vs overlap's 200)."""
-        worded = ParamError(self.name, self.problem)
+        problem = self.python_problem or self.problem
+        worded = ParamError(self.name, problem)
         note = "" if self.name in given else f" (its default; pass {self.name}= too)"
-        worded.args = (f"{self.name}: {self.problem}{note}",)
+        worded.args = (f"{self.name}: {problem}{note}",)
         return worded
 
 

@@ -84,7 +84,9 @@ UNITS = ("chars", "tokens", "lines", "rows", "bytes", "emails")
 # chunk (a code chunk's scope and imports, a context header), where 4.3-4.4 were measured with
 # cl100k_base on English prose and Python (2.2 on logs, whose chunks come out smaller); a line: 120
 # characters, as in JSON and service logs (123-132; dpkg's log 69). Read in a unit that holds less
-# (characters, for a default in tokens), a default stays as it is: a smaller chunk.
+# (characters, for a default in tokens), a default stays as it is: a smaller chunk. Only when the
+# size is not given: a size given keeps every other default as documented (overlap 200), so that a
+# command line naming its size means what it always meant (Strategy.defaults_unit).
 SAME_TEXT = {("chars", "tokens"): 5, ("bytes", "tokens"): 5, ("chars", "lines"): 120}
 
 
@@ -198,15 +200,33 @@ class Order:
     low: str
     high: str
 
-    def check(self, values: dict, spelled: dict | None = None) -> None:
-        """Raise ParamError unless low < high; `spelled` maps a name to the alias it was given as."""
+    def check(
+        self,
+        values: dict,
+        spelled: dict | None = None,
+        defaulted: frozenset[str] = frozenset(),
+        unit: str | None = None,
+    ) -> None:
+        """Raise ParamError unless low < high; `spelled` maps a name to the alias it was given as.
+
+        When `high` is a default the caller never set (`defaulted`; read in `unit`, if one was
+        given) and `low` was given, the error says so and what to pass: an overlap that fits the
+        documented size may not fit the size its unit makes the default (`--unit tokens --overlap
+        300`: size 200)."""
         low, high = values[self.low], values[self.high]
-        if low >= high:
-            names = spelled or {}
-            raise ParamError(
-                names.get(self.low, self.low),
-                f"must be smaller than {names.get(self.high, self.high)} ({high}), got {low}",
-            )
+        if low < high:
+            return
+        names = spelled or {}
+        low_name, high_name = names.get(self.low, self.low), names.get(self.high, self.high)
+        if self.high not in defaulted or self.low in defaulted:
+            raise ParamError(low_name, f"must be smaller than {high_name} ({high}), got {low}")
+        flags = f" with --unit {unit}" if unit else ""
+        keywords = f" with unit={unit!r}" if unit else ""
+        raise ParamError(
+            low_name,
+            f"must be smaller than {high_name} ({high}, the default{flags}; pass {flag_of(high_name)}), got {low}",
+            python_problem=f"must be smaller than {high_name} ({high}, the default{keywords}; pass {high_name}=), got {low}",
+        )
 
 
 @dataclass
@@ -316,9 +336,14 @@ class Strategy:
         found = {u: self.default_of(param, u) for u in unit.choices} if unit is not None else {}
         return {u: d for u, d in found.items() if d != param.default}
 
+    def defaults_unit(self, values: dict | None) -> str | None:
+        """The unit a size or overlap default is read in (see SAME_TEXT): the unit `values` set,
+        unless they set the size too; then the defaults are the documented ones (None)."""
+        return None if self.canonical(values).get("size") is not None else self.unit_of(values)
+
     def defaults(self, values: dict | None = None) -> dict:
-        """Every param's default, a size or overlap in the unit `values` set."""
-        unit = self.unit_of(values)
+        """Every param's default; without a size in `values`, a size or overlap in the unit they set."""
+        unit = self.defaults_unit(values)
         return {p.name: self.default_of(p, unit) for p in self.params}
 
     def validate(self, values: dict | None) -> dict:
@@ -334,15 +359,16 @@ class Strategy:
         if unknown:
             raise ParamError(unknown[0], f"not a parameter of strategy {self.name!r}")
         try:
-            unit = self.unit_of(values)
+            unit = self.defaults_unit(values)
             out = {
                 p.name: self.default_of(p, unit) if values.get(p.name) is None else p.coerce(values[p.name])
                 for p in self.params
             }
         except ParamError as exc:
             raise ParamError(spelled.get(exc.name, exc.name), exc.problem) from None
+        defaulted = frozenset(p.name for p in self.params if values.get(p.name) is None)
         for order in self.constraints:
-            order.check(out, spelled)
+            order.check(out, spelled, defaulted, unit)
         if self.validate_extra is not None:
             self.validate_extra(out)
         return out

@@ -242,14 +242,21 @@ class ControlsPane(VerticalScroll):
             self.post_message(self.Changed())
 
     def follow_unit(self, unit: str) -> None:
-        """A size or overlap still at the default of the unit left takes the new unit's default
-        (1000 characters, 200 tokens): the default of the one counts another's amount of text."""
+        """A size still at the default of the unit left takes the new unit's default (1000
+        characters, 200 tokens), and so does an overlap still at its own: the default of the one
+        counts another's amount of text. A size typed keeps both, as `--size` does on the command
+        line: the overlap's default with a size given is the documented one."""
         strategy, left = self.strategy, self._unit
         self._unit = unit
-        for f in self.fields():
-            if f.param.name in ("size", "overlap") and f.raw == format_value(
-                f.param, strategy.default_of(f.param, left)
-            ):
+
+        def at_default(f: ParamField) -> bool:
+            return f.raw == format_value(f.param, strategy.default_of(f.param, left))
+
+        fields = [f for f in self.fields() if f.param.name in ("size", "overlap")]
+        if not all(at_default(f) for f in fields if f.param.name == "size"):
+            return
+        for f in fields:
+            if at_default(f):
                 f.set_value(strategy.default_of(f.param, unit))
 
     def on_input_changed(self, event: Input.Changed) -> None:
