@@ -638,22 +638,28 @@ def cut_into_eight_blocks(monkeypatch, least: int = 8_000) -> None:
 
 
 def cover_only_when_asked(monkeypatch) -> list[int]:
-    """Each block after the first is summed only once a count waits for it (with 10 s to spare):
-    the encode covers the text front to back no faster than the counts ask, so a count that can go
-    on with what is covered does so, whatever the machine's speed. Gives the offsets covered."""
-    asked, covered = threading.Event(), []
+    """Each block after the first is summed only once a count waits for text past what is covered
+    (with 10 s to spare): the encode covers the text front to back no faster than the counts ask,
+    so a count that can go on with what is covered does so, whatever the machine's speed. The
+    furthest offset asked for is kept, not a signal that one wake-up consumes: a count that asked
+    while a block was being summed is not lost (with an Event cleared after each block, three of
+    the eight blocks waited out their 10 s). Gives the offsets covered."""
+    wanted, covered = [0], []
+    asked = threading.Condition()
     cover, covering = TokenIndex._cover, TokenIndex.covering
 
     def cover_when_asked(self, offset):
         if self._ready and offset > self._ready:
-            asked.wait(10)
-            asked.clear()
+            with asked:
+                asked.wait_for(lambda: wanted[0] > self._ready, timeout=10)
         covered.append(offset)
         cover(self, offset)
 
     def waits(self, offset):
         if self._ready < offset:
-            asked.set()
+            with asked:
+                wanted[0] = max(wanted[0], offset)
+                asked.notify_all()
         return covering(self, offset)
 
     monkeypatch.setattr(TokenIndex, "_cover", cover_when_asked)
