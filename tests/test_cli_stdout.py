@@ -17,21 +17,26 @@ ROOT = Path(__file__).parent.parent
 GUIDE = ROOT / "sample_docs" / "guide.md"
 
 
-def chunktui(args, stdout, unbuffered: bool, cwd: Path) -> tuple[int, str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("PYTHONUNBUFFERED", None)
-    if unbuffered:
-        env["PYTHONUNBUFFERED"] = "1"
+def child(argv: list[str], stdout, cwd: Path, env: dict[str, str]) -> tuple[int, str]:
+    """(exit code, stderr) of `argv` with its stdout on `stdout`, importing this checkout's chunktui."""
     done = subprocess.run(
-        [sys.executable, "-m", "chunktui", *map(str, args)],
+        argv,
         stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env={**env, "PYTHONPATH": str(ROOT)},
         cwd=cwd,
         timeout=120,
     )
     return done.returncode, done.stderr
+
+
+def chunktui(args, stdout, unbuffered: bool, cwd: Path) -> tuple[int, str]:
+    env = dict(os.environ)
+    env.pop("PYTHONUNBUFFERED", None)
+    if unbuffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    return child([sys.executable, "-m", "chunktui", *map(str, args)], stdout, cwd, env)
 
 
 COMMANDS = {
@@ -69,17 +74,8 @@ def test_a_closed_pipe_stays_quiet(tmp_path, command, unbuffered):
 def shell(command: str, cwd: Path) -> tuple[int, str]:
     """`chunktui ARGS` run by sh with the redirections a user types (`>&-`, `2>&1`), which no
     subprocess argument gives as such; stderr is captured unless the command redirects it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run(
-        ["sh", "-c", f"{shlex.quote(sys.executable)} -m chunktui {command}"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=120,
-    )
-    return done.returncode, done.stderr
+    argv = ["sh", "-c", f"{shlex.quote(sys.executable)} -m chunktui {command}"]
+    return child(argv, subprocess.DEVNULL, cwd, dict(os.environ))
 
 
 @pytest.mark.parametrize("command", ["version", "strategies", "chunk"])

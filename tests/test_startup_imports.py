@@ -58,14 +58,9 @@ ENGINE = (
 )
 
 
-def loaded_after(args: list[str], cwd: Path) -> tuple[str, set[str]]:
-    """(stdout, the modules imported) of `chunktui ARGS` run in a fresh interpreter."""
-    code = (
-        "import atexit, sys\n"
-        "atexit.register(lambda: print('MODULES:' + ' '.join(sorted(sys.modules))))\n"
-        "from chunktui.cli import main\n"
-        f"sys.exit(main({args!r}))\n"
-    )
+def python_child(code: str, cwd: Path | None = None) -> str:
+    """The stdout of `python -c code` in a fresh interpreter that imports this checkout's chunktui;
+    it must succeed."""
     proc = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
@@ -75,7 +70,18 @@ def loaded_after(args: list[str], cwd: Path) -> tuple[str, set[str]]:
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     assert proc.returncode == 0, proc.stderr
-    out, _, modules = proc.stdout.rpartition("MODULES:")
+    return proc.stdout
+
+
+def loaded_after(args: list[str], cwd: Path) -> tuple[str, set[str]]:
+    """(stdout, the modules imported) of `chunktui ARGS` run in a fresh interpreter."""
+    code = (
+        "import atexit, sys\n"
+        "atexit.register(lambda: print('MODULES:' + ' '.join(sorted(sys.modules))))\n"
+        "from chunktui.cli import main\n"
+        f"sys.exit(main({args!r}))\n"
+    )
+    out, _, modules = python_child(code, cwd).rpartition("MODULES:")
     return out, set(modules.split())
 
 
@@ -101,15 +107,7 @@ def strategy_modules(modules: set[str]) -> list[str]:
 def imported_by(*names: str) -> set[str]:
     """The modules importing `names` imports, in a fresh interpreter."""
     code = f"import sys\nimport {', '.join(names)}\nprint(' '.join(sys.modules))"
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert proc.returncode == 0, proc.stderr
-    return set(proc.stdout.split())
+    return set(python_child(code).split())
 
 
 def test_a_run_naming_its_strategy_imports_no_other_strategy(tmp_path):
@@ -213,15 +211,6 @@ def test_a_big_files_encode_starts_before_the_work_that_can_run_beside_it(tmp_pa
         "atexit.register(lambda: print('EVENTS:' + '|'.join(dict.fromkeys(events))))\n"
         f"sys.exit(main({args!r}))\n"
     )
-    proc = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    assert proc.returncode == 0, proc.stderr
-    events = proc.stdout.rpartition("EVENTS:")[2].strip().split("|")
+    events = python_child(code, tmp_path).rpartition("EVENTS:")[2].strip().split("|")
     assert events[:2] == ["vocabulary", "index started, after "], events
     assert events.index("count") > 1 and events.index("line index") > 1

@@ -542,10 +542,7 @@ def test_spans_are_counted_while_the_index_encodes_on_another_thread(monkeypatch
     monkeypatch.setattr(TokenIndex, "_buffers", encode_after_parts)
     monkeypatch.setattr(TokenIndex, "span_parts", parts_first)
     counter.index_ahead(text)
-    for _ in range(1000):  # the thread registers the index it encodes
-        if token_index.pending_index(text, name) is not None:
-            break
-        threading.Event().wait(0.01)
+    wait_until_encoding(text, name)
     spans = [(a, min(len(text), a + 3000)) for a in range(0, len(text), 2500)]
     assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
     assert order == ["parts", "encode"]
@@ -637,6 +634,25 @@ def cut_into_eight_blocks(monkeypatch, least: int = 8_000) -> None:
     monkeypatch.setattr(token_index, "_BLOCKS_PER_THREAD", 4)
 
 
+def eight_blocks_to_encode(monkeypatch):
+    """(encoding name, a real text, its counter, the text's 8 blocks) with no index kept: the text
+    is encoded in those blocks on 2 threads (cut_into_eight_blocks)."""
+    name = "cl100k_base"
+    text = real_text()[:160_000]
+    get_encoding(name)
+    token_index.clear_cache()
+    cut_into_eight_blocks(monkeypatch)
+    return name, text, get_counter(name), token_index.blocks(text, name, 8)
+
+
+def wait_until_encoding(text: str, name: str) -> None:
+    """Until the thread building the text's index has registered it (pending_index)."""
+    for _ in range(1000):
+        if token_index.pending_index(text, name) is not None:
+            return
+        threading.Event().wait(0.01)
+
+
 def cover_only_when_asked(monkeypatch) -> list[int]:
     """Each block after the first is summed only once a count waits for text past what is covered
     (with 10 s to spare): the encode covers the text front to back no faster than the counts ask,
@@ -691,13 +707,7 @@ def test_a_count_on_an_index_still_encoding_waits_only_for_the_blocks_its_spans_
     """The encode sums its blocks front to back: a count of spans in the first blocks is exact as
     soon as they are summed, while the last block still encodes (the command line's token
     chunking works on the first paragraphs meanwhile)."""
-    name = "cl100k_base"
-    text = real_text()[:160_000]
-    counter = get_counter(name)
-    get_encoding(name)
-    token_index.clear_cache()
-    cut_into_eight_blocks(monkeypatch)
-    pieces = token_index.blocks(text, name, 8)
+    name, text, counter, pieces = eight_blocks_to_encode(monkeypatch)
     assert len(pieces) == 8
     last, released = threading.Event(), []
     encode_block = token_index._encode_block
@@ -709,10 +719,7 @@ def test_a_count_on_an_index_still_encoding_waits_only_for_the_blocks_its_spans_
 
     monkeypatch.setattr(token_index, "_encode_block", last_block_held)
     counter.index_ahead(text)
-    for _ in range(1000):  # the thread registers the index it encodes
-        if token_index.pending_index(text, name) is not None:
-            break
-        threading.Event().wait(0.01)
+    wait_until_encoding(text, name)
     early = len(text) - len(pieces[-1]) - 2_000
     spans = [(a, min(early, a + 1500)) for a in range(0, early, 700)]
     assert counter.count_spans(text, spans) == [direct(name, text[a:b]) for a, b in spans]
@@ -758,13 +765,7 @@ def test_a_token_chunking_runs_front_to_back_while_its_index_encodes(monkeypatch
 def test_a_build_that_fails_midway_wakes_the_counts_waiting_for_it(monkeypatch, capfd):
     """Counts wait for the blocks their spans need; if the encode fails after some blocks, those
     waiting are woken and counted by a build of their own, exact, without a traceback."""
-    name = "cl100k_base"
-    text = real_text()[:160_000]
-    counter = get_counter(name)
-    get_encoding(name)
-    token_index.clear_cache()
-    cut_into_eight_blocks(monkeypatch)
-    pieces = token_index.blocks(text, name, 8)
+    name, text, counter, pieces = eight_blocks_to_encode(monkeypatch)
     asked, failed = threading.Event(), []
     encode_block, covering = token_index._encode_block, TokenIndex.covering
 
@@ -782,10 +783,7 @@ def test_a_build_that_fails_midway_wakes_the_counts_waiting_for_it(monkeypatch, 
     monkeypatch.setattr(TokenIndex, "covering", waits)
     monkeypatch.setattr(token_index, "_encode_block", fifth_block_fails_once_asked)
     counter.index_ahead(text)
-    for _ in range(1000):
-        if token_index.pending_index(text, name) is not None:
-            break
-        threading.Event().wait(0.01)
+    wait_until_encoding(text, name)
     spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 700)]
     got: list = []
 
