@@ -522,7 +522,8 @@ class CodeChunker:
         """One chunk per top-level definition; the preamble joins the first one."""
         doc = self.doc
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
-        groups = _groups(self.pf.root.children, self.pf.grammar.comment_ids) if self.pf.root.child_count else []
+        root = self.pf.root
+        groups = _groups(root.children, self.pf.grammar.comment_ids) if root.child_count else []
         starts, seen_first = [], False
         for first, last, g, _ in groups:
             if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):

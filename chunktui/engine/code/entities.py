@@ -96,8 +96,9 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
 
     g = pf.grammar
     containers = g.spec.statement_containers
-    if not containers or pf.root.has_error:
-        captures = _captures(g.query, pf.root)
+    root = pf.root
+    if not containers or root.has_error:
+        captures = _captures(g.query, root)
         closures = [n for n in captures.get("closure", ()) if n.start_point[0] < n.end_point[0]]
         requires = list({n.id: n for n in map(require_statement, captures.get("require", ()))}.values())
         return captures.get("entity", []) + closures, captures.get("import", []) + requires, False
@@ -107,7 +108,7 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     role.update(dict.fromkeys(g.kind_ids(g.spec.entities), _ENTITY))
     role.update(dict.fromkeys(g.kind_ids(g.spec.import_items or g.spec.imports), _IMPORT))
     entities, imports = [], []
-    stack = [iter(pf.root.children)]  # pre-order: a definition comes before those in its body
+    stack = [iter(root.children)]  # pre-order: a definition comes before those in its body
     while stack:
         for c in stack[-1]:
             r = role.get(c.kind_id)
