@@ -7,6 +7,7 @@ one line are ever decoded, and pure-ASCII lines need no decoding at all.
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -23,10 +24,13 @@ class ParsedFile:
     grammar: Grammar
     tree: Tree
     source: bytes
-    row_starts: list[int] = field(init=False, repr=False)  # where each row starts, then the text's end
+    # where each row starts, then the text's end: an array, which the collector does not walk (a
+    # list is a visit per line for every collection while the parse is cached)
+    row_starts: array[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.row_starts = self.doc.line_starts + [len(self.doc.text)]
+        self.row_starts = array("q", self.doc.line_starts)
+        self.row_starts.append(len(self.doc.text))
 
     @property
     def root(self) -> Node:
