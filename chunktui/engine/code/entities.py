@@ -36,8 +36,10 @@ _NAME_TYPES = {
 class Entity:
     """One definition (or import) with its place in the file and in the scope tree.
 
-    Slots, and no children list until there is a child: a big file has tens of thousands of
-    entities, kept with the parse, and every container object is work for each garbage collection.
+    Slots, and no children list (the scope tree keeps each level): a big file has tens of
+    thousands of entities, kept with the parse, and every container object is work for each garbage
+    collection; a child and its parent holding each other made the whole parse a cycle, freed only
+    by the collector's oldest generation once the Document went.
     """
 
     name: str
@@ -52,7 +54,6 @@ class Entity:
     start_byte: int
     end_byte: int
     parent: Entity | None = field(repr=False, default=None)
-    children: list | tuple = field(repr=False, default=())
     bound: tuple[str, ...] = ()  # names an import binds
     owner: str | None = None  # Go: the receiver type a top-level method belongs to
 
@@ -233,7 +234,6 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
         outer.start_byte,
         outer.end_byte,
         None,
-        (),
         (),
         _receiver(pf, node) if t == "method_declaration" else None,
     )

@@ -8,7 +8,7 @@ one line are ever decoded, and pure-ASCII lines need no decoding at all.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING
 
 from ..readers.documents import Document
@@ -20,17 +20,23 @@ if TYPE_CHECKING:
 
 @dataclass
 class ParsedFile:
-    doc: Document
+    """A parse and what maps its points to characters. It keeps no reference to its Document: the
+    Document caches it, and each holding the other made a cycle, which only the collector's oldest
+    generation frees (a 10 MB file's parse lived on after its Document until such a pass)."""
+
+    doc: InitVar[Document]
     grammar: Grammar
     tree: Tree
     source: bytes
     # where each row starts, then the text's end: an array, which the collector does not walk (a
     # list is a visit per line for every collection while the parse is cached)
     row_starts: array[int] = field(init=False, repr=False)
+    ascii: bool = field(init=False, repr=False)  # the text is ASCII: a byte column is a character's
 
-    def __post_init__(self) -> None:
-        self.row_starts = array("q", self.doc.line_starts)
-        self.row_starts.append(len(self.doc.text))
+    def __post_init__(self, doc: Document) -> None:
+        self.row_starts = array("q", doc.line_starts)
+        self.row_starts.append(len(doc.text))
+        self.ascii = doc._ascii
 
     @property
     def root(self) -> Node:
@@ -44,7 +50,7 @@ class ParsedFile:
         """Character offset of a tree-sitter (row, byte column) point at byte offset `byte`."""
         row, col = point
         base = self.row_starts[row]
-        if col == 0 or self.doc._ascii:
+        if col == 0 or self.ascii:
             return base + col
         head = self.source[byte - col : byte]  # the row up to the point, in bytes
         if head.isascii():
