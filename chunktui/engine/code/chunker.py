@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from itertools import accumulate
+from collections.abc import Iterator, Sequence
+from itertools import accumulate, chain, islice
 from typing import cast
 
 from ..core.derived import derived
@@ -72,21 +73,25 @@ def _is_comment(node) -> bool:
 
 def _groups(
     nodes, comment_ids: frozenset, import_ids: frozenset = frozenset(), required: frozenset = frozenset()
-) -> list[list]:
+) -> Iterator[tuple[int, int, list, bool | None]]:
     """Siblings on a shared line stay together, and a comment sticks to the line below it.
 
-    Each group is [first row, last row, nodes, imports] (`last_row` inlined: this runs for every
+    Each group is (first row, last row, nodes, imports) (`last_row` inlined: this runs for every
     statement of the file). `imports` is True for import statements and comments only, told here
     where the node kinds are read anyway (None while only comments were seen). Kinds are
     compared by id (`Grammar.comment_ids`, `import_ids`): reading a type name makes a string.
     `required`: where statements that are imports of no import kind start (`const x = require('x')`).
+    Made one at a time, as they are used: a list of a body's groups (the file's top level: tens
+    of thousands) lived long enough for the collector's oldest generation to walk it.
     """
-    out: list[list] = []
     own_line = False  # does the last node of the current group start its own line?
     prev_last, prev_comment = -1, False
     # a bool, so that `imports` stays one: an empty set there reads as "not False" below, and a
     # statement followed by an import on its line (`x = 1; import os`) became imports only
     by_start = bool(required)
+    first = -1  # the current group: first >= 0 once there is one
+    group: list = []
+    group_imports: bool | None = None
     for n in nodes:
         row = n.start_point[0]
         end_row, end_col = n.end_point
@@ -94,18 +99,28 @@ def _groups(
         kind = n.kind_id
         comment = kind in comment_ids  # _is_comment(n)
         imports = kind in import_ids or (by_start and n.start_byte in required)
-        if out and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
-            group = out[-1]
-            group[1] = last
-            group[2].append(n)
-            if group[3] is not False and not comment:
-                group[3] = imports
+        if first >= 0 and (row <= prev_last or (own_line and prev_comment and row == prev_last + 1)):
+            group.append(n)
+            if group_imports is not False and not comment:
+                group_imports = imports
             own_line = own_line and row > prev_last
         else:
-            out.append([row, last, [n], None if comment else imports])
+            if first >= 0:
+                yield first, prev_last, group, group_imports
+            first, group, group_imports = row, [n], None if comment else imports
             own_line = True
         prev_last, prev_comment = last, comment
-    return out
+    if first >= 0:
+        yield first, prev_last, group, group_imports
+
+
+def _let_go(nodes: list) -> Iterator:
+    """The nodes of `nodes` one at a time, each dropped from the list as it is handed out: a node
+    keeps the children lists a walk made under it, and the top level of a big file held them all
+    until the walk ended (at 10 MB, 33,000 lists the collector's oldest generation walked)."""
+    for i, n in enumerate(nodes):
+        nodes[i] = None
+        yield n
 
 
 class _Piece:
@@ -127,7 +142,7 @@ class _Atomizer:
     its body arrives, so the two share an atom whenever they fit together.
     """
 
-    def __init__(self, pf: ParsedFile, fits, bounds: list[int], required: frozenset = frozenset()):
+    def __init__(self, pf: ParsedFile, fits, bounds: Sequence[int], required: frozenset = frozenset()):
         self.pf, self.fits, self.bounds, self.required = pf, fits, bounds, required
         grammar = pf.grammar
         spec = grammar.spec
@@ -239,7 +254,7 @@ class _Atomizer:
         # loose: a class-like header, which a member (not its docstring) that fits only without it
         # may leave alone
         opens = False  # the next row starts a definition that had to be opened
-        stack = [iter(_groups(nodes, comment_ids, import_ids, self.required))]
+        stack = [_groups(nodes, comment_ids, import_ids, self.required)]
         while stack:
             for first, last, g, imports in stack[-1]:
                 if (
@@ -267,24 +282,29 @@ class _Atomizer:
                 opens = opens or any(n.kind_id in self.entity_ids for n in g)
                 loose = any(n.kind_id in self.member_ids for n in g)
                 groups = _groups(opened, comment_ids, import_ids, self.required)
-                if header and len(groups) > 1:
-                    h_first, h_last = groups[0][0], groups[0][1]
-                    if held is not None and fits(held[0], h_last):
-                        held, groups = (held[0], h_last, loose), groups[1:]  # nested headers wait together
-                    elif fits(h_first, h_last):
-                        if held is not None:
-                            rows.append((held[0], held[1], False, False, opens))
-                        held, groups = (h_first, h_last, loose), groups[1:]
-                stack.append(iter(groups))
+                if header:
+                    ahead = list(islice(groups, 2))
+                    if len(ahead) > 1:
+                        h_first, h_last = ahead[0][0], ahead[0][1]
+                        if held is not None and fits(held[0], h_last):
+                            held = (held[0], h_last, loose)  # nested headers wait together
+                            del ahead[0]
+                        elif fits(h_first, h_last):
+                            if held is not None:
+                                rows.append((held[0], held[1], False, False, opens))
+                            held = (h_first, h_last, loose)
+                            del ahead[0]
+                    groups = chain(ahead, groups)
+                stack.append(groups)
                 break
             else:
                 stack.pop()
 
     def atoms(self) -> list[tuple]:
-        text_end = len(self.pf.doc.text)
-        root = self.pf.root
-        if root.child_count:
-            self.split(root.children)
+        text_end = self.pf.row_starts[-1]
+        top = self.pf.root.children  # the root node goes at once, and its hold on this list with it
+        if top:
+            self.split(_let_go(top))
         out: list[tuple] = []
         append = out.append
         pos = 0
@@ -345,33 +365,40 @@ def _merge(run: list[tuple], fits_span, half_full) -> list[tuple[int, int, bool]
     less than half full, so its pieces begin with its signature rather than trailing
     after unrelated code.
     """
-    out: list[list] = []  # [start, end, oversized]
+    out: list[tuple[int, int, bool]] = []
+    # the chunk being grown, in locals (a list a chunk, tens of thousands at 10 MB, lived long
+    # enough to be walked by the collector's oldest generation)
+    cur_s, cur_e, cur_o = -1, -1, False
     pending: tuple[int, int] | None = None  # blank lines the previous chunk had no room for
     for start, end, oversized, blank, _, opens in run:
         if (
             pending is None
-            and out
-            and not out[-1][2]
+            and cur_s >= 0
+            and not cur_o
             and not oversized
-            and fits_span(out[-1][0], end)
-            and not (opens and half_full(out[-1][0], out[-1][1]))
+            and fits_span(cur_s, end)
+            and not (opens and half_full(cur_s, cur_e))
         ):
-            out[-1][1] = end
-        elif blank and out and out[-1][2]:
-            out[-1][1] = end  # an oversized chunk may as well keep the blank lines after it
+            cur_e = end
+        elif blank and cur_s >= 0 and cur_o:
+            cur_e = end  # an oversized chunk may as well keep the blank lines after it
         elif blank:
             pending = (start, end) if pending is None else (pending[0], end)
-        elif pending is not None and (oversized or fits_span(pending[0], end)):
-            out.append([pending[0], end, oversized])
-            pending = None
         else:
-            if pending is not None:
-                out.append([pending[0], pending[1], False])
-                pending = None
-            out.append([start, end, oversized])
+            if cur_s >= 0:
+                out.append((cur_s, cur_e, cur_o))
+            if pending is not None and (oversized or fits_span(pending[0], end)):
+                cur_s, cur_e, cur_o = pending[0], end, oversized
+            else:
+                if pending is not None:
+                    out.append((pending[0], pending[1], False))
+                cur_s, cur_e, cur_o = start, end, oversized
+            pending = None
+    if cur_s >= 0:
+        out.append((cur_s, cur_e, cur_o))
     if pending is not None:
-        out.append([pending[0], pending[1], False])
-    return [(s, e, o) for s, e, o in out]
+        out.append((pending[0], pending[1], False))
+    return out
 
 
 def _parsed(doc, language: str) -> tuple[ParsedFile, list, list]:
@@ -447,7 +474,7 @@ class CodeChunker:
         self._import_starts = [i.start for i in self.imports]
         self._import_reach = list(accumulate((i.end for i in self.imports), max))  # how far imports 0..k reach
         self._importers: dict[str, set[int]] = {}
-        self._used_by_names: dict[frozenset, tuple[str, ...]] = {}
+        self._used_by_names: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._import_signatures = [i.signature for i in self.imports]
         comment = self.pf.grammar.spec.comment
         self._uses_prefix = f"\n{comment} Uses: "
@@ -457,7 +484,7 @@ class CodeChunker:
             for name in imp.bound:
                 self._importers.setdefault(name, set()).add(k)
         self._level_index = {
-            e: k for level in [self.tree.roots] + [d.children for d in self.defs] for k, e in enumerate(level)
+            e: k for level in self.tree.levels.values() for k, e in enumerate(level)
         }  # entities hash by identity
         self._sibling_detail = params.get("sibling_detail", "signatures")
         self._scopes: dict = {}  # scope entity -> (names, label)
@@ -522,7 +549,8 @@ class CodeChunker:
         """One chunk per top-level definition; the preamble joins the first one."""
         doc = self.doc
         top_rows = {e.start_line - 1 for e in self.defs if e.parent is None}
-        groups = _groups(self.pf.root.children, self.pf.grammar.comment_ids) if self.pf.root.child_count else []
+        root = self.pf.root
+        groups = _groups(root.children, self.pf.grammar.comment_ids) if root.child_count else []
         starts, seen_first = [], False
         for first, last, g, _ in groups:
             if any(first <= r <= last for r in top_rows) and any(not _is_comment(n) for n in g):
@@ -628,7 +656,7 @@ class CodeChunker:
         names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
         if not names:
             return ()
-        key = frozenset(names)
+        key = tuple(sorted(names))  # not a frozenset: a tuple of strings is one the collector stops tracking
         found = self._used_by_names.get(key)
         if found is None:
             used = sorted(set().union(*map(self._importers.__getitem__, names)))
@@ -657,7 +685,7 @@ class CodeChunker:
                 return ()
             first = last = scope
             scope = scope.parent
-        level = scope.children if scope is not None else self.tree.roots
+        level = self.tree.levels.get(scope)
         if not level:
             return ()
         a, b = self._level_index[first], self._level_index[last]

@@ -36,8 +36,10 @@ _NAME_TYPES = {
 class Entity:
     """One definition (or import) with its place in the file and in the scope tree.
 
-    Slots, and no children list until there is a child: a big file has tens of thousands of
-    entities, kept with the parse, and every container object is work for each garbage collection.
+    Slots, and no children list (the scope tree keeps each level): a big file has tens of
+    thousands of entities, kept with the parse, and every container object is work for each garbage
+    collection; a child and its parent holding each other made the whole parse a cycle, freed only
+    by the collector's oldest generation once the Document went.
     """
 
     name: str
@@ -52,7 +54,6 @@ class Entity:
     start_byte: int
     end_byte: int
     parent: Entity | None = field(repr=False, default=None)
-    children: list | tuple = field(repr=False, default=())
     bound: tuple[str, ...] = ()  # names an import binds
     owner: str | None = None  # Go: the receiver type a top-level method belongs to
 
@@ -96,8 +97,9 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
 
     g = pf.grammar
     containers = g.spec.statement_containers
-    if not containers or pf.root.has_error:
-        captures = _captures(g.query, pf.root)
+    root = pf.root
+    if not containers or root.has_error:
+        captures = _captures(g.query, root)
         closures = [n for n in captures.get("closure", ()) if n.start_point[0] < n.end_point[0]]
         requires = list({n.id: n for n in map(require_statement, captures.get("require", ()))}.values())
         return captures.get("entity", []) + closures, captures.get("import", []) + requires, False
@@ -107,7 +109,7 @@ def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
     role.update(dict.fromkeys(g.kind_ids(g.spec.entities), _ENTITY))
     role.update(dict.fromkeys(g.kind_ids(g.spec.import_items or g.spec.imports), _IMPORT))
     entities, imports = [], []
-    stack = [iter(pf.root.children)]  # pre-order: a definition comes before those in its body
+    stack = [iter(root.children)]  # pre-order: a definition comes before those in its body
     while stack:
         for c in stack[-1]:
             r = role.get(c.kind_id)
@@ -232,7 +234,6 @@ def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
         outer.start_byte,
         outer.end_byte,
         None,
-        (),
         (),
         _receiver(pf, node) if t == "method_declaration" else None,
     )

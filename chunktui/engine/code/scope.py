@@ -15,10 +15,6 @@ def nest(defs: list) -> None:
             stack.pop()
         if stack:
             e.parent = stack[-1]
-            if stack[-1].children:
-                stack[-1].children.append(e)
-            else:
-                stack[-1].children = [e]
             if e.kind == "function" and e.parent.kind in CONTAINER_KINDS:
                 e.kind = "method"
         stack.append(e)
@@ -29,7 +25,16 @@ class ScopeTree:
 
     def __init__(self, defs: list):
         self.defs = defs
-        self.roots = [e for e in defs if e.parent is None]
+        # each scope's definitions in file order (None: the top level), kept here rather than on
+        # the entities, which would then hold each other in a cycle
+        self.levels: dict = {}  # entities hash by identity
+        for e in defs:
+            level = self.levels.get(e.parent)
+            if level is None:
+                self.levels[e.parent] = [e]
+            else:
+                level.append(e)
+        self.roots = self.levels.get(None, [])
         self._starts = [e.start for e in defs]
         self._level_starts: dict = {}  # scope entity (None: the top level) -> its children's starts
 
@@ -45,7 +50,7 @@ class ScopeTree:
                 break
             owner = level[i]
             chain.append(owner)
-            level = owner.children
+            level = self.levels.get(owner)
         return chain
 
     def defined_range(self, start: int, end: int) -> tuple[int, int]:
