@@ -78,11 +78,7 @@ def fail_line(message: str) -> None:
     # a path's bytes that are not UTF-8 are shown as \xNN (they cannot be written as text)
     from chunktui.formats.records import printable_path
 
-    one_line = printable_path(" ".join(message.split()))
-    try:
-        click.echo(f"chunktui: error: {one_line}", err=True)
-    except OSError:  # stderr full too (`2>/dev/full`): the exit code alone says it
-        pass
+    stdout.say_error(printable_path(" ".join(message.split())))
 
 
 def warn_line(message: str) -> None:
