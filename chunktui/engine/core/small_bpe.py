@@ -93,8 +93,9 @@ _TABLE_FIELDS = 2  # the payload opens with the number of tokens and of slots, t
 
 
 def fits(text: str) -> bool:
-    """Whether `text` is one this module encodes exactly (see `skeleton`)."""
-    return skeleton(text) is not None
+    """Whether `text` is one this module encodes exactly (see `skeleton`): the same test, without
+    making the skeleton."""
+    return text.isascii() or _all_stood_in(text)
 
 
 def skeleton(text: str) -> str | None:
@@ -104,13 +105,20 @@ def skeleton(text: str) -> str | None:
     surrogate (tiktoken encodes a replacement character for it)."""
     if text.isascii():
         return text
+    if not _all_stood_in(text):
+        return None
+    # a call per character beyond ASCII: on a mostly ASCII text, 0.1x of str.translate's time
+    return _BEYOND_ASCII.sub(_stand_in_of_match, text)
+
+
+def _all_stood_in(text: str) -> bool:
+    """Whether every character of `text` beyond ASCII has a stand-in (see `skeleton`)."""
     for c in set(_BEYOND_ASCII.findall(text)):
         if c not in _stand_in:
             _stand_in[c] = _stand_in_of(c)
         if _stand_in[c] is None:
-            return None
-    # a call per character beyond ASCII: on a mostly ASCII text, 0.1x of str.translate's time
-    return _BEYOND_ASCII.sub(_stand_in_of_match, text)
+            return False
+    return True
 
 
 def _stand_in_of_match(m: re.Match[str]) -> str:
@@ -232,12 +240,12 @@ class SmallEncoder:
         else:
             rank_of = self._rank
             bounds = list(zip(*_merged_bounds(rank_of, data)))
-            found = [rank_of(data[a:b]) for a, b in bounds], [_lead_bytes(data[a:b]) for a, b in bounds]  # type: ignore[misc]
+            found = [rank_of(data[a:b]) for a, b in bounds], [lead_bytes(data[a:b]) for a, b in bounds]  # type: ignore[misc]
         self._known[piece] = found
         return found
 
 
-def _lead_bytes(token: bytes) -> int:
+def lead_bytes(token: bytes) -> int:
     """The characters a token's bytes end: those that are not UTF-8 continuation bytes."""
     return len(token.translate(None, _CONTINUATION))
 

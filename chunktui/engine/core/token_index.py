@@ -57,10 +57,10 @@ from operator import add, is_, le, not_, rshift, sub
 from . import slices
 from .compat import core_bpe, mergeable_ranks
 from .cpus import free_cores
+from .small_bpe import lead_bytes
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
-_CONTINUATION = bytes(range(0x80, 0xC0))
 _FRAGMENT_MAX = 48
 # spans whose regex matches are held at once: fewer than the garbage collector's first threshold
 # (700 new objects), or a 1 MB text's 2,000 matches set off collections that walk them all
@@ -213,7 +213,7 @@ def _leads(ranks: dict[bytes, int]) -> bytes:
     """What each token ends, a byte a token: the lead table's payload."""
     lead = bytearray(max(ranks.values()) + 1)
     for token, rank in ranks.items():
-        lead[rank] = len(token.translate(None, _CONTINUATION))
+        lead[rank] = lead_bytes(token)
     return bytes(lead)
 
 
