@@ -318,7 +318,7 @@ class Strategy:
     def unit_of(self, values: dict | None) -> str | None:
         """The unit `values` set (under the `unit` param's name or an alias), checked; None when
         they set none or the strategy has no `unit` param."""
-        unit = next((p for p in self.params if p.name == "unit"), None)
+        unit = self.param("unit")
         given = self.canonical(values).get("unit") if unit is not None else None
         return None if unit is None or given is None else unit.coerce(given)
 
@@ -326,13 +326,13 @@ class Strategy:
         """`param`'s default where the strategy's `unit` is `unit` (see SAME_TEXT)."""
         if unit is None or param.name not in ("size", "overlap") or not isinstance(param.default, int):
             return param.default
-        own = next(p.default for p in self.params if p.name == "unit")
-        per = SAME_TEXT.get((own, unit))
+        own = self.param("unit")
+        per = None if own is None else SAME_TEXT.get((own.default, unit))
         return param.default if per is None else max(int(param.min or 0), param.default // per)
 
     def unit_defaults(self, param: Param) -> dict[str, Any]:
         """`param`'s default in each unit where it is not its own default ({} for most params)."""
-        unit = next((p for p in self.params if p.name == "unit"), None)
+        unit = self.param("unit")
         found = {u: self.default_of(param, u) for u in unit.choices} if unit is not None else {}
         return {u: d for u, d in found.items() if d != param.default}
 
