@@ -20,6 +20,7 @@ _WS = re.compile(r"\s+")
 _STRING = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')(.*)\1$", re.S)
 _COMMENT_MARKS = re.compile(r"^\s*(///?!?|#!?|/\*\*?|\*/|\*(?!/))\s?")
 _SIGNATURE_MAX = 240
+_COMMENT_START = {"python": b"#"}  # the text of every comment starts so, by language (see _signature)
 _NAME_TYPES = {
     "identifier",
     "field_identifier",
@@ -120,6 +121,8 @@ def _statement_walk(pf: ParsedFile) -> Iterator[tuple]:
     # statements that are none of the three
     role = ids.roles
     wrappers = ids.wrappers
+    words = _WORDS.get(g.spec.name)
+    find = pf.source.find
     # a frame: the children left to see, the (outer node, its previous sibling) of the wrapper
     # whose children they are (None: no wrapper), and the last child seen before the walk went
     # down into it
@@ -138,7 +141,9 @@ def _statement_walk(pf: ParsedFile) -> Iterator[tuple]:
             elif r is _ENTITY:
                 body = c.child_by_field_name("body")  # a definition holds statements only there
                 yield c, True, body, outer, before
-                if body is not None:
+                if body is not None and (
+                    words is None or any(find(w, body.start_byte, body.end_byte) >= 0 for w in words)
+                ):
                     frame[2] = c
                     stack.append([iter(body.children), None, None])
                     break
@@ -224,6 +229,10 @@ class _Ids:
 
 
 _IDS: dict[str, _Ids] = {}
+# words every definition or import (and so every statement holding one) has in its text, by
+# language: a body that has none of them holds none, and `_statement_walk` does not go in (most
+# function bodies: their statements are half the walk, and a byte search is cheaper)
+_WORDS = {"python": (b"def", b"class", b"import", b"type")}
 
 
 def _kind_ids(g) -> _Ids:
@@ -402,7 +411,11 @@ def _signature(pf: ParsedFile, ids: _Ids, node, node_type: str, body) -> str:
     end = node.end_byte
     if body is not None and body.start_byte > start.start_byte:
         end = body.start_byte
-        if own_body:  # stop before any comment that precedes the body (`def f():  # note`)
+        mark = _COMMENT_START.get(pf.grammar.spec.name)
+        if own_body and (mark is None or pf.source.find(mark, start.start_byte, end) >= 0):
+            # stop before any comment that precedes the body (`def f():  # note`); with no
+            # comment mark in the text, there is none, and what follows the sibling before the
+            # body is whitespace, which the join below drops (`.prev_sibling` searches the node)
             before = body.prev_sibling
             while before is not None and before.kind_id in ids.comments:
                 before = before.prev_sibling
@@ -434,11 +447,12 @@ def _docstring(pf: ParsedFile, ids: _Ids, leading, body) -> str:
 
 
 def python_docstring(pf: ParsedFile, ids: _Ids, body) -> str:
-    """The string literal that opens a Python module, class or function body, cleaned. Read from
-    the body's children (the statement walk made the list already: `named_child` looks again)."""
-    if body is None:
+    """The string literal that opens a Python module, class or function body, cleaned."""
+    if body is None or not body.child_count:
         return ""
-    first = next((c for c in body.children if c.is_named), None)
+    first = body.child(0)  # the walk may not have made the children (see _WORDS)
+    if not first.is_named:
+        first = next((c for c in body.children if c.is_named), None)
     if first is None or first.kind_id not in ids.expression_statements or first.named_child_count != 1:
         return ""
     literal = first.named_child(0)
