@@ -127,11 +127,11 @@ class _Piece:
     """A stand-in node for some whole rows of the file: a line of a comment too long for any
     chunk, or the text around the blocks a statement holds. Only what `_groups` and `split` read."""
 
-    __slots__ = ("child_count", "end_point", "kind_id", "start_byte", "start_point")
+    __slots__ = ("end_point", "start_point")
+    kind_id, child_count, start_byte = -1, 0, -1  # the same for every piece: set once, on the class
 
     def __init__(self, first_row: int, last_row: int):
-        self.start_point, self.end_point, self.kind_id, self.child_count = (first_row, 0), (last_row, 1), -1, 0
-        self.start_byte = -1
+        self.start_point, self.end_point = (first_row, 0), (last_row, 1)
 
 
 class _Atomizer:
@@ -202,9 +202,9 @@ class _Atomizer:
         found, stack = [], [node]
         while stack:
             n = stack.pop()
-            if n.start_point[0] == n.end_point[0]:
+            if not n.child_count or n.start_point[0] == n.end_point[0]:  # a leaf holds no block
                 continue
-            if n is not node and n.child_count and self.can_open(n):
+            if n is not node and self.can_open(n):
                 found.append(n)
             else:
                 stack.extend(reversed(n.children))
@@ -236,7 +236,8 @@ class _Atomizer:
                     j += 1
                 a, b = n.start_point[0], last_row(g[j - 1])
                 if a < b and not fits(head if i == 1 else a, b):
-                    opened.extend(_Piece(r, r) for r in range(a, b + 1))
+                    rows = range(a, b + 1)
+                    opened.extend(map(_Piece, rows, rows))
                     changed, i = True, j
                     continue
             if n.child_count and self.can_open(n):
