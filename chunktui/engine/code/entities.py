@@ -275,7 +275,7 @@ def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
         if t in items:
             e.signature = f"import {e.signature}"  # a Go import spec, listed on its own
         e.name = e.signature
-        e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
+        e.bound = tuple(dict.fromkeys(_bound_names(pf, node, t)))
         imports.append(e)
     nest(defs)
     return defs, imports
@@ -286,7 +286,8 @@ def _entity(pf: ParsedFile, ids: _Ids, node, t: str, kind: str, body, outer, bef
     "body" field; `outer`: where it really starts (`_outer`), `before`: the sibling before that."""
     leading = _leading_comments(outer, before, ids.leading)
     start_point, end_point = outer.start_point, outer.end_point
-    start = pf.char_at(start_point, outer.start_byte)
+    ascii = pf.ascii  # a byte offset is a character's (char_at's answer, without the call)
+    start = outer.start_byte if ascii else pf.char_at(start_point, outer.start_byte)
     extent = pf.start(leading[0]) if leading else start
     if t == "function_definition" and pf.grammar.spec.name == "cpp":  # `void Cls::f()`
         declared = _declarator_name_node(node)
@@ -299,7 +300,7 @@ def _entity(pf: ParsedFile, ids: _Ids, node, t: str, kind: str, body, outer, bef
         _signature(pf, ids, node, t, body),
         _docstring(pf, ids, leading, body),
         start,
-        pf.char_at(end_point, outer.end_byte),
+        outer.end_byte if ascii else pf.char_at(end_point, outer.end_byte),
         extent,
         start_point[0] + 1,
         end_row if end_col == 0 and end_row > start_point[0] else end_row + 1,  # last_row + 1
@@ -462,9 +463,9 @@ def python_docstring(pf: ParsedFile, ids: _Ids, body) -> str:
     return inspect.cleandoc(m.group(2)) if m else ""
 
 
-def _bound_names(pf: ParsedFile, node) -> list[str]:
-    """Names an import statement makes available in the file."""
-    lang, t = pf.grammar.spec.name, node.type
+def _bound_names(pf: ParsedFile, node, t: str) -> list[str]:
+    """Names an import statement (of type `t`) makes available in the file."""
+    lang = pf.grammar.spec.name
     text = pf.text
     if lang == "python":
         out = []
