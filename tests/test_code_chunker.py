@@ -519,3 +519,62 @@ def test_definitions_in_a_broken_file_are_those_one_query_finds(name, language):
         return {k: sorted(n.id for n in v) for k, v in captures.items() if v}
 
     assert ids(_captures(pf.grammar.query, pf.root)) == ids(QueryCursor(pf.grammar.query).captures(pf.root))
+
+
+_WALKED = '''\
+import os; import sys
+# about f
+@decorator  # trailing
+def f(a):  # note
+    """Doc."""
+    default = 1
+    if a:
+        import json
+        type Alias = int
+    for x in a:
+        def inner():  # the body holds no word, and is not walked
+            return x.dtype
+        class Inner: pass
+    return default
+
+
+class C:
+    # a method's comment
+    @property
+    def g(self):
+        typed = type(self)
+        return typed
+'''
+
+
+@pytest.mark.parametrize("name", ["argparse.py", "textwrap.py", "json/decoder.py", "walked.py"])
+def test_the_statement_walk_finds_what_the_query_finds(name, monkeypatch):
+    """Python's definitions and imports come from a walk of the statements that skips bodies whose
+    text has none of def/class/import/type and hands each node its wrapper, previous sibling and
+    body; the entity query over the whole tree (a broken file's way) gives the same entities."""
+    from chunktui.engine.code import entities
+
+    text = _WALKED if name == "walked.py" else (Path(textwrap.__file__).parent / name).read_text()
+
+    def fields(found):
+        return [
+            (e.name, e.kind, e.signature, e.docstring, e.start, e.end, e.extent_start, e.start_line, e.end_line)
+            + (e.start_byte, e.end_byte, e.parent and e.parent.name, e.bound, e.owner)
+            for e in found[0] + found[1]
+        ]
+
+    walked = fields(entities.extract(parse(Document.from_text(text, path=name), "python")))
+    monkeypatch.setattr(entities, "_walkable", lambda pf: False)
+    assert walked == fields(entities.extract(parse(Document.from_text(text, path=name), "python")))
+    if name == "walked.py":  # nested where the walk must go in, and a comment kept off a signature
+        assert [(w[0], w[2]) for w in walked] == [
+            ("f", "def f(a)"),
+            ("<anonymous>", "type Alias = int"),
+            ("inner", "def inner()"),
+            ("Inner", "class Inner"),
+            ("C", "class C"),
+            ("g", "def g(self)"),
+            ("import os", "import os"),
+            ("import sys", "import sys"),
+            ("import json", "import json"),
+        ]

@@ -127,11 +127,11 @@ class _Piece:
     """A stand-in node for some whole rows of the file: a line of a comment too long for any
     chunk, or the text around the blocks a statement holds. Only what `_groups` and `split` read."""
 
-    __slots__ = ("child_count", "end_point", "kind_id", "start_byte", "start_point")
+    __slots__ = ("end_point", "start_point")
+    kind_id, child_count, start_byte = -1, 0, -1  # the same for every piece: set once, on the class
 
     def __init__(self, first_row: int, last_row: int):
-        self.start_point, self.end_point, self.kind_id, self.child_count = (first_row, 0), (last_row, 1), -1, 0
-        self.start_byte = -1
+        self.start_point, self.end_point = (first_row, 0), (last_row, 1)
 
 
 class _Atomizer:
@@ -142,8 +142,17 @@ class _Atomizer:
     its body arrives, so the two share an atom whenever they fit together.
     """
 
-    def __init__(self, pf: ParsedFile, fits, bounds: Sequence[int], required: frozenset = frozenset()):
-        self.pf, self.fits, self.bounds, self.required = pf, fits, bounds, required
+    def __init__(
+        self,
+        pf: ParsedFile,
+        fits,
+        bounds: Sequence[int],
+        required: frozenset = frozenset(),
+        limit: int | None = None,
+    ):
+        """`fits(first_row, last_row)`; `limit`: where rows fit if `bounds` says they span no
+        more than it (a plain unit: `fits` is that arithmetic), None where only `fits` can tell."""
+        self.pf, self.fits, self.bounds, self.required, self.limit = pf, fits, bounds, required, limit
         grammar = pf.grammar
         spec = grammar.spec
         blocks = set(grammar.known) - set(spec.entities)
@@ -163,7 +172,7 @@ class _Atomizer:
         self.string_statement_ids = (
             frozenset(i for i, t in named if t == "expression_statement") if spec.docstring_in_body else frozenset()
         )
-        self.rows: list[tuple[int, int, bool, bool, bool]] = []  # first row, last row, oversized, imports only, opens
+        self.out: list[tuple] = []  # the atoms
 
     def can_open(self, n) -> bool:
         """Bodies, compound statements, and definitions that have a body (not `type X = A | B`)."""
@@ -193,9 +202,9 @@ class _Atomizer:
         found, stack = [], [node]
         while stack:
             n = stack.pop()
-            if n.start_point[0] == n.end_point[0]:
+            if not n.child_count or n.start_point[0] == n.end_point[0]:  # a leaf holds no block
                 continue
-            if n is not node and n.child_count and self.can_open(n):
+            if n is not node and self.can_open(n):
                 found.append(n)
             else:
                 stack.extend(reversed(n.children))
@@ -227,7 +236,8 @@ class _Atomizer:
                     j += 1
                 a, b = n.start_point[0], last_row(g[j - 1])
                 if a < b and not fits(head if i == 1 else a, b):
-                    opened.extend(_Piece(r, r) for r in range(a, b + 1))
+                    rows = range(a, b + 1)
+                    opened.extend(map(_Piece, rows, rows))
                     changed, i = True, j
                     continue
             if n.child_count and self.can_open(n):
@@ -247,9 +257,28 @@ class _Atomizer:
                 return [*map(_Piece, rows, rows), *g[k:]], True, False
         return opened, changed, header
 
-    def split(self, nodes) -> None:
-        rows, fits, grammar = self.rows, self.fits, self.pf.grammar
+    def split(self, nodes) -> int:
+        """Atoms of `nodes` (the file's top level) into `self.out`, blank lines between them as
+        atoms of their own; returns where the last atom ends. An atom is made where its rows are
+        known (a list of row tuples turned into atoms afterwards was a second pass over 140,000
+        of them at 10 MB), and a group's size is read from `bounds` at once where the unit allows
+        (`limit`: a call less for each of the file's groups)."""
+        fits, grammar, bounds = self.fits, self.pf.grammar, self.bounds
+        plain = self.limit is not None
+        limit = self.limit or 0
         comment_ids, import_ids = grammar.comment_ids, grammar.import_ids
+        out = self.out
+        append = out.append
+        pos = 0  # where the last atom ends
+
+        def flush(first: int, last: int, oversized: bool, imports_only: bool, opens: bool) -> None:
+            nonlocal pos
+            s = bounds[first]
+            if s > pos:
+                append((pos, s, False, True, False, False))
+            pos = bounds[last + 1]
+            append((s, pos, oversized, False, imports_only, opens))
+
         held = None  # (first, last, loose) of a header waiting for the first atom of its body;
         # loose: a class-like header, which a member (not its docstring) that fits only without it
         # may leave alone
@@ -264,19 +293,22 @@ class _Atomizer:
                     and fits(first, last)
                     and not self.is_prose(g[0])
                 ):  # a class's docstring is cut to go with it
-                    rows.append((held[0], held[1], False, False, opens))
+                    flush(held[0], held[1], False, False, opens)
                     held, opens = None, False
                 head = first if held is None else held[0]
-                if fits(head, last):
-                    rows.append((head, last, False, imports is True and held is None, opens))
-                    held, opens = None, False
+                s, e = bounds[head], bounds[last + 1]
+                if e - s <= limit if plain else fits(head, last):  # flush(), inlined
+                    if s > pos:
+                        append((pos, s, False, True, False, False))
+                    append((s, e, False, False, imports is True and held is None, opens))
+                    pos, held, opens = e, None, False
                     continue
                 opened, changed, header = self.open_group(g, head)
                 if not changed:  # a statement that cannot be cut: the header waiting for it goes alone
                     if held is not None:
-                        rows.append((held[0], held[1], False, False, opens))
+                        flush(held[0], held[1], False, False, opens)
                         held, opens = None, False
-                    rows.append((first, last, not fits(first, last), imports is True, opens))
+                    flush(first, last, not fits(first, last), imports is True, opens)
                     opens = False
                     continue
                 opens = opens or any(n.kind_id in self.entity_ids for n in g)
@@ -291,7 +323,7 @@ class _Atomizer:
                             del ahead[0]
                         elif fits(h_first, h_last):
                             if held is not None:
-                                rows.append((held[0], held[1], False, False, opens))
+                                flush(held[0], held[1], False, False, opens)
                             held = (h_first, h_last, loose)
                             del ahead[0]
                     groups = chain(ahead, groups)
@@ -299,25 +331,15 @@ class _Atomizer:
                 break
             else:
                 stack.pop()
+        return pos
 
     def atoms(self) -> list[tuple]:
         text_end = self.pf.row_starts[-1]
         top = self.pf.root.children  # the root node goes at once, and its hold on this list with it
-        if top:
-            self.split(_let_go(top))
-        out: list[tuple] = []
-        append = out.append
-        pos = 0
-        bounds = self.bounds
-        for first, last, oversized, imports_only, opens in self.rows:
-            s = bounds[first]
-            if s > pos:
-                append((pos, s, False, True, False, False))
-            pos = bounds[last + 1]
-            append((s, pos, oversized, False, imports_only, opens))
+        pos = self.split(_let_go(top)) if top else 0
         if pos < text_end:
-            append((pos, text_end, False, True, False, False))
-        return out
+            self.out.append((pos, text_end, False, True, False, False))
+        return self.out
 
 
 def _cuts(chain: list, s2: int, e2: int) -> bool:
@@ -533,7 +555,7 @@ class CodeChunker:
             rows_fit = lambda a, b: fits(bounds[a], bounds[b + 1])  # noqa: E731
         # JavaScript's require('x') statements are imports by where they start, not by their kind
         required = frozenset(i.start_byte for i in self.imports) if self.language in _JS_LIKE else frozenset()
-        return _Atomizer(self.pf, rows_fit, bounds, required).atoms()
+        return _Atomizer(self.pf, rows_fit, bounds, required, limit if self._plain else None).atoms()
 
     def sized_cores(self) -> tuple[list[tuple[int, int, bool]], list]:
         limit = self.params["size"]

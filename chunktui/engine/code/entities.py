@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import inspect
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 
 from .languages import CLOSURES, EXTRA_KINDS
 from .parse import ParsedFile, last_row
@@ -18,6 +20,7 @@ _WS = re.compile(r"\s+")
 _STRING = re.compile(r"^[rRbBuUfF]*(\"\"\"|'''|\"|')(.*)\1$", re.S)
 _COMMENT_MARKS = re.compile(r"^\s*(///?!?|#!?|/\*\*?|\*/|\*(?!/))\s?")
 _SIGNATURE_MAX = 240
+_COMMENT_START = {"python": b"#"}  # the text of every comment starts so, by language (see _signature)
 _NAME_TYPES = {
     "identifier",
     "field_identifier",
@@ -85,50 +88,72 @@ class Entity:
 _IMPORT, _ENTITY, _CONTAINER = "import", "entity", "container"  # a node's role in the statement walk
 
 
-def find_nodes(pf: ParsedFile) -> tuple[list, list, bool]:
-    """Definition and import nodes, and whether each list is in file order already.
+def find_nodes(pf: ParsedFile) -> tuple[list, list]:
+    """Definition and import nodes, found by the grammar's query (see `_statement_walk` for
+    where a walk finds them sooner), in no particular order."""
+    captures = _captures(pf.grammar.query, pf.root)
+    closures = [n for n in captures.get("closure", ()) if n.start_point[0] < n.end_point[0]]
+    requires = list({n.id: n for n in map(require_statement, captures.get("require", ()))}.values())
+    return captures.get("entity", []) + closures, captures.get("import", []) + requires
+
+
+def _walkable(pf: ParsedFile) -> bool:
+    """Can `_statement_walk` find the definitions and imports? Where they can only be statements
+    (Python) and the tree parsed without errors (an ERROR node can hold anything)."""
+    return bool(pf.grammar.spec.statement_containers) and not pf.root.has_error
+
+
+def _statement_walk(pf: ParsedFile) -> Iterator[tuple]:
+    """Definition and import nodes in file order, with what the walk learned on the way there:
+    (node, is a definition, its "body" field, the node it really starts at (see `_outer`), the
+    sibling before that one).
 
     A query visits every node of the tree, and its captures come in no particular order.
-    Where definitions and imports can only be statements (Python) and the tree parsed
-    without errors, walking the statement containers in order finds the same nodes, in
-    file order, while visiting a fraction of them (a third of the query's time); an ERROR
-    node can hold anything, so a broken file takes the query.
+    Walking the statement containers in order finds the same nodes, in file order, while
+    visiting a fraction of them (a third of the query's time). The walk knows each node's
+    parent and previous sibling, which cost a node object each to ask for (`.parent` and
+    `.prev_sibling` look for them from the node's parent down, each time), and a definition's
+    body, whose children it walks next (`extract` reads the docstring from the same list).
     """
-
     g = pf.grammar
-    containers = g.spec.statement_containers
-    root = pf.root
-    if not containers or root.has_error:
-        captures = _captures(g.query, root)
-        closures = [n for n in captures.get("closure", ()) if n.start_point[0] < n.end_point[0]]
-        requires = list({n.id: n for n in map(require_statement, captures.get("require", ()))}.values())
-        return captures.get("entity", []) + closures, captures.get("import", []) + requires, False
+    ids = _kind_ids(g)
     # kinds told by id (reading a node's type name makes a string), one lookup for the many
     # statements that are none of the three
-    role = dict.fromkeys(g.kind_ids(containers), _CONTAINER)
-    role.update(dict.fromkeys(g.kind_ids(g.spec.entities), _ENTITY))
-    role.update(dict.fromkeys(g.kind_ids(g.spec.import_items or g.spec.imports), _IMPORT))
-    entities, imports = [], []
-    stack = [iter(root.children)]  # pre-order: a definition comes before those in its body
+    role = ids.roles
+    wrappers = ids.wrappers
+    words = _WORDS.get(g.spec.name)
+    find = pf.source.find
+    # a frame: the children left to see, the (outer node, its previous sibling) of the wrapper
+    # whose children they are (None: no wrapper), and the last child seen before the walk went
+    # down into it
+    stack: list[list] = [[iter(pf.root.children), None, None]]  # pre-order: a definition before its body
     while stack:
-        for c in stack[-1]:
+        frame = stack[-1]
+        it, wrap, prev = frame
+        for c in it:
             r = role.get(c.kind_id)
             if r is None:
+                prev = c
                 continue
+            outer, before = (c, prev) if wrap is None else wrap
             if r is _IMPORT:
-                imports.append(c)
+                yield c, False, None, outer, before
             elif r is _ENTITY:
-                entities.append(c)
                 body = c.child_by_field_name("body")  # a definition holds statements only there
-                if body is not None:
-                    stack.append(iter(body.children))
+                yield c, True, body, outer, before
+                if body is not None and (
+                    words is None or any(find(w, body.start_byte, body.end_byte) >= 0 for w in words)
+                ):
+                    frame[2] = c
+                    stack.append([iter(body.children), None, None])
                     break
             else:
-                stack.append(iter(c.children))
+                frame[2] = c
+                stack.append([iter(c.children), (outer, before) if c.kind_id in wrappers else None, None])
                 break
+            prev = c
         else:
             stack.pop()
-    return entities, imports, True
 
 
 def _captures(query, root) -> dict[str, list]:
@@ -182,52 +207,100 @@ def require_statement(call):
     return node if node is not None and node.type in _REQUIRE_STATEMENTS else call
 
 
+class _Ids:
+    """A grammar's node kind ids that `extract` tests nodes against (a kind id is cheaper to
+    read than a type name, which makes a string)."""
+
+    __slots__ = ("comments", "expression_statements", "leading", "roles", "strings", "wrappers")
+
+    def __init__(self, g) -> None:
+        lang = g.language
+        named = [(i, lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)]
+        self.comments = frozenset(i for i, t in named if "comment" in t)
+        self.leading = self.comments | frozenset(i for i, t in named if t == "attribute_item")
+        self.expression_statements = frozenset(i for i, t in named if t == "expression_statement")
+        self.strings = frozenset(i for i, t in named if t == "string")
+        spec = g.spec
+        self.wrappers = frozenset(i for i, t in named if t in spec.wrappers)
+        roles = dict.fromkeys(g.kind_ids(spec.statement_containers), _CONTAINER)
+        roles.update(dict.fromkeys(g.kind_ids(spec.entities), _ENTITY))
+        roles.update(dict.fromkeys(g.kind_ids(spec.import_items or spec.imports), _IMPORT))
+        self.roles = roles
+
+
+_IDS: dict[str, _Ids] = {}
+# words every definition or import (and so every statement holding one) has in its text, by
+# language: a body that has none of them holds none, and `_statement_walk` does not go in (most
+# function bodies: their statements are half the walk, and a byte search is cheaper)
+_WORDS = {"python": (b"def", b"class", b"import", b"type")}
+
+
+def _kind_ids(g) -> _Ids:
+    found = _IDS.get(g.spec.name)
+    if found is None:
+        found = _IDS[g.spec.name] = _Ids(g)
+    return found
+
+
 def extract(pf: ParsedFile) -> tuple[list[Entity], list[Entity]]:
     """(definitions nested into a scope tree, imports), both in file order."""
     g = pf.grammar
-    nodes, import_nodes, ordered = find_nodes(pf)
-    if not ordered:  # a query's captures: sorted, and a node two patterns match taken once
+    ids = _kind_ids(g)
+    kinds, extra, items = g.spec.entities, EXTRA_KINDS, g.spec.import_items
+    defs, imports = [], []
+    type_of: dict[int, str] = {}  # kind id -> type name, read once a kind
+    if _walkable(pf):
+        found: Iterable[tuple] = _statement_walk(pf)
+    else:
+        nodes, import_nodes = find_nodes(pf)
+        # a query's captures: sorted, and a node two patterns match taken once
         nodes = list({n.id: n for n in sorted(nodes, key=lambda n: (n.start_byte, -n.end_byte))}.values())
         import_nodes = sorted(import_nodes, key=lambda n: n.start_byte)
-    kinds, extra = g.spec.entities, EXTRA_KINDS
-    defs = []
-    for node in nodes:
-        t = node.type
-        defs.append(_entity(pf, node, t, kinds.get(t) or extra.get(t, "function")))
-    nest(defs)
-    imports = []
-    items = g.spec.import_items
-    for node in import_nodes:
-        t = node.type
-        e = _entity(pf, node, t, "import")
+        found = chain(
+            ((n, True, n.child_by_field_name("body"), None, None) for n in nodes),
+            ((n, False, None, None, None) for n in import_nodes),
+        )
+    for node, is_def, body, outer, before in found:
+        k = node.kind_id
+        t = type_of.get(k)
+        if t is None:
+            t = type_of[k] = node.type
+        if outer is None:
+            outer = _outer(pf, node, t)
+            before = outer.prev_sibling
+        if is_def:
+            defs.append(_entity(pf, ids, node, t, kinds.get(t) or extra.get(t, "function"), body, outer, before))
+            continue
+        e = _entity(pf, ids, node, t, "import", node.child_by_field_name("body"), outer, before)
         if t in items:
             e.signature = f"import {e.signature}"  # a Go import spec, listed on its own
         e.name = e.signature
-        e.bound = tuple(dict.fromkeys(_bound_names(pf, node)))
+        e.bound = tuple(dict.fromkeys(_bound_names(pf, node, t)))
         imports.append(e)
+    nest(defs)
     return defs, imports
 
 
-def _entity(pf: ParsedFile, node, t: str, kind: str) -> Entity:
-    """`t` is node.type, read once by the caller: each read makes a new string."""
-    outer = _outer(pf, node, t)
-    leading = _leading_comments(outer)
+def _entity(pf: ParsedFile, ids: _Ids, node, t: str, kind: str, body, outer, before) -> Entity:
+    """`t` is node.type, read once by the caller: each read makes a new string. `body`: the node's
+    "body" field; `outer`: where it really starts (`_outer`), `before`: the sibling before that."""
+    leading = _leading_comments(outer, before, ids.leading)
     start_point, end_point = outer.start_point, outer.end_point
-    start = pf.char_at(start_point, outer.start_byte)
+    ascii = pf.ascii  # a byte offset is a character's (char_at's answer, without the call)
+    start = outer.start_byte if ascii else pf.char_at(start_point, outer.start_byte)
     extent = pf.start(leading[0]) if leading else start
     if t == "function_definition" and pf.grammar.spec.name == "cpp":  # `void Cls::f()`
         declared = _declarator_name_node(node)
         if declared is not None and declared.type == "qualified_identifier":
             kind = "method"
-    body = node.child_by_field_name("body")
     end_row, end_col = end_point
     return Entity(  # by position (a keyword call costs more, once per definition): see the fields above
         _name(pf, node, t) if kind != "import" else "",  # extract names an import by its signature
         kind,
-        _signature(pf, node, t, body),
-        _docstring(pf, leading, body),
+        _signature(pf, ids, node, t, body),
+        _docstring(pf, ids, leading, body),
         start,
-        pf.char_at(end_point, outer.end_byte),
+        outer.end_byte if ascii else pf.char_at(end_point, outer.end_byte),
         extent,
         start_point[0] + 1,
         end_row if end_col == 0 and end_row > start_point[0] else end_row + 1,  # last_row + 1
@@ -250,15 +323,11 @@ def _outer(pf: ParsedFile, node, node_type: str):
     return node
 
 
-def _leading_comments(node) -> list:
-    """Comments (and Rust attributes) directly above a node, with no blank line between."""
+def _leading_comments(node, prev, kinds: frozenset) -> list:
+    """Comments (and Rust attributes: `kinds`) directly above a node, with no blank line between;
+    `prev` is the node's previous sibling."""
     out, cur = [], node
-    prev = node.prev_sibling
-    while (
-        prev is not None
-        and ("comment" in prev.type or prev.type == "attribute_item")
-        and last_row(prev) + 1 >= cur.start_point[0]
-    ):
+    while prev is not None and prev.kind_id in kinds and last_row(prev) + 1 >= cur.start_point[0]:
         before = prev.prev_sibling
         if before is not None and last_row(before) == prev.start_point[0]:
             break  # a trailing comment of the statement before
@@ -335,7 +404,7 @@ def _body(node, node_type: str, body):
     return body
 
 
-def _signature(pf: ParsedFile, node, node_type: str, body) -> str:
+def _signature(pf: ParsedFile, ids: _Ids, node, node_type: str, body) -> str:
     """The declaration up to its body, on one line: `async getUser(id: string): Promise<User>`."""
     start = node.parent if node_type == "variable_declarator" and node.parent is not None else node
     own_body = body is not None  # the "body" field: a child of node
@@ -343,9 +412,13 @@ def _signature(pf: ParsedFile, node, node_type: str, body) -> str:
     end = node.end_byte
     if body is not None and body.start_byte > start.start_byte:
         end = body.start_byte
-        if own_body:  # stop before any comment that precedes the body (`def f():  # note`)
+        mark = _COMMENT_START.get(pf.grammar.spec.name)
+        if own_body and (mark is None or pf.source.find(mark, start.start_byte, end) >= 0):
+            # stop before any comment that precedes the body (`def f():  # note`); with no
+            # comment mark in the text, there is none, and what follows the sibling before the
+            # body is whitespace, which the join below drops (`.prev_sibling` searches the node)
             before = body.prev_sibling
-            while before is not None and "comment" in before.type:
+            while before is not None and before.kind_id in ids.comments:
                 before = before.prev_sibling
             if before is not None:
                 end = before.end_byte
@@ -357,14 +430,14 @@ def _signature(pf: ParsedFile, node, node_type: str, body) -> str:
     return text if len(text) <= _SIGNATURE_MAX else text[: _SIGNATURE_MAX - 1] + "…"
 
 
-def _docstring(pf: ParsedFile, leading, body) -> str:
+def _docstring(pf: ParsedFile, ids: _Ids, leading, body) -> str:
     if pf.grammar.spec.docstring_in_body:
-        doc = python_docstring(pf, body)
+        doc = python_docstring(pf, ids, body)
         if doc:
             return doc
     lines = []
     for c in leading:
-        if "comment" not in c.type:
+        if c.kind_id not in ids.comments:
             continue
         for line in pf.text(c).splitlines():
             line = _COMMENT_MARKS.sub("", line).rstrip()
@@ -374,23 +447,25 @@ def _docstring(pf: ParsedFile, leading, body) -> str:
     return "\n".join(lines).strip()
 
 
-def python_docstring(pf: ParsedFile, body) -> str:
+def python_docstring(pf: ParsedFile, ids: _Ids, body) -> str:
     """The string literal that opens a Python module, class or function body, cleaned."""
-    if body is None or body.named_child_count == 0:
+    if body is None or not body.child_count:
         return ""
-    first = body.named_child(0)
-    if first.type != "expression_statement" or first.named_child_count != 1:
+    first = body.child(0)  # the walk may not have made the children (see _WORDS)
+    if not first.is_named:
+        first = next((c for c in body.children if c.is_named), None)
+    if first is None or first.kind_id not in ids.expression_statements or first.named_child_count != 1:
         return ""
     literal = first.named_child(0)
-    if literal.type != "string":
+    if literal.kind_id not in ids.strings:
         return ""
     m = _STRING.match(pf.text(literal))
     return inspect.cleandoc(m.group(2)) if m else ""
 
 
-def _bound_names(pf: ParsedFile, node) -> list[str]:
-    """Names an import statement makes available in the file."""
-    lang, t = pf.grammar.spec.name, node.type
+def _bound_names(pf: ParsedFile, node, t: str) -> list[str]:
+    """Names an import statement (of type `t`) makes available in the file."""
+    lang = pf.grammar.spec.name
     text = pf.text
     if lang == "python":
         out = []
