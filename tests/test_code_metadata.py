@@ -99,3 +99,52 @@ def test_a_document_let_go_frees_its_parse_at_once():
     finally:
         gc.enable()
     assert left == 0
+
+
+def test_embedded_texts_read_lazily_are_what_an_eager_build_gives():
+    """Each chunk's context text names the imports its code uses, found by reading every
+    identifier of the file: made when an embedded text is first read, for every chunk at once, and
+    then exactly what an eager build gives, counted exactly (cl100k here), also for a chunk whose
+    ChunkSet is gone and for a copy."""
+    import copy
+
+    from chunktui.engine.core.tokens import get_counter
+
+    doc = real_code()
+    strategy = get_strategy("code")
+    params = strategy.validate(PARAMS)
+    lazy = chunk_document(doc, "code", PARAMS)
+    eager = build_chunkset(
+        doc, list(strategy.run(doc, params, Context()).spans), strategy="code", params=params, tokenizer="cl100k_base"
+    )
+    assert [c.embed_text for c in lazy.chunks] == [c.embed_text for c in eager.chunks]
+    assert [c.embed_tokens for c in lazy.chunks] == [c.embed_tokens for c in eager.chunks]
+    count = get_counter("cl100k_base").count
+    k = next(k for k, c in enumerate(eager.chunks) if c.metadata["imports"])
+    assert eager.chunks[k].embed_tokens == count(eager.chunks[k].embed_text) > eager.chunks[k].tokens
+    assert "Uses: " in eager.chunks[k].context_text
+    alone = chunk_document(doc, "code", PARAMS).chunks
+    gc.collect()  # its ChunkSet is gone: the chunk makes its own
+    assert (alone[k].context_text, alone[k].embed_tokens) == (
+        eager.chunks[k].context_text,
+        eager.chunks[k].embed_tokens,
+    )
+    again = chunk_document(doc, "code", PARAMS)
+    assert copy.deepcopy(again.chunks[k]) == eager.chunks[k]
+    assert again.stats().total_tokens == eager.stats().total_tokens
+
+
+def test_a_run_read_for_its_texts_makes_no_context_text(monkeypatch):
+    """The context texts (and the identifier scan behind them) are a third of a 10 MB run that
+    reads only the chunks' texts: they wait for the first read of one, then are made for all."""
+    from chunktui.engine.code import chunker
+
+    made = []
+    real = chunker._Describer.context
+    monkeypatch.setattr(chunker._Describer, "context", lambda self, i: made.append(i) or real(self, i))
+    cs = chunk_document(real_code(), "code", PARAMS, tokenizer="chars")
+    assert "".join(c.text for c in cs.chunks) and not made
+    assert cs.chunks[3].embed_tokens == len(cs.chunks[3].embed_text)
+    assert sorted(made) == list(range(len(cs.chunks)))
+    assert cs.chunks[4].embed_text.endswith(cs.chunks[4].text)
+    assert len(made) == len(cs.chunks)  # once

@@ -21,7 +21,7 @@ from itertools import accumulate, chain, islice
 from typing import cast
 
 from ..core.derived import derived
-from ..core.model import LazyMetadata, Metadata, SpanTable, one_line
+from ..core.model import LazyContexts, LazyMetadata, Metadata, SpanTable, one_line
 from ..strategies import Proposal
 from .entities import Entity, extract
 from .languages import COMMENT_LIKE, MEMBER_SCOPES, SCOPE_KINDS, SPECS, detect_language, is_control
@@ -445,22 +445,145 @@ def _without_imports(text: str, s: int, e: int, imports: list) -> str:
     return "".join(parts)
 
 
-class CodeMetadata(LazyMetadata):
-    """Each chunk's metadata as one row of atoms and shared tuples: its scope's names, the ranges
-    of the definitions and imports it holds (into the file's lists, kept with the parse), its
-    siblings, the signatures of the imports it uses, whether it cuts a definition, its own lines
-    and whether it is oversized. The dicts and lists a caller sees are made when first read (see
-    `LazyMetadata`): at 10 MB and 512 characters, the 23,000 chunks' 90,000 lists made the
-    collector's passes cost 0.8 s of a 5 s run."""
+# A chunk's row: (scope names, defs lo, hi, imports lo, hi, its scope's index in defs or -1, start,
+# end, whether it cuts a definition, its own first and last line, oversized): atoms and tuples of
+# strings, which the collector stops tracking.
+_ROW_SCOPE, _ROW_START, _ROW_END = 5, 6, 7
 
-    def __init__(self, language: str, defs: list[Entity], imports: list[Entity], rows: list[tuple]):
-        self.language, self.defs, self.imports, self.rows = language, defs, imports, rows
+
+class _Describer:
+    """What each chunk's metadata and context text say beyond its row: its siblings, the imports
+    its code uses, the context text itself. Made when first read (see `CodeContexts`), each
+    chunk's siblings and uses once for both. Holds the file's text and lists, not the chunker."""
+
+    def __init__(self, chunker: CodeChunker, rows: list[tuple]):
+        ck = chunker
+        self.text, self.defs, self.imports, self.tree, self.rows = ck.doc.text, ck.defs, ck.imports, ck.tree, rows
+        self.sibling_detail, self.context_mode = ck.params.get("sibling_detail", "signatures"), ck._context_mode
+        self.comment = ck.pf.grammar.spec.comment
+        self.context_head, self.uses_prefix = f"{self.comment} {ck.doc.path or '<text>'}", f"\n{self.comment} Uses: "
+        self.import_starts = [i.start for i in self.imports]
+        self.import_reach = list(accumulate((i.end for i in self.imports), max))  # how far imports 0..k reach
+        self.import_signatures = [i.signature for i in self.imports]
+        self.importers: dict[str, set[int]] = {}
+        first_with: dict[str, int] = {}  # `import os` in ten functions is listed once, as its first copy
+        for k, imp in enumerate(self.imports):
+            k = first_with.setdefault(imp.signature, k)
+            for name in imp.bound:
+                self.importers.setdefault(name, set()).add(k)
+        self.used_by_names: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self.level_index = {e: k for level in self.tree.levels.values() for k, e in enumerate(level)}
+        self.made: list[tuple | None] = [None] * len(rows)  # each row's (siblings, uses), once made
+
+    def siblings_and_uses(self, i: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        found = self.made[i]
+        if found is None:
+            row = self.rows[i]
+            k, d_lo, d_hi = row[_ROW_SCOPE], row[1], row[2]
+            siblings = (
+                self._siblings(self.defs[k] if k >= 0 else None, d_lo, d_hi) if self.sibling_detail != "none" else ()
+            )
+            found = self.made[i] = (siblings, self._used_imports(row[_ROW_START], row[_ROW_END]))
+        return found
+
+    def _used_imports(self, s: int, e: int) -> tuple[str, ...]:
+        """Signatures of the imports whose names [s, e) uses.
+
+        Made once per set of names: in a long file the same imports (os, re, typing...) come back
+        in chunk after chunk, and share one tuple (each chunk's metadata gets a list of its own
+        when read).
+        """
+        if not self.importers:
+            return ()
+        # only the imports that reach into [s, e) are blanked: most chunks hold none
+        lo, hi = bisect_right(self.import_reach, s), bisect_left(self.import_starts, e)
+        body = self.text[s:e] if lo >= hi else _without_imports(self.text, s, e, self.imports[lo:hi])
+        names = self.importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
+        if not names:
+            return ()
+        key = tuple(sorted(names))  # not a frozenset: a tuple of strings is one the collector stops tracking
+        found = self.used_by_names.get(key)
+        if found is None:
+            used = sorted(set().union(*map(self.importers.__getitem__, names)))
+            found = self.used_by_names[key] = tuple(map(self.import_signatures.__getitem__, used))
+        return found
+
+    def _siblings(self, scope, d_lo: int, d_hi: int) -> tuple[str, ...]:
+        """Up to three definitions each side of what the chunk holds, at the level of `scope` (the
+        innermost definition holding it, or None)."""
+        first = last = None  # the first and last definitions the chunk holds at that level
+        for d in self.defs[d_lo:d_hi]:
+            if d.parent is scope:
+                last = d
+                if first is None:
+                    first = d
+        if first is None:
+            if scope is None:
+                return ()
+            first = last = scope
+            scope = scope.parent
+        level = self.tree.levels.get(scope)
+        if not level:
+            return ()
+        a, b = self.level_index[first], self.level_index[last]
+        picked = level[max(0, a - _SIBLINGS_EACH_SIDE) : a] + level[b + 1 : b + 1 + _SIBLINGS_EACH_SIDE]
+        return tuple(x.name for x in picked) if self.sibling_detail == "names" else tuple(x.signature for x in picked)
+
+    def context(self, i: int) -> str:
+        """The text for an embedding model (not for context mode "none")."""
+        names, d_lo, d_hi, _, _, k, start, end = self.rows[i][:8]
+        siblings, uses = self.siblings_and_uses(i)
+        c = self.comment
+        parts = [self.context_head]  # joined once: the code and the imports can be long
+        if names:
+            parts.append(f"\n{c} Scope: {' > '.join(names)}")
+        if self.context_mode == "full":
+            if names and not d_lo <= k < d_hi:  # the scope holding the chunk is not one it defines
+                parts.append(f"\n{c} Inside: {self.defs[k].signature}")
+            sigs = [d.signature for d in self.defs[d_lo:d_hi] if d.kind in SCOPE_KINDS]
+            if sigs:
+                parts.append(f"\n{c} Defines: " + "; ".join(sigs))
+            if siblings:
+                parts.append(f"\n{c} Siblings: " + "; ".join(siblings))
+            if uses:  # a name many imports bind lists them all: they can outweigh the code
+                parts += (self.uses_prefix, self.uses_prefix.join(uses))
+        parts.append("\n\n")
+        parts.append(self.text[start:end])
+        return "".join(parts)
+
+
+class CodeContexts(LazyContexts):
+    """Each chunk's context text, made when first read (see `LazyContexts`)."""
+
+    def __init__(self, describer: _Describer):
+        self.describer = describer
+
+    def __len__(self) -> int:
+        return len(self.describer.rows)
+
+    def texts(self, indices: Sequence[int]) -> list[str | None]:
+        return list(map(self.describer.context, indices))
+
+
+class CodeMetadata(LazyMetadata):
+    """Each chunk's metadata as one row of atoms and shared tuples (see `_ROW_SCOPE`): its scope's
+    names, the ranges of the definitions and imports it holds (into the file's lists, kept with
+    the parse), whether it cuts a definition, its own lines and whether it is oversized; its
+    siblings and the signatures of the imports it uses come from the `_Describer`. The dicts and
+    lists a caller sees are made when first read (see `LazyMetadata`): at 10 MB and 512
+    characters, the 23,000 chunks' 90,000 lists made the collector's passes cost 0.8 s of a 5 s
+    run."""
+
+    def __init__(self, language: str, describer: _Describer):
+        self.language, self.describer = language, describer
+        self.defs, self.imports, self.rows = describer.defs, describer.imports, describer.rows
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def metadata(self, i: int) -> Metadata:
-        names, d_lo, d_hi, i_lo, i_hi, siblings, uses, split, first, last, oversized = self.rows[i]
+        names, d_lo, d_hi, i_lo, i_hi, _, _, _, split, first, last, oversized = self.rows[i]
+        siblings, uses = self.describer.siblings_and_uses(i)
         meta = {
             "language": self.language,
             "scope_chain": list(names),
@@ -494,23 +617,8 @@ class CodeChunker:
         self.pf, self.defs, self.imports = derived(doc, ("code", self.language), lambda: _parsed(doc, self.language))
         self.tree = ScopeTree(self.defs)
         self._import_starts = [i.start for i in self.imports]
-        self._import_reach = list(accumulate((i.end for i in self.imports), max))  # how far imports 0..k reach
-        self._importers: dict[str, set[int]] = {}
-        self._used_by_names: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._import_signatures = [i.signature for i in self.imports]
-        comment = self.pf.grammar.spec.comment
-        self._uses_prefix = f"\n{comment} Uses: "
-        first_with: dict[str, int] = {}  # `import os` in ten functions is listed once, as its first copy
-        for k, imp in enumerate(self.imports):
-            k = first_with.setdefault(imp.signature, k)
-            for name in imp.bound:
-                self._importers.setdefault(name, set()).add(k)
-        self._level_index = {
-            e: k for level in self.tree.levels.values() for k, e in enumerate(level)
-        }  # entities hash by identity
-        self._sibling_detail = params.get("sibling_detail", "signatures")
-        self._scopes: dict = {}  # scope entity -> (names, label)
-        self._context_head = f"{comment} {doc.path or '<text>'}"
+        self._scopes: dict = {}  # scope entity -> (names, label, its index in defs)
+        self._def_index: dict | None = None  # entity -> its index in defs, made when a scope is first seen
         self._context_mode = params.get("context_mode", "full")
         unit = params.get("unit", "bytes")
         self._plain = unit == "chars" or (unit == "bytes" and doc._ascii)  # size is e - s
@@ -588,7 +696,6 @@ class CodeChunker:
         starts: list[int] = []
         types: list[str] = []
         labels: list[str] = []
-        contexts: list[str | None] = []
         rows: list[tuple] = []
         fits = self.span_fits(limit) if limit is not None else None
         for i, (s, e, oversized) in enumerate(cores):
@@ -600,21 +707,23 @@ class CodeChunker:
                 while lo < first and limit is not None and not self.fits(doc.line_start(lo), e, limit):
                     lo += 1
                 start = doc.line_start(lo)
-            btype, label, context, row = self.describe(i, start, s, e, fits is not None and not fits(s, e))
+            btype, label, row = self.describe(i, start, s, e, fits is not None and not fits(s, e))
             starts.append(start)
             types.append(btype)
             labels.append(label)
-            contexts.append(context)
             rows.append(row)
             if i % 64 == 0:
                 self.ctx.progress(0.5 + 0.5 * i / max(1, len(cores)))
-        metadata = CodeMetadata(self.language, self.defs, self.imports, rows)
+        describer = _Describer(self, rows)
+        metadata = CodeMetadata(self.language, describer)
         ends = [e for _, e, _ in cores]
-        return SpanTable(starts, ends, types, labels, metadata, contexts if self._context_mode != "none" else None)
+        contexts = CodeContexts(describer) if self._context_mode != "none" else None
+        return SpanTable(starts, ends, types, labels, metadata, contexts)
 
     def describe(self, index: int, start: int, core_s: int, core_e: int, oversized: bool) -> tuple:
-        """The boundary type, label, context text and `CodeMetadata` row of the chunk [start, core_e)
-        whose own lines (no overlap) start at core_s."""
+        """The boundary type, label and `CodeMetadata` row of the chunk [start, core_e) whose own
+        lines (no overlap) start at core_s. Its siblings, the imports it uses and its context
+        text are left to the first read (see `_Describer`)."""
         text = self.doc.text
         m = _NON_WS.search(text, core_s, core_e)
         s2 = m.start() if m else core_s
@@ -635,13 +744,10 @@ class CodeChunker:
         else:
             chain, split = [], False
         d_lo, d_hi = tree.defined_range(core_s, core_e)
-        defined = self.defs[d_lo:d_hi]
         starts = self._import_starts
         i_lo, i_hi = bisect_left(starts, core_s), bisect_left(starts, core_e)
-        used_signatures = self._used_imports(start, core_e)
-        siblings = self._siblings(chain, defined) if self._sibling_detail != "none" else ()
-        names, scope_label = self._scope_names(chain[-1]) if chain else ((), None)
-        btype, label = self._boundary(index, s2, scope_label, defined, self.imports[i_lo:i_hi])
+        names, scope_label, scope_index = self._scope_names(chain[-1]) if chain else ((), None, -1)
+        btype, label = self._boundary(index, s2, scope_label, self.defs[d_lo:d_hi], self.imports[i_lo:i_hi])
         line_starts = self.doc.line_starts
         row = (
             names,
@@ -649,70 +755,26 @@ class CodeChunker:
             d_hi,
             i_lo,
             i_hi,
-            siblings,
-            used_signatures,
+            scope_index,
+            start,
+            core_e,
             split,
             bisect_right(line_starts, core_s),  # doc.line_range(core_s, core_e)
             bisect_right(line_starts, max(core_s, core_e - 1)),
             oversized,
         )
-        context = (
-            self._context(chain, scope_label, defined, siblings, used_signatures, text[start:core_e])
-            if self._context_mode != "none"
-            else None
-        )
-        return btype, label, context, row
+        return btype, label, row
 
-    def _used_imports(self, s: int, e: int) -> tuple[str, ...]:
-        """Signatures of the imports whose names [s, e) uses.
-
-        Made once per set of names: in a long file the same imports (os, re, typing...) come back
-        in chunk after chunk, and share one tuple (each chunk's metadata gets a list of its own
-        when read; the cache ends with the run).
-        """
-        if not self._importers:
-            return ()
-        # only the imports that reach into [s, e) are blanked: most chunks hold none
-        lo, hi = bisect_right(self._import_reach, s), bisect_left(self._import_starts, e)
-        body = self.doc.text[s:e] if lo >= hi else _without_imports(self.doc.text, s, e, self.imports[lo:hi])
-        names = self._importers.keys() & (_ASCII_IDENT if body.isascii() else _IDENT).findall(body)
-        if not names:
-            return ()
-        key = tuple(sorted(names))  # not a frozenset: a tuple of strings is one the collector stops tracking
-        found = self._used_by_names.get(key)
-        if found is None:
-            used = sorted(set().union(*map(self._importers.__getitem__, names)))
-            found = self._used_by_names[key] = tuple(map(self._import_signatures.__getitem__, used))
-        return found
-
-    def _scope_names(self, scope) -> tuple[tuple[str, ...], str]:
-        """A scope's chain of names and their `A > b` form, made once per scope (many chunks share one)."""
+    def _scope_names(self, scope) -> tuple[tuple[str, ...], str, int]:
+        """A scope's chain of names, their `A > b` form and its index in defs, made once per scope
+        (many chunks share one)."""
         found = self._scopes.get(scope)
         if found is None:
+            if self._def_index is None:
+                self._def_index = {e: k for k, e in enumerate(self.defs)}  # entities hash by identity
             names = tuple(scope.chain)
-            found = self._scopes[scope] = (names, " > ".join(names))
+            found = self._scopes[scope] = (names, " > ".join(names), self._def_index[scope])
         return found
-
-    def _siblings(self, chain, defined) -> tuple[str, ...]:
-        """Up to three definitions each side of what the chunk holds, at its level (not for detail "none")."""
-        scope = chain[-1] if chain else None
-        first = last = None  # the first and last definitions the chunk holds at that level
-        for d in defined:
-            if d.parent is scope:
-                last = d
-                if first is None:
-                    first = d
-        if first is None:
-            if scope is None:
-                return ()
-            first = last = scope
-            scope = scope.parent
-        level = self.tree.levels.get(scope)
-        if not level:
-            return ()
-        a, b = self._level_index[first], self._level_index[last]
-        picked = level[max(0, a - _SIBLINGS_EACH_SIDE) : a] + level[b + 1 : b + 1 + _SIBLINGS_EACH_SIDE]
-        return tuple(x.name for x in picked) if self._sibling_detail == "names" else tuple(x.signature for x in picked)
 
     def _boundary(self, index, s2, scope_label, defined, local_imports) -> tuple[str, str]:
         for d in defined:
@@ -726,27 +788,6 @@ class CodeChunker:
         nl = text.find("\n", s2, s2 + 200)
         first_line = text[s2 : nl if nl >= 0 else s2 + 80]
         return ("start" if index == 0 else "block"), one_line(first_line, 80)
-
-    def _context(self, chain, scope_label, defined, siblings, uses: tuple[str, ...], code: str) -> str:
-        """The text for an embedding model (not for context mode "none")."""
-        mode = self._context_mode
-        c = self.pf.grammar.spec.comment
-        parts = [self._context_head]  # joined once: the code and the imports can be long
-        if chain:
-            parts.append(f"\n{c} Scope: {scope_label}")
-        if mode == "full":
-            if chain and chain[-1] not in defined:
-                parts.append(f"\n{c} Inside: {chain[-1].signature}")
-            sigs = [d.signature for d in defined if d.kind in SCOPE_KINDS]
-            if sigs:
-                parts.append(f"\n{c} Defines: " + "; ".join(sigs))
-            if siblings:
-                parts.append(f"\n{c} Siblings: " + "; ".join(siblings))
-            if uses:  # a name many imports bind lists them all: they can outweigh the code
-                parts += (self._uses_prefix, self._uses_prefix.join(uses))
-        parts.append("\n\n")
-        parts.append(code)
-        return "".join(parts)
 
     def warnings(self) -> list[str]:
         if not self.pf.root.has_error:

@@ -91,7 +91,8 @@ class SpanTable(Sequence):
     """Many spans as columns, for strategies that propose tens of thousands: build_chunkset
     reads the columns without a Span object per chunk. Anyone else sees a sequence of Spans.
     `metadata` is one mapping per span (or a `LazyMetadata`), or None when no span has any;
-    `context_texts` one context text (or None) per span, or None when no span has one."""
+    `context_texts` one context text (or None) per span (or a `LazyContexts`), or None when no
+    span has one."""
 
     def __init__(
         self,
@@ -100,7 +101,7 @@ class SpanTable(Sequence):
         boundary_types: list[str],
         boundary_labels: list[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
-        context_texts: list[str | None] | None = None,
+        context_texts: Sequence[str | None] | None = None,
     ):
         self.starts, self.ends, self.metadata = starts, ends, metadata
         self.boundary_types, self.boundary_labels = boundary_types, boundary_labels
@@ -138,6 +139,25 @@ class LazyMetadata(Sequence):
         if isinstance(i, slice):
             return [self.metadata(k) for k in range(*i.indices(len(self)))]
         return self.metadata(range(len(self))[i])
+
+
+class LazyContexts(Sequence):
+    """Each span's context text (see `Span.context_text`), made only when a chunk's embedded text
+    is first read, for every chunk of the build at once (as lines, hashes and `LazyMetadata` are:
+    see `_Source`). The code strategy's context names the imports each chunk uses, found by
+    reading every identifier of the file: at 10 MB and 512 characters, a third of a second and
+    25 MB of strings that a run read only for its texts (a benchmark, a library caller that
+    embeds the text itself) never needed. Reading any chunk's `embed_text`, `embed_tokens` or
+    `context_text`, or the ChunkSet's stats, makes them all; they are exact either way.
+    A subclass gives `__len__` and `texts(indices)`."""
+
+    def texts(self, indices: Sequence[int]) -> list[str | None]:
+        raise NotImplementedError
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return self.texts(range(*i.indices(len(self))))
+        return self.texts([range(len(self))[i]])[0]
 
 
 @dataclass(frozen=True)
@@ -183,6 +203,7 @@ class Metadata(dict):
 
 _NO_METADATA = Metadata()  # read-only, so every chunk without metadata can share it
 _UNREAD = Metadata()  # a built chunk's metadata that its build's LazyMetadata makes when first read
+_UNMADE = object()  # a built chunk's embedded text, which its build's LazyContexts makes when first read
 
 # What a build knows of every chunk; the other fields are derived from the document when first read
 _BUILT = (
@@ -234,8 +255,9 @@ class _ChunkSlots:
         self.index, self.start, self.end, self.text, self.tokens = index, start, end, text, tokens
         self.boundary_type, self.boundary_label = boundary_type, boundary_label
         self.overlap_prev_chars, self.overlap_next_chars = overlap_prev_chars, overlap_next_chars
-        self.context_text, self._source = context_text, source
-        self.embed_text, self.embed_tokens = embed_text, embed_tokens
+        self._source = source
+        if embed_text is not _UNMADE:  # else made from the build's LazyContexts when first read
+            self.context_text, self.embed_text, self.embed_tokens = context_text, embed_text, embed_tokens
         if metadata is not _UNREAD:  # else made from the build's LazyMetadata when first read
             self.metadata = metadata
 
@@ -348,10 +370,13 @@ class _Source:
     in lines and bytes cost more than the chunking itself, yet most runs (a re-chunk in the app,
     a benchmark, the stats) read none of it."""
 
-    __slots__ = ("doc", "metadata", "chunkset", "done", "__weakref__")
+    __slots__ = ("doc", "metadata", "contexts", "counter", "chunkset", "done", "__weakref__")
 
-    def __init__(self, doc: Document, metadata: LazyMetadata | None = None):
+    def __init__(
+        self, doc: Document, metadata: LazyMetadata | None = None, contexts: LazyContexts | None = None, counter=None
+    ):
         self.doc, self.metadata, self.done = doc, metadata, set[object]()
+        self.contexts, self.counter = contexts, counter  # the counter counts the embedded texts made later
         self.chunkset: weakref.ref[ChunkSet] | None = None
 
     def fill(self, fill) -> None:
@@ -415,12 +440,28 @@ def _fill_metadata(source: _Source, chunks: list[Chunk]) -> None:
     _store(chunks, "metadata", [lazy.metadata(c.index) for c in chunks])
 
 
+def _fill_embedded(source: _Source, chunks: list[Chunk]) -> None:
+    """Each chunk's context text from its build's LazyContexts, what it embeds (the context, or
+    else its text: a build with a LazyContexts has no contextual header) and that text's count."""
+    contexts = source.contexts
+    assert contexts is not None  # a chunk is built without its embedded text only when its build has them
+    made = contexts.texts([c.index for c in chunks])
+    texts = [c.text for c in chunks]
+    embed_texts = [c or t for c, t in zip(made, texts)]
+    counts = _embedded_counts(source.counter, [], made, embed_texts, texts, [c.tokens for c in chunks])
+    _store(chunks, "context_text", made)
+    _store(chunks, "embed_text", embed_texts)
+    _store(chunks, "embed_tokens", counts)
+
+
 _FILLS = {
     **dict.fromkeys(("start_line", "end_line", "overlap_prev_lines", "overlap_next_lines"), _fill_lines),
     **dict.fromkeys(("sha256", "start_byte", "end_byte"), _fill_bytes),
     "metadata": _fill_metadata,
+    **dict.fromkeys(("context_text", "embed_text", "embed_tokens"), _fill_embedded),
 }
-_ONE_FIELD_PER_FILL = ("end_line", "sha256", "metadata")  # reading one computes the others of its fill
+# reading one computes the others of its fill
+_ONE_FIELD_PER_FILL = ("end_line", "sha256", "metadata", "embed_tokens")
 
 
 def chunk_id(index: int) -> str:
@@ -480,8 +521,8 @@ class ChunkSet:
         return compute_stats(self, budget)
 
     def derive_all(self) -> None:
-        """Compute every chunk's lines, byte offsets and hash now, and the metadata a strategy
-        keeps lazily (`LazyMetadata`). A run leaves them to the first read, which computes them
+        """Compute every chunk's lines, byte offsets and hash now, and the metadata and embedded
+        texts a strategy keeps lazily (`LazyMetadata`, `LazyContexts`). A run leaves them to the first read, which computes them
         for all of its chunks at once (20-40 ms at 10 MB): a caller that will show them can pay
         that here, in its worker thread, rather than on first use."""
         for chunk in self.chunks:
@@ -576,21 +617,26 @@ def build_chunkset(
     else:  # a strategy's own Metadata is read-only already: kept, not copied (log-records makes 100,000)
         metadata = [m if type(m) is Metadata else Metadata(m) if m else _NO_METADATA for m in metadata]
     texts = slices.texts(text, starts, ends)  # a slice of chunks at a time: they copy the whole text
-    if context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
-        embed_texts, embed_counts = texts, token_counts
+    lazy_contexts = contexts if isinstance(contexts, LazyContexts) else None
+    if lazy_contexts is not None and context_header != "none":  # a header goes in front of each: made now
+        contexts, lazy_contexts = lazy_contexts.texts(range(len(texts))), None
+    # the chunks' context_text, embed_text and embed_tokens columns
+    embedded: tuple[Iterable[Any], Iterable[Any], Iterable[Any]]
+    if lazy_contexts is not None:  # left to the first read, with their counts (see `_fill_embedded`)
+        embedded = (repeat(_UNMADE), repeat(_UNMADE), repeat(_UNMADE))
+    elif context_header == "none" and not any(contexts or ()):  # every chunk embeds its text
+        embedded = (contexts or repeat(None), texts, token_counts)  # a context may be "" (kept)
     else:
-        contexts = contexts or [None] * len(texts)
+        made = list(contexts or [None] * len(texts))
         cores = list(map(add, starts, ov_prev))  # where each chunk's new text starts
         # the header path is the only one that reads metadata (`lazy` is None for it)
         placed = [_NO_METADATA] * len(texts) if isinstance(metadata, repeat) else metadata
         heads = context_heads(doc, placed, context_header, len(texts), cores, ends, headings)
         embed_texts = (
-            [h + (c or t) for h, c, t in zip(heads, contexts, texts)]
-            if heads
-            else [c or t for c, t in zip(contexts, texts)]
+            [h + (c or t) for h, c, t in zip(heads, made, texts)] if heads else [c or t for c, t in zip(made, texts)]
         )
-        embed_counts = _embedded_counts(counter, heads, contexts, embed_texts, texts, token_counts)
-    source = _Source(doc, lazy)
+        embedded = (made, embed_texts, _embedded_counts(counter, heads, made, embed_texts, texts, token_counts))
+    source = _Source(doc, lazy, lazy_contexts, counter)
     chunks = _built_chunks(
         (
             count(),
@@ -603,9 +649,7 @@ def build_chunkset(
             ov_prev,
             ov_next,
             metadata,
-            contexts or repeat(None),
-            embed_texts,
-            embed_counts,
+            *embedded,
         ),
         source,
     )
