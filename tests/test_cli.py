@@ -447,6 +447,29 @@ def test_chunks_over_the_budget_are_reported_once_per_run(work):
     assert err.strip() == "chunktui: warning: a.md: 1 chunk over the 100-token budget (see --budget)"
 
 
+def test_the_budget_judges_what_is_embedded(work):
+    """A code chunk embeds its scope, definitions and imports before its text: the budget warning
+    counts the chunks whose embedded text is over it, as the stats do (it counted their own text,
+    and missed those the context pushed over)."""
+    Path("src").mkdir()
+    Path("src/m.py").write_text(
+        "import os\n\n\nclass Store:\n"
+        + "".join(f"    def m{i}(self):\n        return os.sep * {i}\n\n" for i in range(40))
+    )
+    budget = 60
+    cs = chunk_document(load_document("src/m.py"), "code", {"max_chunk_size": 55, "unit": "tokens"})
+    over = cs.stats(budget).over_budget
+    assert over > sum(c.tokens > budget for c in cs.chunks)  # the case: the context pushes some over
+    code, _, err = run(
+        "chunk", "src/m.py", "-s", "code", "--unit", "tokens", "--size", "55", "--budget", str(budget), "-o", "out"
+    )
+    assert code == 0
+    assert (
+        err.strip()
+        == f"chunktui: warning: m.py: {over} chunk{'s' if over > 1 else ''} over the {budget}-token budget (see --budget)"
+    )
+
+
 def test_the_plan_names_a_one_line_gap_as_a_line(work):
     Path("t.csv").write_text("a,b\n" + "".join(f"{i},x\n" for i in range(5)))
     code, out, _ = run("chunk", "t.csv", "-s", "data", "--rows", "3", "--dry-run")

@@ -789,7 +789,7 @@ def run_jobs(
                 continue
             for w in [] if dry_run else cs.warnings:  # a plan lists its warnings itself
                 progress.console.print(f"chunktui: warning: {w}", markup=False, highlight=False, soft_wrap=True)
-            over = sum(c.tokens > budget for c in cs.chunks)  # all of cs.stats() it needs
+            over = sum(c.embed_tokens > budget for c in cs.chunks)  # what is embedded, as cs.stats() judges it
             over_total, over_files = over_total + over, over_files + (1 if over else 0)
             total_chunks += len(cs.chunks)
             total_lines += doc.line_count
