@@ -533,7 +533,7 @@ def f(a):  # note
         type Alias = int
     for x in a:
         def inner():  # the body holds no word, and is not walked
-            return x.dtype
+            return x.shape
         class Inner: pass
     return default
 

@@ -790,7 +790,7 @@ class ChunktuiApp(QualityMixin, QueryMixin, App):
             self.post_message(ChunkingFailed(generation, doc, f"internal error in {strategy}: {exc!r}"))
             return
         if not worker.is_cancelled:
-            cs.derive_all()  # lines, bytes, hashes and code's metadata here, not at their first read on the event loop
+            cs.derive_all()  # lines, bytes, hashes, code's metadata and context texts here, not at first read on the event loop
             self.post_message(ChunksReady(generation, cs, prepare(cs, self.budget)))
 
     def _index_in_background(self, doc: Document, tokenizer: str) -> None:
