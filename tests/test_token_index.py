@@ -464,7 +464,7 @@ def test_an_index_encoded_in_blocks_on_threads_counts_as_one_encode_does(monkeyp
     monkeypatch.setattr(token_index, "free_cores", lambda: 4)
     assert len(token_index.blocks(text, name)) == 4
     split = TokenIndex(text, name, get_encoding(name))
-    assert split._ends == whole._ends and split._lead == whole._lead
+    assert split._ends == whole._ends and split._leads == whole._leads
     spans = [(a, min(len(text), a + 1500)) for a in range(0, len(text), 997)]
     assert split.count_spans(spans) == [direct(name, text[a:b]) for a, b in spans]
     lone = "words \ud800 more\n" * 2_000  # a block tiktoken cannot take: the whole text, once

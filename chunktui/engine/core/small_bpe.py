@@ -253,7 +253,38 @@ def lead_bytes(token: bytes) -> int:
 _CONTINUATION = bytes(range(0x80, 0xC0))
 
 
-class SmallIndex:
+class TokenEnds:
+    """Where a text's tokens end, read by character offset: what token_index.TokenIndex and
+    SmallIndex both answer from `_ends` (each token's end, rising) and `_leads` (each token's
+    count of UTF-8 lead bytes: 0 for one that ends inside a character)."""
+
+    text: str
+    _ends: list[int] | array
+    _leads: list[int] | bytes
+
+    def tokens_before(self, offset: int) -> int:
+        """How many of the text's tokens end at or before character `offset` (an anchor)."""
+        return bisect_right(self._ends, offset)
+
+    def end_of_tokens(self, offset: int, n: int) -> int:
+        """Where the text's n-th token after character `offset` ends (the text's end if it has
+        fewer): an estimate of where a span from `offset` reaches n tokens."""
+        i = self.tokens_before(offset) + n - 1
+        return self._ends[i] if i < len(self._ends) else len(self.text)
+
+    def start_of_tokens(self, offset: int, n: int) -> int:
+        """Where the text's last n tokens that end before character `offset` start (the text's
+        start if it has fewer): an estimate of where a span ending at `offset` holds n tokens."""
+        i = bisect_left(self._ends, offset) - n
+        return self._ends[i] if i >= 0 else 0
+
+    def token_ends(self) -> list[int]:
+        """Character offsets where the text's tokens end (0 first, no repeats): where a
+        token-sized window may cut. A token ending inside a character is placed after it."""
+        return [0, *compress(self._ends, self._leads)]
+
+
+class SmallIndex(TokenEnds):
     """token_index.TokenIndex's reading of a short text that `fits` (what strategies that size
     many spans use), without tiktoken's encoder: the whole text's token ends from one encoding
     here, and a span's count as TokenIndex makes it, from the text's tokens between the span's
@@ -285,26 +316,6 @@ class SmallIndex:
     def _count(self, text: str) -> int:
         tokens = self._encode(text)
         return self._count_text(text) if tokens is None else len(tokens)
-
-    def tokens_before(self, offset: int) -> int:
-        """How many of the text's tokens end at or before character `offset`."""
-        return bisect_right(self._ends, offset)
-
-    def end_of_tokens(self, offset: int, n: int) -> int:
-        """Where the text's n-th token after character `offset` ends (the text's end if it has
-        fewer), as TokenIndex.end_of_tokens."""
-        i = self.tokens_before(offset) + n - 1
-        return self._ends[i] if i < len(self._ends) else len(self.text)
-
-    def start_of_tokens(self, offset: int, n: int) -> int:
-        """Where the text's last n tokens that end before character `offset` start (the text's
-        start if it has fewer), as TokenIndex.start_of_tokens."""
-        i = bisect_left(self._ends, offset) - n
-        return self._ends[i] if i >= 0 else 0
-
-    def token_ends(self) -> list[int]:
-        """Character offsets where the text's tokens end (0 first, no repeats), as TokenIndex's."""
-        return [0, *compress(self._ends, self._leads)]
 
 
 _NONE = 1 << 32  # above every rank: "this pair is no token"

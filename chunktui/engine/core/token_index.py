@@ -57,7 +57,7 @@ from operator import add, is_, le, not_, rshift, sub
 from . import slices
 from .compat import core_bpe, mergeable_ranks
 from .cpus import free_cores
-from .small_bpe import lead_bytes
+from .small_bpe import TokenEnds, lead_bytes
 
 _ENDS_SLICE = 1 << 16  # tokens summed per step when every token's end is built
 _BLOCK_SHIFT = 9  # characters per block of the table that narrows each bisect: 512
@@ -217,8 +217,11 @@ def _leads(ranks: dict[bytes, int]) -> bytes:
     return bytes(lead)
 
 
-class TokenIndex:
+class TokenIndex(TokenEnds):
     """One document encoded once; `count(s, e)` is exact for any span of it."""
+
+    _ends: array  # each token's end, summed as the blocks are encoded
+    _leads: bytes
 
     def __init__(self, text: str, name: str, encoding, *, encode: bool = True):
         """The index of `text`; with `encode=False` only what `span_parts` needs, until `encode()`."""
@@ -270,8 +273,8 @@ class TokenIndex:
             kept = list(_lead_slices([whole], table))
             ends = _past_pairs(self._sum_ends(kept, array("I")), text)
             self._ends[len(self._ends) :] = ends[len(self._ends) :]
-        self._lead = b"".join(kept)
-        self.total_tokens = len(self._lead)
+        self._leads = b"".join(kept)
+        self.total_tokens = len(self._leads)
         self._cover(len(text))
 
     def _cover(self, offset: int) -> None:
@@ -358,22 +361,6 @@ class TokenIndex:
             self._fragments = {}
         self._fragments.update(counts)
 
-    def tokens_before(self, offset: int) -> int:
-        """How many document tokens end at or before character `offset` (an anchor)."""
-        return bisect_right(self._ends, offset)
-
-    def end_of_tokens(self, offset: int, n: int) -> int:
-        """Where the document's n-th token after character `offset` ends (the text's end if it
-        has fewer): an estimate of where a span from `offset` reaches n tokens."""
-        i = self.tokens_before(offset) + n - 1
-        return self._ends[i] if i < len(self._ends) else len(self.text)
-
-    def start_of_tokens(self, offset: int, n: int) -> int:
-        """Where the document's last n tokens that end before character `offset` start (the text's
-        start if it has fewer): an estimate of where a span ending at `offset` holds n tokens."""
-        i = bisect_left(self._ends, offset) - n
-        return self._ends[i] if i >= 0 else 0
-
     def _parts(self, s: int, e: int) -> tuple[int, int, int]:
         """(n, a1, a2): text[s:e] holds n tokens of its own plus the document's tokens between
         anchors a1 and a2 (none when a1 == a2, for a span encoded whole). The text's start and
@@ -401,11 +388,6 @@ class TokenIndex:
         """Exact token count of text[s:e]."""
         n, a1, a2 = self._parts(s, e)
         return n + self.tokens_before(a2) - self.tokens_before(a1) if a2 else n
-
-    def token_ends(self) -> list[int]:
-        """Character offsets where the document's tokens end (0 first, no repeats): where a
-        token-sized window may cut. A token ending inside a character is placed after it."""
-        return [0, *compress(self._ends, self._lead)]
 
     @staticmethod
     def _sum_ends(leads: Iterable[bytes], ends: array) -> array:
