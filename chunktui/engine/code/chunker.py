@@ -161,8 +161,7 @@ class _Atomizer:
         if spec.name in _JS_LIKE:
             openable |= _JS_FUNCTION_HOLDERS
         # node kinds by id (reading a type name makes a string); ERROR's id is outside the kind count
-        lang = grammar.language
-        named = [(i, lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)] + [(0xFFFF, "ERROR")]
+        named = [*grammar.kind_names, (0xFFFF, "ERROR")]
         self.block_ids = frozenset(i for i, t in named if t in blocks)
         self.entity_ids = frozenset(i for i, t in named if t in entities)
         self.openable_ids = frozenset(i for i, t in named if t in openable or is_control(t))
@@ -445,10 +444,9 @@ def _without_imports(text: str, s: int, e: int, imports: list) -> str:
     return "".join(parts)
 
 
-# A chunk's row: (scope names, defs lo, hi, imports lo, hi, its scope's index in defs or -1, start,
-# end, whether it cuts a definition, its own first and last line, oversized): atoms and tuples of
-# strings, which the collector stops tracking.
-_ROW_SCOPE, _ROW_START, _ROW_END = 5, 6, 7
+# A chunk's row (`CodeChunker.describe`): (scope names, defs lo, hi, imports lo, hi, its scope's index
+# in defs or -1, start, end, whether it cuts a definition, its own first and last line, oversized):
+# atoms and tuples of strings, which the collector stops tracking.
 
 
 class _Describer:
@@ -481,12 +479,11 @@ class _Describer:
     def siblings_and_uses(self, i: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
         found = self.made[i]
         if found is None:
-            row = self.rows[i]
-            k, d_lo, d_hi = row[_ROW_SCOPE], row[1], row[2]
+            _, d_lo, d_hi, _, _, k, start, end = self.rows[i][:8]
             siblings = (
                 self._siblings(self.defs[k] if k >= 0 else None, d_lo, d_hi) if self.sibling_detail != "none" else ()
             )
-            found = self.made[i] = (siblings, self._used_imports(row[_ROW_START], row[_ROW_END]))
+            found = self.made[i] = (siblings, self._used_imports(start, end))
         return found
 
     def _used_imports(self, s: int, e: int) -> tuple[str, ...]:
@@ -569,7 +566,7 @@ class CodeContexts(LazyContexts):
 
 
 class CodeMetadata(LazyMetadata):
-    """Each chunk's metadata as one row of atoms and shared tuples (see `_ROW_SCOPE`): its scope's
+    """Each chunk's metadata as one row of atoms and shared tuples (see above `_Describer`): its scope's
     names, the ranges of the definitions and imports it holds (into the file's lists, kept with
     the parse), whether it cuts a definition, its own lines and whether it is oversized; its
     siblings and the signatures of the imports it uses come from the `_Describer`. The dicts and

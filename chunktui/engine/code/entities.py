@@ -214,14 +214,12 @@ class _Ids:
     __slots__ = ("comments", "expression_statements", "leading", "roles", "strings", "wrappers")
 
     def __init__(self, g) -> None:
-        lang = g.language
-        named = [(i, lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)]
-        self.comments = frozenset(i for i, t in named if "comment" in t)
-        self.leading = self.comments | frozenset(i for i, t in named if t == "attribute_item")
-        self.expression_statements = frozenset(i for i, t in named if t == "expression_statement")
-        self.strings = frozenset(i for i, t in named if t == "string")
+        self.comments = g.ids_where(lambda t: "comment" in t)
+        self.leading = self.comments | g.kind_ids({"attribute_item"})
+        self.expression_statements = g.kind_ids({"expression_statement"})
+        self.strings = g.kind_ids({"string"})
         spec = g.spec
-        self.wrappers = frozenset(i for i, t in named if t in spec.wrappers)
+        self.wrappers = g.kind_ids(spec.wrappers)
         roles = dict.fromkeys(g.kind_ids(spec.statement_containers), _CONTAINER)
         roles.update(dict.fromkeys(g.kind_ids(spec.entities), _ENTITY))
         roles.update(dict.fromkeys(g.kind_ids(spec.import_items or spec.imports), _IMPORT))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 import re
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -414,10 +414,23 @@ class Grammar:
     comment_ids: frozenset = frozenset()
     import_ids: frozenset = frozenset()
 
+    @cached_property
+    def kind_names(self) -> list[tuple[int, str]]:
+        """(id, type name) of every node kind: what the walks' id sets are made from."""
+        lang = self.language
+        return [(i, lang.node_kind_for_id(i) or "") for i in range(lang.node_kind_count)]
+
     def kind_ids(self, names) -> frozenset:
         """The ids of the node kinds named `names` (a name can have several: named and anonymous)."""
-        lang = self.language
-        return frozenset(i for i in range(lang.node_kind_count) if lang.node_kind_for_id(i) in names)
+        return frozenset(i for i, t in self.kind_names if t in names)
+
+    def ids_where(self, test) -> frozenset:
+        """The ids of the node kinds whose type name passes `test`."""
+        return frozenset(i for i, t in self.kind_names if test(t))
+
+
+def _is_comment_kind(t: str) -> bool:
+    return "comment" in t
 
 
 @cache
@@ -442,8 +455,6 @@ def load_grammar(name: str) -> Grammar:
         ts.Query(lang, source),
         known={t for t in (*spec.entities, *spec.blocks, *spec.wrappers) if known(t)},
     )
-    grammar.comment_ids = frozenset(
-        i for i in range(lang.node_kind_count) if "comment" in (lang.node_kind_for_id(i) or "")
-    ) | grammar.kind_ids(COMMENT_LIKE)
+    grammar.comment_ids = grammar.ids_where(_is_comment_kind) | grammar.kind_ids(COMMENT_LIKE)
     grammar.import_ids = grammar.kind_ids(spec.imports)
     return grammar
